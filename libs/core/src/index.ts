@@ -1,0 +1,6 @@
+export * from './timestamps';
+export * from './sampling';
+export * from './span-fold';
+export * from './tree';
+export * from './filters';
+export * from './chainlib';

@@ -1,0 +1,5 @@
+export * from './client';
+export * from './migrate';
+export * from './organizations';
+export * from './projects';
+export * from './spans';

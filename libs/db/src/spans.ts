@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { deriveFields, foldEvents, formatTimestamp, type SpanState } from '@sightline/core';
+import { SpanEventFields, type SpanEvent } from '@sightline/schemas';
+import type { Sql } from './client';
+
+// Wire field name -> column, where they differ.
+const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_timestamp: 'end_ts' };
+const JSONB = new Set(['inputs', 'configuration', 'metadata', 'scores', 'images', 'comments', 'annotations']);
+const TIMESTAMPS = new Set(['start_timestamp', 'end_timestamp']);
+const FIELDS = Object.keys(SpanEventFields.shape);
+const columnOf = (field: string) => COLUMN_OF[field] ?? field;
+const WRITE_COLUMNS = ['organization_id', 'trace_id', 'created', 'versions', ...FIELDS.map(columnOf)];
+// PostgreSQL takes at most 65535 parameters in one statement.
+const ROWS_PER_STATEMENT = Math.floor(60_000 / WRITE_COLUMNS.length);
+
+function lockKey(org: string, traceId: string): bigint {
+  return createHash('sha1').update(`${org}/${traceId}`).digest().readBigInt64BE(0);
+}
+
+/**
+ * Applies span events in one transaction: locks the touched spans (in a fixed order, so concurrent
+ * workers cannot deadlock), folds the events into their stored state, writes every row back in
+ * multi-row upserts, then recomputes depth and execution order for the touched traces.
+ */
+export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<void> {
+  const byKey = new Map<string, SpanEvent[]>();
+  for (const e of events) {
+    const key = `${e.organization_id}/${e.trace_id}`;
+    const list = byKey.get(key);
+    if (list) list.push(e);
+    else byKey.set(key, [e]);
+  }
+  const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
+  const locks = [...new Set(keys.map((k) => lockKey(k.org, k.id)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+  await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(k) from unnest(${tx.array(locks.map(String))}::bigint[]) as k`;
+    const stored = await tx`
+      select s.organization_id, s.trace_id, s.created, s.versions, ${tx.unsafe(FIELDS.map(selectField).join(', '))}
+      from spans s
+      join unnest(${tx.array(keys.map((k) => k.org))}::uuid[], ${tx.array(keys.map((k) => k.id))}::uuid[]) as k(org, id)
+        on s.organization_id = k.org and s.trace_id = k.id`;
+    const states = new Map<string, SpanState>();
+    for (const row of stored) states.set(`${row.organization_id}/${row.trace_id}`, rowToState(row));
+
+    const rows = [...byKey.entries()].map(([key, list]) => {
+      const [{ organization_id, trace_id }] = list;
+      const state = foldEvents(states.get(key), [...list].sort((a, b) => a.seq - b.seq));
+      const fields = deriveFields(trace_id, state.fields);
+      const row: Record<string, unknown> = { organization_id, trace_id, created: state.created, versions: tx.json(state.versions) };
+      for (const field of FIELDS) {
+        const value = fields[field] ?? null;
+        row[columnOf(field)] = value !== null && JSONB.has(field) ? tx.json(value as never) : value;
+      }
+      return row;
+    });
+
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      await tx`
+        insert into spans ${tx(rows.slice(i, i + ROWS_PER_STATEMENT), WRITE_COLUMNS)}
+        on conflict (organization_id, trace_id) do update set
+          ${tx.unsafe(WRITE_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', '))},
+          updated_at = now()`;
+    }
+
+    const roots = rows.filter((r) => r.created).map((r) => ({ org: r.organization_id as string, root: r.root_trace_id as string }));
+    if (roots.length) await recomputeTreeOrder(tx as unknown as Sql, roots);
+  });
+}
+
+function selectField(field: string): string {
+  const column = columnOf(field);
+  // Timestamps round-trip as text to keep microseconds (a JS Date keeps milliseconds).
+  return TIMESTAMPS.has(field) ? `s.${column}::text as ${field}` : `s.${column} as ${field}`;
+}
+
+function rowToState(row: Record<string, unknown>): SpanState {
+  const versions = row.versions as Record<string, number>;
+  const fields: Record<string, unknown> = {};
+  for (const field of Object.keys(versions)) fields[field] = row[field];
+  return { created: row.created as boolean, versions, fields };
+}
+
+/** Depth and execution order the client did not send follow from the tree: the root is 0, +1 per level / span. */
+async function recomputeTreeOrder(sql: Sql, roots: { org: string; root: string }[]): Promise<void> {
+  const unique = [...new Map(roots.map((r) => [`${r.org}/${r.root}`, r])).values()];
+  await sql`
+    with recursive tree as (
+      select s.organization_id, s.trace_id, 0 as depth
+      from spans s
+      join unnest(${sql.array(unique.map((r) => r.org))}::uuid[], ${sql.array(unique.map((r) => r.root))}::uuid[]) as r(org, root)
+        on s.organization_id = r.org and s.trace_id = r.root
+      where s.created and s.parent_trace_id = s.trace_id
+      union all
+      select c.organization_id, c.trace_id, tree.depth + 1
+      from tree
+      join spans c on c.organization_id = tree.organization_id and c.parent_trace_id = tree.trace_id
+      where c.created and c.trace_id <> c.parent_trace_id and tree.depth < 100000
+    ),
+    ordered as (
+      select s.organization_id, s.trace_id, tree.depth,
+        (row_number() over (partition by s.organization_id, s.root_trace_id
+                            order by s.start_ts nulls last, s.created_at, s.trace_id) - 1)::int as execution_order
+      from tree join spans s on s.organization_id = tree.organization_id and s.trace_id = tree.trace_id
+    )
+    update spans s set
+      depth = case when s.versions ? 'depth' then s.depth else o.depth end,
+      execution_order = case when s.versions ? 'execution_order' then s.execution_order else o.execution_order end
+    from ordered o
+    where s.organization_id = o.organization_id and s.trace_id = o.trace_id
+      and ((not s.versions ? 'depth' and s.depth is distinct from o.depth)
+        or (not s.versions ? 'execution_order' and s.execution_order is distinct from o.execution_order))`;
+}
+
+// ---- Reading -------------------------------------------------------------------------------------------
+
+const READ_COLUMNS = `
+  s.trace_id, s.root_trace_id, s.parent_trace_id, s.trace_name, s.project_id as project_uuid, p.name as project_name,
+  s.organization_id, s.inputs, s.output, s.target, s.start_ts as start_timestamp, s.end_ts as end_timestamp,
+  s.status, s.error, s.configuration, s.metadata, s.tags, s.depth, s.execution_order, s.time_to_first_token,
+  s.latency, s.input_tokens, s.output_tokens, s.total_tokens, s.cost, s.output_for_eval_metrics,
+  s.evaluation_metric_names, s.scores, s.feedback_score, s.feedback_comment, s.apply_eval_frac, s.log_sample_rate,
+  s.deployment_id, s.cache_hit, s.end_user_identifier, s.session_id, s.experiment_uuid, s.images, s.comments,
+  s.annotations`;
+
+export type TraceLogRow = Record<string, unknown> & { trace_id: string; parent_trace_id: string; root_trace_id: string };
+
+function toTraceLog(row: Record<string, unknown>): TraceLogRow {
+  return {
+    ...row,
+    start_timestamp: formatTimestamp(row.start_timestamp as Date | null),
+    end_timestamp: formatTimestamp(row.end_timestamp as Date | null),
+  } as TraceLogRow;
+}
+
+/** Every visible span of the trace that holds `traceId`, or null when the span is unknown to this organization. */
+export async function findTraceOf(sql: Sql, organizationId: string, traceId: string): Promise<TraceLogRow[] | null> {
+  const [span] = await sql<{ root_trace_id: string }[]>`
+    select root_trace_id from spans where organization_id = ${organizationId} and trace_id = ${traceId} and created`;
+  if (!span) return null;
+  return spansOfRoots(sql, organizationId, [span.root_trace_id]);
+}
+
+export async function spansOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[]): Promise<TraceLogRow[]> {
+  if (!rootIds.length) return [];
+  const rows = await sql`
+    select ${sql.unsafe(READ_COLUMNS)}
+    from spans s left join projects p on p.id = s.project_id
+    where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[]) and s.created`;
+  return rows.map(toTraceLog);
+}
+
+export type RootQuery = {
+  organizationId: string;
+  projectId: string | null;
+  where: { text: string; params: unknown[] }[];
+  page: number;
+  pageSize: number;
+};
+
+/** One page of root spans, newest first, with the exact total. Conditions use $n placeholders from 3 on. */
+export async function listRoots(sql: Sql, q: RootQuery): Promise<{ total: number; ids: string[] }> {
+  const params: unknown[] = [q.organizationId, q.projectId];
+  const conditions = ['s.organization_id = $1', 's.created', 's.depth = 0', '($2::uuid is null or s.project_id = $2::uuid)'];
+  for (const c of q.where) {
+    conditions.push(`(${c.text})`);
+    params.push(...c.params);
+  }
+  const where = conditions.join(' and ');
+  const [{ total }] = await sql.unsafe(`select count(*)::int as total from spans s where ${where}`, params as never[]);
+  const limit = params.push(q.pageSize), offset = params.push((q.page - 1) * q.pageSize);
+  const rows = await sql.unsafe(
+    `select s.trace_id from spans s where ${where} order by s.start_ts desc nulls last, s.trace_id desc limit $${limit} offset $${offset}`,
+    params as never[],
+  );
+  return { total, ids: rows.map((r) => r.trace_id as string) };
+}

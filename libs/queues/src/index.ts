@@ -1,0 +1,4 @@
+export * from './keys';
+export * from './registry';
+export * from './producer';
+export * from './pending';

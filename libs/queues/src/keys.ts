@@ -1,0 +1,9 @@
+/** Every Redis key Sightline owns lives under the queue prefix, so deployments and test runs can share a Redis. */
+export function redisKeys(prefix: string) {
+  return {
+    seq: `${prefix}:span-seq`,
+    pendingSpan: (org: string, traceId: string) => `${prefix}:pending:span:${org}:${traceId}`,
+    pendingRoot: (org: string, rootId: string) => `${prefix}:pending:root:${org}:${rootId}`,
+  };
+}
+export type RedisKeys = ReturnType<typeof redisKeys>;

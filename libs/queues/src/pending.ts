@@ -1,0 +1,62 @@
+import type { Redis } from 'ioredis';
+import type { SpanEvent } from '@sightline/schemas';
+import type { RedisKeys } from './keys';
+
+// Read-your-writes: when the API accepts a span event it takes a sequence number and records it in the
+// span's pending set (and its trace root's) in one atomic script. The worker removes it once the event's
+// transaction has committed. Reads wait, for a bounded time, until the sets they care about are empty.
+// Sets (not counters) make removal idempotent when a job is retried after its commit.
+const PENDING_TTL_SECONDS = 3600;
+
+const ACCEPT_SCRIPT = `
+local n = tonumber(ARGV[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+-- Never below the clock: a Redis that lost the counter still hands out increasing numbers.
+local seq = math.max(now, last + 1)
+redis.call('SET', KEYS[1], string.format('%d', seq + n - 1))
+local out = {}
+for i = 1, n do
+  local s = string.format('%d', seq + i - 1)
+  out[i] = s
+  for _, k in ipairs({KEYS[2 * i], KEYS[2 * i + 1]}) do
+    if k ~= '' then
+      redis.call('SADD', k, s)
+      redis.call('EXPIRE', k, ${PENDING_TTL_SECONDS})
+    end
+  end
+end
+return out
+`;
+
+type Accepting = { organization_id: string; trace_id: string; pending_root?: string };
+
+export async function takeSequenceNumbers(redis: Redis, keys: RedisKeys, events: readonly Accepting[]): Promise<number[]> {
+  const eventKeys = events.flatMap((e) => [
+    keys.pendingSpan(e.organization_id, e.trace_id),
+    e.pending_root ? keys.pendingRoot(e.organization_id, e.pending_root) : '',
+  ]);
+  const seqs = (await redis.eval(ACCEPT_SCRIPT, 1 + eventKeys.length, keys.seq, ...eventKeys, events.length)) as string[];
+  return seqs.map(Number);
+}
+
+export async function clearPending(redis: Redis, keys: RedisKeys, events: readonly SpanEvent[]): Promise<void> {
+  const pipeline = redis.pipeline();
+  for (const e of events) {
+    pipeline.srem(keys.pendingSpan(e.organization_id, e.trace_id), e.seq);
+    if (e.pending_root) pipeline.srem(keys.pendingRoot(e.organization_id, e.pending_root), e.seq);
+  }
+  await pipeline.exec();
+}
+
+/** Resolves true once every key's set is empty, false if `timeoutMs` passes first. */
+export async function waitUntilWritten(redis: Redis, pendingKeys: readonly string[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    const counts = await Promise.all(pendingKeys.map((k) => redis.scard(k)));
+    if (counts.every((c) => c === 0)) return true;
+    if (Date.now() + delay > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}

@@ -1,0 +1,17 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { queues, type QueueName, type QueuePayload } from './registry';
+
+/** One generic producer per queue: validates the payload before it is added, so bad jobs never reach Redis. */
+export function createProducer<N extends QueueName>(name: N, connection: Redis, prefix: string) {
+  const queue = new Queue(name, { connection, prefix, defaultJobOptions: queues[name].options });
+  return {
+    queue,
+    async add(payload: QueuePayload<N>) {
+      const data = queues[name].schema.parse(payload);
+      return queue.add(name, data);
+    },
+    close: () => queue.close(),
+  };
+}
+export type Producer<N extends QueueName> = ReturnType<typeof createProducer<N>>;

@@ -1,0 +1,24 @@
+import type { JobsOptions } from 'bullmq';
+import type { z } from 'zod';
+import { SpanWriteJobSchema } from '@sightline/schemas';
+
+// Retries back off up to 30 s and go on for about half an hour, so a PostgreSQL outage is ridden out
+// without losing accepted writes. Completed jobs are removed at once: the data lives in PostgreSQL.
+export const RETRY_BACKOFF_TYPE = 'capped-exponential';
+export function retryDelayMs(attemptsMade: number): number {
+  return Math.min(30_000, 250 * 2 ** Math.max(0, attemptsMade - 1));
+}
+
+const durable: JobsOptions = {
+  attempts: 60,
+  backoff: { type: RETRY_BACKOFF_TYPE },
+  removeOnComplete: true,
+  removeOnFail: { count: 10_000 },
+};
+
+export const queues = {
+  'span-write': { schema: SpanWriteJobSchema, options: durable },
+} as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;
+
+export type QueueName = keyof typeof queues;
+export type QueuePayload<N extends QueueName> = z.infer<(typeof queues)[N]['schema']>;

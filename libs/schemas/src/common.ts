@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { parseTimestamp } from '@sightline/core';
+
+export const Uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
+  .transform((s) => s.toLowerCase());
+
+/** Accepts ISO 8601 (with or without fraction and zone) and `YYYY-MM-DD HH:MM:SS`; yields a canonical UTC ISO string. */
+export const Timestamp = z.string().transform((value, ctx) => {
+  const parsed = parseTimestamp(value);
+  if (!parsed) {
+    ctx.addIssue({ code: 'custom', message: 'invalid timestamp: use ISO 8601 or YYYY-MM-DD HH:MM:SS' });
+    return z.NEVER;
+  }
+  return parsed.iso;
+});
+
+export const Fraction = z.number().min(0).max(1);
+export const Count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export const JsonObject = z.record(z.string(), z.unknown());
+
+export const DetailSchema = z.object({ detail: z.string() });
+export const ValidationErrorSchema = z.object({
+  detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })),
+});

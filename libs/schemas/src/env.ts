@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+// Shared pieces of the per-app environment schemas. Numbers are coerced; booleans accept true/1.
+export const envBoolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+export const BaseEnv = z.object({
+  DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/sightline'),
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only').default('sightline'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export const ApiEnv = BaseEnv.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  BOOTSTRAP_API_KEY: z.string().min(8).optional(),
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+});
+export type ApiEnv = z.infer<typeof ApiEnv>;
+
+export const WorkerEnv = BaseEnv.extend({
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
+  SPAN_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  POOL_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+});
+export type WorkerEnv = z.infer<typeof WorkerEnv>;
+
+/** Empty variables count as unset. Throws an Error whose message names every bad variable. */
+export function parseEnv<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv): z.infer<T> {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
+  const result = schema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  throw new Error(`Invalid environment:\n${lines.join('\n')}`);
+}
+
+/** Parsed once at start-up: a bad value ends the process with a clear message rather than failing later. */
+export function loadEnv<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv = process.env): z.infer<T> {
+  try {
+    return parseEnv(schema, source);
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+}

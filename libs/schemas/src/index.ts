@@ -1,0 +1,5 @@
+export * from './common';
+export * from './env';
+export * from './trace-log';
+export * from './project';
+export * from './span-event';

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { Uuid } from './common';
+import { TraceLogFields } from './trace-log';
+
+/** Fields a span-write event may set: the trace-log fields plus the ones the server resolves. */
+export const SpanEventFields = TraceLogFields.extend({
+  root_trace_id: Uuid,
+  parent_trace_id: Uuid,
+  project_id: Uuid,
+  children_ids: z.array(z.string()).nullish(),
+  feedback_comment: z.string().nullish(),
+}).partial();
+
+export const SpanEventSchema = z.object({
+  kind: z.enum(['create', 'update', 'feedback']),
+  organization_id: Uuid,
+  trace_id: Uuid,
+  /** Acceptance order, assigned atomically in Redis; makes the fold order-independent. */
+  seq: z.number().int().positive(),
+  /** The root whose pending-write set counts this event, so reads of that trace can wait for it. */
+  pending_root: Uuid.optional(),
+  fields: SpanEventFields,
+});
+export type SpanEvent = z.infer<typeof SpanEventSchema>;
+
+export const SpanWriteJobSchema = z.object({ events: z.array(SpanEventSchema).min(1) });
+export type SpanWriteJob = z.infer<typeof SpanWriteJobSchema>;

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { Count, Fraction, JsonObject, Timestamp, Uuid } from './common';
+
+const Score = z.object({
+  name: z.string(),
+  score: z.number(),
+  reason: z.string().nullish(),
+  id: z.number().int().nullish(),
+});
+const Image = z.object({ url: z.string(), caption: z.string().nullish() });
+const Comment = z.object({ comment: z.string(), user_id: z.string(), created_at: z.string() });
+const Annotation = z.object({
+  created_at: z.string(),
+  user_id: z.string(),
+  score: z.number().nullish(),
+  user_email_address: z.string().nullish(),
+  annotation_name: z.string().nullish(),
+  value: z.string().nullish(),
+});
+
+/**
+ * Every client-settable trace-log field (wire names), each nullable. A create sends any of them;
+ * an update's field_name_to_value_map sends the updatable subset. The span-write queue carries
+ * them in these names too, so this one schema validates requests, documents them and checks payloads.
+ */
+export const TraceLogFields = z.object({
+  trace_name: z.string().nullish(),
+  inputs: JsonObject.nullish(),
+  output: z.string().nullish(),
+  target: z.string().nullish(),
+  start_timestamp: Timestamp.nullish(),
+  end_timestamp: Timestamp.nullish(),
+  status: z.enum(['success', 'error']).nullish(),
+  error: z.string().nullish(),
+  configuration: JsonObject.nullish(),
+  metadata: JsonObject.nullish(),
+  tags: z.array(z.string()).nullish(),
+  depth: Count.nullish(),
+  execution_order: Count.nullish(),
+  time_to_first_token: z.number().nullish(),
+  latency: z.number().nullish(),
+  input_tokens: Count.nullish(),
+  output_tokens: Count.nullish(),
+  total_tokens: Count.nullish(),
+  cost: z.number().nullish(),
+  output_for_eval_metrics: z.string().nullish(),
+  evaluation_metric_names: z.array(z.string()).nullish(),
+  scores: z.array(Score).nullish(),
+  feedback_score: Fraction.nullish(),
+  apply_eval_frac: Fraction.nullish(),
+  log_sample_rate: Fraction.nullish(),
+  deployment_id: z.string().nullish(),
+  cache_hit: z.boolean().nullish(),
+  end_user_identifier: z.string().nullish(),
+  session_id: z.string().nullish(),
+  experiment_uuid: Uuid.nullish(),
+  images: z.array(Image).nullish(),
+  comments: z.array(Comment).nullish(),
+  annotations: z.record(z.string(), z.record(z.string(), Annotation)).nullish(),
+});
+export type TraceLogFields = z.infer<typeof TraceLogFields>;
+
+export const TraceLogCreateSchema = TraceLogFields.extend({
+  trace_id: Uuid.optional(),
+  root_trace_id: Uuid.nullish(),
+  parent_trace_id: Uuid.nullish(),
+  project_name: z.string().min(1).nullish(),
+  project_uuid: Uuid.nullish(),
+  // On input, clients send the child UUIDs as strings; trees answer nested objects under the same name.
+  children: z.array(z.string()).nullish(),
+}).refine((v) => v.project_name || v.project_uuid, {
+  message: 'project_name or project_uuid is required',
+  path: ['project_name'],
+});
+export type TraceLogCreate = z.infer<typeof TraceLogCreateSchema>;
+
+export const TraceLogUpdateSchema = z.object({
+  trace_id: Uuid,
+  root_trace_id: Uuid.nullish(),
+  field_name_to_value_map: TraceLogFields.partial().strict(),
+});
+export type TraceLogUpdate = z.infer<typeof TraceLogUpdateSchema>;
+
+export const FeedbackSchema = z
+  .object({
+    trace_id: Uuid.nullish(),
+    inference_id: Uuid.nullish(),
+    score: Fraction,
+    name: z.string().nullish(),
+    comment: z.string().nullish(),
+    target: z.string().nullish(),
+  })
+  .refine((v) => v.trace_id || v.inference_id, { message: 'trace_id or inference_id is required', path: ['trace_id'] });
+export type Feedback = z.infer<typeof FeedbackSchema>;
+
+export const TIME_RANGES = ['na', '1h', '3h', '6h', '24h', '7d', '1m', '3m', '6m', '1y'] as const;
+
+export const FilterSchema = z.object({
+  filter_field: z.string().nullish(),
+  filter_key: z.string().nullish(),
+  filter_operator: z.string().nullish(),
+  filter_value: z.string().nullish(),
+});
+
+export const GetTraceLogsSchema = FilterSchema.extend({
+  project_name: z.string().nullish(),
+  page: z.number().int().min(1).default(1),
+  page_size: z.number().int().min(1).max(100_000).default(20),
+  time_range: z.enum(TIME_RANGES).default('na'),
+  status: z.enum(['success', 'error']).nullish(),
+});
+export type GetTraceLogs = z.infer<typeof GetTraceLogsSchema>;
+
+export const TraceIdParams = z.object({ trace_id: Uuid });
+
+/** LangChain run tree: shape-checked only as an object here; the chainlib mapper checks the rest. */
+export const ChainlibRunSchema = z.looseObject({}).meta({ title: 'Run' });

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applySpanEvents, findTraceOf, getOrCreateProject, type Sql } from '@sightline/db';
+import type { SpanEvent } from '@sightline/schemas';
+import { newOrganization, testSql } from '../support/services';
+
+let sql: Sql;
+let org: string;
+let project: string;
+let seq = 1;
+
+beforeAll(async () => {
+  sql = testSql();
+  org = (await newOrganization(sql)).id;
+  project = (await getOrCreateProject(sql, org, 'p')).uuid;
+});
+afterAll(() => sql.end());
+
+const ev = (kind: SpanEvent['kind'], trace_id: string, fields: SpanEvent['fields']): SpanEvent => ({
+  kind,
+  organization_id: org,
+  trace_id,
+  seq: seq++,
+  fields: kind === 'create' ? { project_id: project, ...fields } : fields,
+});
+
+describe('applySpanEvents', () => {
+  it('stores a tree with computed depth, order, latency and tokens, keeping microseconds', async () => {
+    const root = randomUUID(), child = randomUUID(), grandchild = randomUUID();
+    // Child and grandchild arrive before the root.
+    await applySpanEvents(sql, [
+      ev('create', grandchild, { root_trace_id: root, parent_trace_id: child, start_timestamp: '2026-01-01T00:00:02.000001Z' }),
+    ]);
+    await applySpanEvents(sql, [
+      ev('create', child, { root_trace_id: root, parent_trace_id: root, start_timestamp: '2026-01-01T00:00:01Z', input_tokens: 2, output_tokens: 3 }),
+      ev('create', root, { start_timestamp: '2026-01-01T00:00:00Z', end_timestamp: '2026-01-01T00:00:03.5Z', trace_name: 'r', metadata: { a: 1 }, scores: [{ name: 's', score: 1 }] }),
+    ]);
+    const rows = await findTraceOf(sql, org, grandchild);
+    const byId = new Map(rows!.map((r) => [r.trace_id, r]));
+    expect(byId.get(root)).toMatchObject({ depth: 0, execution_order: 0, latency: 3.5, metadata: { a: 1 }, scores: [{ name: 's', score: 1 }], start_timestamp: '2026-01-01 00:00:00' });
+    expect(byId.get(child)).toMatchObject({ depth: 1, execution_order: 1, total_tokens: 5 });
+    expect(byId.get(grandchild)).toMatchObject({ depth: 2, execution_order: 2 });
+    const [raw] = await sql`select start_ts::text as t from spans where trace_id = ${grandchild}`;
+    expect(raw.t).toBe('2026-01-01 00:00:02.000001+00');
+  });
+
+  it('keeps an update that arrived before its create, and hides update-only spans', async () => {
+    const id = randomUUID();
+    const create = ev('create', id, { status: 'success', output: 'x' });
+    const update = ev('update', id, { status: 'error', error: 'late' });
+    await applySpanEvents(sql, [update]);
+    expect(await findTraceOf(sql, org, id)).toBeNull();
+    await applySpanEvents(sql, [create]);
+    await applySpanEvents(sql, [create]); // redelivered
+    const [span] = (await findTraceOf(sql, org, id))!;
+    expect(span).toMatchObject({ status: 'error', error: 'late', output: 'x' });
+    const [{ count }] = await sql`select count(*)::int from spans where trace_id = ${id}`;
+    expect(count).toBe(1);
+  });
+
+  it('serializes concurrent batches touching the same span without losing an event', async () => {
+    const id = randomUUID();
+    const events = [ev('create', id, { tags: ['a'] }), ...Array.from({ length: 20 }, (_, i) => ev('update', id, { [`output`]: `v${i}` }))];
+    await Promise.all(events.map((e) => applySpanEvents(sql, [e])));
+    const [span] = (await findTraceOf(sql, org, id))!;
+    expect(span.output).toBe('v19');
+    expect(span.tags).toEqual(['a']);
+  });
+});

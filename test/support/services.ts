@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { addApiKey, createSql, ensureOrganization, type Sql } from '@sightline/db';
+
+export const databaseUrl = () => inject('databaseUrl');
+export const redisUrl = () => inject('redisUrl');
+
+/** A queue prefix of its own for each test file, under the run's. */
+export function uniquePrefix(label = 't'): string {
+  return `sightline-test:${inject('runId')}:${label}:${randomBytes(3).toString('hex')}`;
+}
+
+export function testSql(): Sql {
+  return createSql(databaseUrl(), { max: 5 });
+}
+
+export function testRedis(): Redis {
+  return new Redis(redisUrl(), { maxRetriesPerRequest: null });
+}
+
+/** A fresh organization with one API key. */
+export async function newOrganization(sql: Sql, label = 'org'): Promise<{ id: string; key: string }> {
+  const id = await ensureOrganization(sql, `${label}-${randomBytes(4).toString('hex')}`);
+  return { id, key: await addApiKey(sql, id) };
+}
