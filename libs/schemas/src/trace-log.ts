@@ -113,5 +113,8 @@ export type GetTraceLogs = z.infer<typeof GetTraceLogsSchema>;
 
 export const TraceIdParams = z.object({ trace_id: Uuid });
 
-/** LangChain run tree: shape-checked only as an object here; the chainlib mapper checks the rest. */
-export const ChainlibRunSchema = z.looseObject({}).meta({ title: 'Run' });
+/** LangChain run tree: only the project reference is checked here; the chainlib mapper checks the rest. */
+export const ChainlibRunSchema = z
+  .looseObject({ project_uuid: Uuid.nullish(), project_name: z.string().min(1).nullish() })
+  .meta({ title: 'Run' });
+export type ChainlibRun = z.infer<typeof ChainlibRunSchema>;

@@ -1,0 +1,46 @@
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { ZodType } from 'zod';
+import type { ApiEnv } from '@sightline/schemas';
+import { RequestValidationError } from './errors';
+import auth from './plugins/auth';
+import errors from './plugins/errors';
+import infra from './plugins/infra';
+import jsonBody from './plugins/json-body';
+import openapi from './plugins/openapi';
+import spanIntake from './plugins/span-intake';
+import feedbackRoutes from './routes/feedback/index';
+import healthRoutes from './routes/health/index';
+import projectRoutes from './routes/projects/index';
+import traceLogRoutes from './routes/trace-logs/index';
+
+// Fastify names the request parts differently from the API's error locations.
+const LOCATION: Record<string, string> = { body: 'body', params: 'path', querystring: 'query', headers: 'header' };
+
+/** The API as a Fastify instance, without listening: `server.ts` serves it, tests call `inject`. */
+export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {}) {
+  const app = Fastify({ bodyLimit: config.BODY_LIMIT_BYTES, logger: { level: config.LOG_LEVEL }, ...options });
+
+  app.setValidatorCompiler<ZodType>(({ schema, httpPart }) => (data) => {
+    const result = schema.safeParse(data);
+    return result.success
+      ? { value: result.data }
+      : { error: RequestValidationError.fromZod(LOCATION[httpPart ?? 'body'] ?? 'body', result.error.issues) };
+  });
+  await app.register(errors);
+  await app.register(jsonBody);
+  await app.register(infra, { config });
+  await app.register(spanIntake);
+  await app.register(openapi);
+  await app.register(healthRoutes);
+  await app.register(
+    async (v1) => {
+      await v1.register(auth);
+      await v1.register(healthRoutes.v1);
+      await v1.register(projectRoutes);
+      await v1.register(traceLogRoutes);
+      await v1.register(feedbackRoutes);
+    },
+    { prefix: '/api/svc/v1' },
+  );
+  return app;
+}

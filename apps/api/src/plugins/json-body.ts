@@ -1,0 +1,31 @@
+import fp from 'fastify-plugin';
+import { RequestValidationError } from '../errors';
+
+// PostgreSQL refuses NUL characters in text and jsonb, and lone UTF-16 surrogates in jsonb. JSON can
+// carry both as escapes, so they are cleaned while parsing; the costly reviver runs only for bodies
+// that contain such an escape.
+const SUSPECT = /\\u0000|\\u[dD][89a-fA-F]/;
+
+function clean(this: unknown, _key: string, value: unknown): unknown {
+  if (typeof value === 'string') return value.replaceAll('\0', '').toWellFormed();
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const obj = value as Record<string, unknown>;
+    if (Object.keys(obj).some((k) => k.includes('\0') || !k.isWellFormed())) {
+      return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k.replaceAll('\0', '').toWellFormed(), v]));
+    }
+  }
+  return value;
+}
+
+export default fp(async (app) => {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, SUSPECT.test(text) ? JSON.parse(text, clean) : JSON.parse(text));
+    } catch (err) {
+      done(new RequestValidationError([{ loc: ['body'], msg: `JSON decode error: ${(err as Error).message}`, type: 'json_invalid' }]), undefined);
+    }
+  });
+});

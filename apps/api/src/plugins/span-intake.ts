@@ -1,0 +1,48 @@
+import fp from 'fastify-plugin';
+import { clearPending, takeSequenceNumbers } from '@sightline/queues';
+import { findProjectById, getOrCreateProject } from '@sightline/db';
+import type { SpanEvent } from '@sightline/schemas';
+import { AppError } from '../errors';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Durably accepts span events: resolves when Redis holds the job, never before. */
+    acceptSpanEvents(events: Omit<SpanEvent, 'seq'>[]): Promise<void>;
+    /** The project id for a uuid (which must belong to the organization) or a name (created on demand). */
+    resolveProjectId(organizationId: string, ref: { project_uuid?: string | null; project_name?: string | null }): Promise<string>;
+  }
+}
+
+export default fp(async (app) => {
+  app.decorate('acceptSpanEvents', async (events: Omit<SpanEvent, 'seq'>[]) => {
+    const seqs = await takeSequenceNumbers(app.redis, app.keys, events);
+    const numbered = events.map((e, i) => ({ ...e, seq: seqs[i] }));
+    try {
+      await app.spanWrites.add({ events: numbered });
+    } catch (err) {
+      await clearPending(app.redis, app.keys, numbered).catch(() => {});
+      throw err;
+    }
+  });
+
+  // Projects are never deleted, so a resolved id can be cached for the life of the process.
+  const projectIds = new Map<string, string>();
+  app.decorate('resolveProjectId', async (organizationId: string, ref: { project_uuid?: string | null; project_name?: string | null }) => {
+    const cacheKey = ref.project_uuid ? `${organizationId}:id:${ref.project_uuid}` : `${organizationId}:name:${ref.project_name}`;
+    const cached = projectIds.get(cacheKey);
+    if (cached) return cached;
+    let id: string;
+    if (ref.project_uuid) {
+      const project = await findProjectById(app.sql, organizationId, ref.project_uuid);
+      if (!project) throw new AppError(404, 'project not found');
+      id = project.uuid;
+    } else if (ref.project_name) {
+      id = (await getOrCreateProject(app.sql, organizationId, ref.project_name)).uuid;
+    } else {
+      throw new AppError(422, 'project_name or project_uuid is required');
+    }
+    if (projectIds.size > 100_000) projectIds.clear();
+    projectIds.set(cacheKey, id);
+    return id;
+  });
+});

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { buildTrees, ChainlibError, compileFilter, FilterError, isSampledIn, runToSpans, type FlatSpan } from '@sightline/core';
+import { findProjectByName, findTraceOf, listRoots, spansOfRoots } from '@sightline/db';
+import { waitUntilWritten } from '@sightline/queues';
+import {
+  ChainlibRunSchema,
+  GetTraceLogsSchema,
+  TraceIdParams,
+  TraceLogCreateSchema,
+  TraceLogFields,
+  TraceLogUpdateSchema,
+  type ChainlibRun,
+  type SpanEvent,
+} from '@sightline/schemas';
+import { notFound, RequestValidationError } from '../../errors';
+
+const FIELD_NAMES = Object.keys(TraceLogFields.shape) as (keyof TraceLogFields)[];
+type TraceLogFields = Record<string, unknown>;
+const READ_YOUR_WRITES_MS = 2000;
+// Trees larger than this are assembled on the thread pool rather than on the event loop.
+const POOL_TREE_THRESHOLD = 2000;
+const TIME_RANGE_INTERVAL: Record<string, string | null> = {
+  na: null, '1h': '1 hour', '3h': '3 hours', '6h': '6 hours', '24h': '24 hours', '7d': '7 days',
+  '1m': '1 month', '3m': '3 months', '6m': '6 months', '1y': '1 year',
+};
+
+function pickFields(source: Record<string, unknown>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const name of FIELD_NAMES) if (source[name] !== undefined) fields[name] = source[name];
+  return fields;
+}
+
+export default async function traceLogRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+  const assemble = (rows: FlatSpan[], rootIds: string[]) =>
+    rows.length > POOL_TREE_THRESHOLD ? app.pool.buildTrees(rows, rootIds) : Promise.resolve(buildTrees(rows, rootIds));
+
+  app.post('/trace_log', { schema: { body: TraceLogCreateSchema, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
+    const body = req.body;
+    const traceId = body.trace_id ?? randomUUID();
+    const rootId = body.root_trace_id ?? traceId;
+    if (!isSampledIn(rootId, body.log_sample_rate)) return { trace_id: traceId, sampled: false };
+    const projectId = await app.resolveProjectId(req.organizationId, body);
+    await app.acceptSpanEvents([
+      {
+        kind: 'create',
+        organization_id: req.organizationId,
+        trace_id: traceId,
+        pending_root: rootId,
+        fields: {
+          ...pickFields(body),
+          project_id: projectId,
+          root_trace_id: rootId,
+          parent_trace_id: body.parent_trace_id ?? traceId,
+          ...(body.children != null && { children_ids: body.children }),
+        },
+      },
+    ]);
+    return { trace_id: traceId, sampled: true };
+  });
+
+  app.put('/trace_log', { schema: { body: TraceLogUpdateSchema, summary: 'Update fields of a span', tags: ['trace logs'] } }, async (req) => {
+    const { trace_id, root_trace_id, field_name_to_value_map } = req.body;
+    await app.acceptSpanEvents([
+      {
+        kind: 'update',
+        organization_id: req.organizationId,
+        trace_id,
+        ...(root_trace_id && { pending_root: root_trace_id }),
+        fields: pickFields(field_name_to_value_map),
+      },
+    ]);
+    return { trace_id };
+  });
+
+  app.get('/trace_log/:trace_id', { schema: { params: TraceIdParams, summary: 'A span with its subtree', tags: ['trace logs'] } }, async (req) => {
+    const { trace_id } = req.params;
+    const org = req.organizationId;
+    // Read-your-writes: wait (bounded) for writes accepted for this span, or for the trace it roots.
+    await waitUntilWritten(app.redis, [app.keys.pendingSpan(org, trace_id), app.keys.pendingRoot(org, trace_id)], READ_YOUR_WRITES_MS);
+    const rows = await findTraceOf(app.sql, org, trace_id);
+    if (!rows) throw notFound('trace log');
+    const [tree] = await assemble(rows, [trace_id]);
+    return tree;
+  });
+
+  app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req) => {
+    const body = req.body;
+    const org = req.organizationId;
+    const empty = { total: 0, page: body.page, total_pages: 0, page_size: body.page_size, results: [] };
+    let projectId: string | null = null;
+    if (body.project_name) {
+      const project = await findProjectByName(app.sql, org, body.project_name);
+      if (!project) return empty;
+      projectId = project.uuid;
+    }
+    const where: { text: string; params: unknown[] }[] = [];
+    let next = 3; // $1 and $2 are the organization and project
+    const add = (c: { text: string; params: unknown[] }) => {
+      where.push(c);
+      next += c.params.length;
+    };
+    try {
+      const filter = compileFilter(body, next);
+      if (filter) add(filter);
+    } catch (err) {
+      if (err instanceof FilterError) throw new RequestValidationError([{ loc: ['body', err.field], msg: err.message, type: 'value_error' }]);
+      throw err;
+    }
+    const interval = TIME_RANGE_INTERVAL[body.time_range];
+    if (interval) add({ text: `s.start_ts >= now() - $${next}::interval`, params: [interval] });
+    if (body.status) add({ text: `s.status = $${next}::text`, params: [body.status] });
+
+    const { total, ids } = await listRoots(app.sql, { organizationId: org, projectId, where, page: body.page, pageSize: body.page_size });
+    const rows = await spansOfRoots(app.sql, org, ids);
+    return { total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size, results: await assemble(rows, ids) };
+  });
+
+  const chainlib = {
+    schema: { body: ChainlibRunSchema, summary: 'Record a LangChain run tree as spans', tags: ['trace logs'] },
+  };
+  const ingestRun = async (req: { body: ChainlibRun; organizationId: string }) => {
+    let spans;
+    try {
+      spans = runToSpans(req.body);
+    } catch (err) {
+      if (err instanceof ChainlibError) throw new RequestValidationError([{ loc: ['body', ...err.path], msg: err.message, type: 'value_error' }]);
+      throw err;
+    }
+    const projectId = await app.resolveProjectId(req.organizationId, req.body);
+    const events: Omit<SpanEvent, 'seq'>[] = spans.map((span) => ({
+      kind: 'create',
+      organization_id: req.organizationId,
+      trace_id: span.trace_id,
+      pending_root: span.root_trace_id,
+      fields: { ...pickFields(span), project_id: projectId, root_trace_id: span.root_trace_id, parent_trace_id: span.parent_trace_id },
+    }));
+    await app.acceptSpanEvents(events);
+    return { trace_id: spans[0].trace_id, spans: spans.length };
+  };
+  app.post('/trace_log/chainlib', chainlib, async (req) => ingestRun(req));
+  app.post('/trace_log/langchain', { ...chainlib, schema: { ...chainlib.schema, hide: true } }, async (req) => ingestRun(req));
+}

@@ -1,0 +1,24 @@
+import os from 'node:os';
+import Piscina from 'piscina';
+import type { FlatSpan, SpanTree } from '@sightline/core';
+
+// The one thread pool for CPU-heavy work (tree assembly, statistics), so that it never blocks an event
+// loop. Tasks are TypeScript modules; the threads load them through tsx like the main thread does.
+const TASKS = new URL('./tasks/', import.meta.url);
+
+export function createPool(options: { threads?: number } = {}) {
+  const threads = options.threads ?? Math.max(1, Math.min(4, os.availableParallelism() - 1));
+  const piscina = new Piscina({
+    filename: new URL('build-trees.task.ts', TASKS).href,
+    minThreads: 0,
+    maxThreads: threads,
+    idleTimeout: 30_000,
+    execArgv: [...process.execArgv.filter((a) => a !== '--import' && a !== 'tsx'), '--import', 'tsx'],
+  });
+  return {
+    buildTrees: (rows: FlatSpan[], rootIds: string[]): Promise<SpanTree[]> =>
+      piscina.run({ rows, rootIds }, { filename: new URL('build-trees.task.ts', TASKS).href }),
+    close: () => piscina.destroy(),
+  };
+}
+export type Pool = ReturnType<typeof createPool>;

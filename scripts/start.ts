@@ -1,0 +1,50 @@
+// `npm start`: migrates the database, ensures the bootstrap key, then runs the API and the worker as
+// separate processes (START_ROLE=api or worker runs one of them, to scale them separately).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { addApiKey, createSql, ensureOrganization, migrate } from '@sightline/db';
+import { createLogger } from '@sightline/runtime';
+import { BaseEnv, loadEnv } from '@sightline/schemas';
+
+const env = loadEnv(
+  BaseEnv.extend({ START_ROLE: z.enum(['all', 'api', 'worker']).default('all'), BOOTSTRAP_API_KEY: z.string().min(8).optional() }),
+);
+const log = createLogger('start', env.LOG_LEVEL);
+
+await migrate(env.DATABASE_URL, (msg) => log.info(msg));
+if (env.BOOTSTRAP_API_KEY) {
+  const sql = createSql(env.DATABASE_URL, { max: 1 });
+  await addApiKey(sql, await ensureOrganization(sql, 'default'), env.BOOTSTRAP_API_KEY);
+  await sql.end();
+  log.info('bootstrap API key ensured for organization "default"');
+}
+
+const entries = {
+  api: fileURLToPath(new URL('../apps/api/src/server.ts', import.meta.url)),
+  worker: fileURLToPath(new URL('../apps/worker/src/main.ts', import.meta.url)),
+};
+const roles = env.START_ROLE === 'all' ? (['api', 'worker'] as const) : [env.START_ROLE];
+const children = new Map<string, ChildProcess>();
+let stopping = false;
+
+function stopAll(signal: NodeJS.Signals) {
+  stopping = true;
+  for (const child of children.values()) child.kill(signal);
+}
+
+for (const role of roles) {
+  const child = spawn(process.execPath, ['--import', 'tsx', entries[role]], { stdio: 'inherit', env: process.env });
+  children.set(role, child);
+  child.on('exit', (code, signal) => {
+    children.delete(role);
+    if (!stopping) {
+      log.error({ role, code, signal }, 'process exited; stopping the others');
+      process.exitCode = code || 1;
+      stopAll('SIGTERM');
+    }
+    if (children.size === 0) process.exit();
+  });
+}
+process.on('SIGINT', () => stopAll('SIGINT'));
+process.on('SIGTERM', () => stopAll('SIGTERM'));
