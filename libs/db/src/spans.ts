@@ -100,7 +100,8 @@ async function recomputeTreeOrder(sql: Sql, roots: { org: string; root: string }
     ordered as (
       select s.organization_id, s.trace_id, tree.depth,
         (row_number() over (partition by s.organization_id, s.root_trace_id
-                            order by s.start_ts nulls last, s.created_at, s.trace_id) - 1)::int as execution_order
+                            order by tree.depth = 0 desc, s.start_ts nulls last, tree.depth, s.created_at, s.trace_id) - 1)::int
+          as execution_order
       from tree join spans s on s.organization_id = tree.organization_id and s.trace_id = tree.trace_id
     )
     update spans s set

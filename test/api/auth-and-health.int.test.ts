@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '@sightline/db';
+import { buildStack, call, type TestStack } from '../support/app';
+import { newOrganization, testSql } from '../support/services';
+
+let stack: TestStack;
+let sql: Sql;
+let key: string;
+
+beforeAll(async () => {
+  stack = await buildStack({ worker: false });
+  sql = testSql();
+  key = (await newOrganization(sql)).key;
+});
+afterAll(async () => {
+  await stack.close();
+  await sql.end();
+});
+
+describe('authentication', () => {
+  it('answers 401 with a detail when the key is missing', async () => {
+    const res = await call(stack.app, null, 'POST', '/project', { name: 'x' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ detail: expect.stringMatching(/API key/) });
+  });
+  it('answers 401 for an unknown key', async () => {
+    const res = await call(stack.app, 'sl_not-a-key', 'GET', '/');
+    expect(res.statusCode).toBe(401);
+    expect(res.json().detail).toMatch(/invalid API key/);
+  });
+  it('accepts the key in x-api-key and in x-user-id, ignoring SDK headers', async () => {
+    for (const header of ['x-api-key', 'x-user-id']) {
+      const res = await stack.app.inject({
+        method: 'GET',
+        url: '/api/svc/v1/',
+        headers: { [header]: key, 'x-sdk-language': 'python', 'x-sdk-version': '0.2.0', 'x-sdk-integrations': 'langchain,openai' },
+      });
+      expect(res.statusCode, header).toBe(200);
+    }
+  });
+  it('stores only a hash of the key', async () => {
+    const rows = await sql`select * from api_keys`;
+    expect(JSON.stringify(rows)).not.toContain(key);
+    expect(rows.some((r) => r.key_hint === key.slice(-4))).toBe(true);
+  });
+});
+
+describe('health', () => {
+  it('GET /api/svc/v1/ answers an object of strings with status, version and dependency states', async () => {
+    const res = await call(stack.app, key, 'GET', '/');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ status: 'ok', version: '0.1.0', postgres: 'ok', redis: 'ok' });
+    expect(Object.values(body).every((v) => typeof v === 'string')).toBe(true);
+  });
+  it('has unauthenticated /healthz and /readyz', async () => {
+    expect((await stack.app.inject({ url: '/healthz' })).statusCode).toBe(200);
+    const ready = await stack.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toMatchObject({ postgres: 'ok', redis: 'ok' });
+  });
+  it('/readyz answers 503 while PostgreSQL is unreachable', async () => {
+    const down = await buildStack({ worker: false, env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' } });
+    try {
+      const res = await down.app.inject({ url: '/readyz' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ postgres: 'unavailable', redis: 'ok' });
+    } finally {
+      await down.close();
+    }
+  });
+  it('/readyz answers 503 while Redis is unreachable, and writes answer 503', async () => {
+    const down = await buildStack({ worker: false, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const res = await down.app.inject({ url: '/readyz' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ postgres: 'ok', redis: 'unavailable' });
+      const write = await call(down.app, key, 'POST', '/trace_log', { trace_id: crypto.randomUUID(), project_name: 'p' });
+      expect(write.statusCode).toBe(503);
+    } finally {
+      await down.close();
+    }
+  });
+});
+
+describe('routing and documents', () => {
+  it('answers unknown routes with 404 {"detail":"Not Found"}', async () => {
+    const res = await call(stack.app, key, 'GET', '/no/such/route');
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ detail: 'Not Found' });
+  });
+  it('serves the OpenAPI document generated from the schemas, version 0.1.0, and a docs page', async () => {
+    const res = await stack.app.inject({ url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.info.version).toBe('0.1.0');
+    const traceLog = doc.paths['/api/svc/v1/trace_log'].post.requestBody.content['application/json'].schema;
+    expect(Object.keys(traceLog.properties)).toEqual(expect.arrayContaining(['trace_id', 'start_timestamp', 'log_sample_rate', 'scores']));
+    expect(doc.paths['/api/svc/v1/get_trace_logs']).toBeDefined();
+    const docs = await stack.app.inject({ url: '/docs/' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.headers['content-type']).toMatch(/html/);
+  });
+});

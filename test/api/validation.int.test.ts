@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '@sightline/db';
+import { buildStack, call, type TestStack } from '../support/app';
+import { newOrganization, testSql } from '../support/services';
+
+let stack: TestStack;
+let sql: Sql;
+let key: string;
+
+beforeAll(async () => {
+  stack = await buildStack({ env: { BODY_LIMIT_BYTES: String(64 * 1024) } });
+  sql = testSql();
+  key = (await newOrganization(sql)).key;
+});
+afterAll(async () => {
+  await stack.close();
+  await sql.end();
+});
+
+function expectValidationError(res: { statusCode: number; json(): any }, loc: (string | number)[]) {
+  expect(res.statusCode).toBe(422);
+  const body = res.json();
+  for (const d of body.detail) {
+    expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+  }
+  expect(body.detail.map((d: { loc: unknown }) => d.loc)).toContainEqual(loc);
+}
+
+describe('request validation', () => {
+  it('answers malformed JSON with 422, not 500', async () => {
+    const res = await call(stack.app, key, 'POST', '/trace_log', '{"trace_id": ');
+    expectValidationError(res, ['body']);
+    expect(res.json().detail[0].type).toBe('json_invalid');
+  });
+  it('answers a missing body with 422 at loc ["body"]', async () => {
+    const res = await stack.app.inject({ method: 'POST', url: '/api/svc/v1/trace_log', headers: { 'x-api-key': key } });
+    expectValidationError(res, ['body']);
+  });
+  it('answers an oversized body with 413', async () => {
+    const res = await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', output: 'x'.repeat(100 * 1024) });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().detail).toMatch(/too large/);
+  });
+  it('names the field of a wrong type, a malformed id, a missing project and a bad timestamp', async () => {
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', tags: 'not-a-list' }), ['body', 'tags']);
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', parent_trace_id: 'abc' }), ['body', 'parent_trace_id']);
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { trace_id: randomUUID() }), ['body', 'project_name']);
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', start_timestamp: 'yesterday' }), ['body', 'start_timestamp']);
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', log_sample_rate: 1.5 }), ['body', 'log_sample_rate']);
+    expectValidationError(await call(stack.app, key, 'GET', '/trace_log/not-a-uuid'), ['path', 'trace_id']);
+  });
+  it('answers an update with an unknown field or a wrongly typed value with 422', async () => {
+    const trace_id = randomUUID();
+    expectValidationError(
+      await call(stack.app, key, 'PUT', '/trace_log', { trace_id, field_name_to_value_map: { no_such_field: 1 } }),
+      ['body', 'field_name_to_value_map', 'no_such_field'],
+    );
+    expectValidationError(
+      await call(stack.app, key, 'PUT', '/trace_log', { trace_id, field_name_to_value_map: { latency: 'slow' } }),
+      ['body', 'field_name_to_value_map', 'latency'],
+    );
+  });
+  it('answers a feedback score outside 0..1 with 422', async () => {
+    expectValidationError(await call(stack.app, key, 'POST', '/feedback', { trace_id: randomUUID(), score: 1.01 }), ['body', 'score']);
+    expectValidationError(await call(stack.app, key, 'POST', '/feedback', { trace_id: randomUUID(), score: -0.1 }), ['body', 'score']);
+  });
+  it('ignores unknown fields, and stores strings holding NUL characters and lone surrogates', async () => {
+    const trace_id = randomUUID();
+    const res = await call(stack.app, key, 'POST', '/trace_log', {
+      trace_id,
+      project_name: 'p',
+      some_future_field: { x: 1 },
+      output: 'a\u0000b',
+      metadata: { 'k\u0000ey': 'v\ud800' },
+      inputs: { q: 'x\u0000' },
+    });
+    expect(res.statusCode).toBe(200);
+    const read = await call(stack.app, key, 'GET', `/trace_log/${trace_id}`);
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toMatchObject({ output: 'ab', metadata: { key: 'v\ufffd' }, inputs: { q: 'x' } });
+    expect(read.json()).not.toHaveProperty('some_future_field');
+  });
+});

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '@sightline/api';
+import { createSql } from '@sightline/db';
+import { ApiEnv, parseEnv } from '@sightline/schemas';
+import { startWorkers } from '@sightline/worker';
+import { databaseUrl, redisUrl, testRedis, uniquePrefix } from './services';
+
+export type TestStack = {
+  app: FastifyInstance;
+  prefix: string;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+};
+
+/**
+ * The real API (via inject) and, when asked, the real span-write worker, both on the test database and a
+ * queue prefix of their own. Tests that need to control delivery order leave the worker stopped.
+ */
+export async function buildStack(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestStack> {
+  const prefix = uniquePrefix();
+  const config = parseEnv(ApiEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ...options.env });
+  const app = await buildApp(config);
+  await app.ready();
+  let worker: { close(): Promise<unknown>; release(): Promise<void> } | null = null;
+
+  const stack: TestStack = {
+    app,
+    prefix,
+    async startWorker() {
+      if (worker) return;
+      const sql = createSql(databaseUrl(), { max: 4 });
+      const redis = testRedis();
+      const running = startWorkers({ sql, redis, prefix, concurrency: 50, spanBatchSize: 200, log: pino({ level: 'silent' }) });
+      worker = { close: running.close, release: async () => void (await Promise.all([redis.quit(), sql.end()])) };
+    },
+    async stopWorker() {
+      if (!worker) return;
+      await worker.close();
+      await worker.release();
+      worker = null;
+    },
+    async close() {
+      await stack.stopWorker();
+      await app.close();
+    },
+  };
+  if (options.worker !== false) await stack.startWorker();
+  return stack;
+}
+
+/** A JSON request to `/api/svc/v1{path}` through the real HTTP stack, with an API key (or none). */
+export function call(app: FastifyInstance, key: string | null, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) {
+  return app.inject({
+    method,
+    url: `/api/svc/v1${path}`,
+    headers: { ...(key && { 'x-api-key': key }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
