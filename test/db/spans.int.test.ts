@@ -66,4 +66,19 @@ describe('applySpanEvents', () => {
     expect(span.output).toBe('v19');
     expect(span.tags).toEqual(['a']);
   });
+
+  it('computes depth when the spans of one trace are written by concurrent transactions', async () => {
+    for (let round = 0; round < 5; round++) {
+      const root = randomUUID();
+      const chain = Array.from({ length: 6 }, () => randomUUID());
+      const events = [
+        ev('create', root, {}),
+        ...chain.map((id, i) => ev('create', id, { root_trace_id: root, parent_trace_id: i === 0 ? root : chain[i - 1] })),
+      ];
+      await Promise.all(events.map((e) => applySpanEvents(sql, [e])));
+      const rows = await findTraceOf(sql, org, root);
+      const depth = new Map(rows!.map((r) => [r.trace_id, r.depth]));
+      expect(chain.map((id) => depth.get(id))).toEqual([1, 2, 3, 4, 5, 6]);
+    }
+  });
 });

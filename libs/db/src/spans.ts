@@ -13,8 +13,14 @@ const WRITE_COLUMNS = ['organization_id', 'trace_id', 'created', 'versions', ...
 // PostgreSQL takes at most 65535 parameters in one statement.
 const ROWS_PER_STATEMENT = Math.floor(60_000 / WRITE_COLUMNS.length);
 
-function lockKey(org: string, traceId: string): bigint {
-  return createHash('sha1').update(`${org}/${traceId}`).digest().readBigInt64BE(0);
+/**
+ * Transaction-scoped advisory locks, taken in sorted order so that concurrent workers cannot deadlock.
+ * Every transaction takes all its span locks before any trace-root lock, and never the other way round.
+ */
+async function takeLocks(tx: Sql, names: string[]): Promise<void> {
+  const keys = [...new Set(names.map((n) => createHash('sha1').update(n).digest().readBigInt64BE(0)))];
+  keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  await tx`select pg_advisory_xact_lock(k) from unnest(${tx.array(keys.map(String))}::bigint[]) with ordinality as l(k, i) order by i`;
 }
 
 /**
@@ -31,10 +37,9 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
     else byKey.set(key, [e]);
   }
   const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
-  const locks = [...new Set(keys.map((k) => lockKey(k.org, k.id)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
   await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(k) from unnest(${tx.array(locks.map(String))}::bigint[]) as k`;
+    await takeLocks(tx as unknown as Sql, keys.map((k) => `span/${k.org}/${k.id}`));
     const stored = await tx`
       select s.organization_id, s.trace_id, s.created, s.versions, ${tx.unsafe(FIELDS.map(selectField).join(', '))}
       from spans s
@@ -64,7 +69,12 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
     }
 
     const roots = rows.filter((r) => r.created).map((r) => ({ org: r.organization_id as string, root: r.root_trace_id as string }));
-    if (roots.length) await recomputeTreeOrder(tx as unknown as Sql, roots);
+    if (roots.length) {
+      // Spans of one trace may be written by concurrent transactions; serializing them per trace here
+      // means the last one to recompute sees every committed span of the trace.
+      await takeLocks(tx as unknown as Sql, roots.map((r) => `root/${r.org}/${r.root}`));
+      await recomputeTreeOrder(tx as unknown as Sql, roots);
+    }
   });
 }
 
