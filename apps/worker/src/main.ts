@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { createSql } from '@sightline/db';
 import { createLogger, onShutdown } from '@sightline/runtime';
@@ -13,6 +14,11 @@ redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection err
 
 const workers = startWorkers({ sql, redis, prefix: env.QUEUE_PREFIX, concurrency: env.WORKER_CONCURRENCY, spanBatchSize: env.SPAN_BATCH_SIZE, log });
 log.info({ queues: workers.names, concurrency: env.WORKER_CONCURRENCY }, 'worker started');
+if (env.HEARTBEAT_FILE) {
+  const beat = () => writeFileSync(env.HEARTBEAT_FILE!, String(Date.now()));
+  beat();
+  setInterval(beat, 5000).unref();
+}
 
 onShutdown(
   [

@@ -10,6 +10,8 @@ export const BaseEnv = z.object({
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only').default('sightline'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Threads of the CPU pool (tree assembly, statistics); default: cores - 1, at most 4. */
+  POOL_THREADS: z.coerce.number().int().min(1).max(64).optional(),
 });
 
 export const ApiEnv = BaseEnv.extend({
@@ -24,7 +26,8 @@ export type ApiEnv = z.infer<typeof ApiEnv>;
 export const WorkerEnv = BaseEnv.extend({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
   SPAN_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
-  POOL_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  /** When set, the worker writes the time to this file every 5 s: a liveness probe for orchestrators. */
+  HEARTBEAT_FILE: z.string().min(1).optional(),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

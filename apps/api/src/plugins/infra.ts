@@ -24,7 +24,7 @@ export default fp<{ config: ApiEnv }>(async (app, { config }) => {
   const queueRedis = new Redis(config.REDIS_URL, redisOptions);
   for (const conn of [redis, queueRedis]) conn.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
   const sql = createSql(config.DATABASE_URL);
-  const pool = createPool();
+  const pool = createPool({ threads: config.POOL_THREADS });
 
   app.decorate('config', config);
   app.decorate('sql', sql);

@@ -1,0 +1,11 @@
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY apps ./apps
+COPY libs ./libs
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY scripts ./scripts
+COPY tsconfig.json ./
+ENV HOST=0.0.0.0 NODE_ENV=production
+EXPOSE 8000
+CMD ["npm", "start"]
