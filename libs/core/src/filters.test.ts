@@ -59,7 +59,7 @@ describe('compileFilter (pure)', () => {
   it('puts map keys, score names and annotation ids in params, never in the text', () => {
     const key = "k') or 1=1 --";
     const m = compileFilter(f('metadata', 'equals', 'v', key), 2)!;
-    expect(m).toEqual({ text: '((s.metadata ->> $2::text) = $3::text)', params: [key, 'v'] });
+    expect(m).toEqual({ text: '(s.metadata @> jsonb_build_object($2::text, $3::text))', params: [key, 'v'] });
     const s = compileFilter(f("score:x' or 1=1", 'greater_than', '0.5'), 1)!;
     expect(s.params).toEqual(["x' or 1=1", '0.5']);
     const a = compileFilter(f("annotation:value:a:b'--", 'equals', 'good'), 1)!;
@@ -86,7 +86,9 @@ describe('compileFilter (pure)', () => {
     expect(compileFilter(f('metadata', 'greater_than', '9', 'n'), 1)!.text).toContain('::numeric END) > $2::numeric');
     expect(compileFilter(f('metadata', 'greater_than', 'abc', 'n'), 1)!.text).toBe('((s.metadata ->> $1::text) > $2::text)');
     expect(compileFilter(f('metadata', 'between', '1,abc', 'n'), 1)!.text).toContain('BETWEEN $2::text AND $3::text');
-    expect(compileFilter(f('metadata', 'equals', '9', 'n'), 1)!.text).toBe('((s.metadata ->> $1::text) = $2::text)');
+    expect(compileFilter(f('metadata', 'equals', '9', 'n'), 1)!.text).toBe(
+      '(s.metadata @> jsonb_build_object($1::text, $2::text) OR s.metadata @> jsonb_build_object($1::text, $3::numeric))',
+    );
   });
 
   it.each([

@@ -174,12 +174,26 @@ function mapTarget(col: string, key: string | undefined): Target {
     ops: ALL,
     compile(c) {
       if (!key) throw new FilterError('filter_key', 'filter_key is required for this field');
+      if (c.op === 'equals') return mapEquals(c, col, key);
       const e = `(${col} ->> ${c.bind(key, 'text')})`;
       // Ordering is numeric when the filter value is; a non-numeric filter value compares as text.
       const numeric = ORDERING.includes(c.op) && c.operands().every((s) => parseNumber(s) !== undefined);
       return numeric ? compare(c, asNumeric(e), NUMBER) : compare(c, e, TEXT);
     },
   };
+}
+
+/**
+ * Map equality as JSON containment, so that the GIN index on metadata serves it. The value may be stored
+ * as a JSON string, number or boolean; each reading that fits the filter value is tried.
+ */
+function mapEquals(c: Ctx, col: string, key: string): string {
+  const raw = c.value();
+  const k = c.bind(key, 'text');
+  const readings = [`${col} @> jsonb_build_object(${k}, ${c.bind(raw, 'text')})`];
+  if (parseNumber(raw) !== undefined) readings.push(`${col} @> jsonb_build_object(${k}, ${c.bind(raw, 'numeric')})`);
+  if (raw === 'true' || raw === 'false') readings.push(`${col} @> jsonb_build_object(${k}, ${c.bind(raw, 'boolean')})`);
+  return readings.join(' OR ');
 }
 
 /** Matches when some element of a JSON collection satisfies `cond`; is_null / exists test for any element at all. */

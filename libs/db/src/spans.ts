@@ -169,20 +169,30 @@ export type RootQuery = {
   pageSize: number;
 };
 
-/** One page of root spans, newest first, with the exact total. Conditions use $n placeholders from 3 on. */
-export async function listRoots(sql: Sql, q: RootQuery): Promise<{ total: number; ids: string[] }> {
+/** The listing's SQL: root spans, newest first. Conditions use $n placeholders from 3 on. */
+export function rootListingSql(q: RootQuery): { count: string; page: string; params: unknown[] } {
   const params: unknown[] = [q.organizationId, q.projectId];
-  const conditions = ['s.organization_id = $1', 's.created', 's.depth = 0', '($2::uuid is null or s.project_id = $2::uuid)'];
+  // No "$2 is null or ..." disjunction: it would keep the planner from using the project's index.
+  const conditions = ['s.organization_id = $1', 's.created', 's.depth = 0', q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null'];
   for (const c of q.where) {
     conditions.push(`(${c.text})`);
     params.push(...c.params);
   }
   const where = conditions.join(' and ');
-  const [{ total }] = await sql.unsafe(`select count(*)::int as total from spans s where ${where}`, params as never[]);
   const limit = params.push(q.pageSize), offset = params.push((q.page - 1) * q.pageSize);
-  const rows = await sql.unsafe(
-    `select s.trace_id from spans s where ${where} order by s.start_ts desc nulls last, s.trace_id desc limit $${limit} offset $${offset}`,
-    params as never[],
-  );
+  return {
+    count: `select count(*)::int as total from spans s where ${where}`,
+    page: `select s.trace_id from spans s where ${where} order by s.start_ts desc nulls last, s.trace_id desc limit $${limit} offset $${offset}`,
+    params,
+  };
+}
+
+/** One page of root spans with the exact total. */
+export async function listRoots(sql: Sql, q: RootQuery): Promise<{ total: number; ids: string[] }> {
+  const { count, page, params } = rootListingSql(q);
+  const [[{ total }], rows] = await Promise.all([
+    sql.unsafe(count, params.slice(0, -2) as never[]),
+    sql.unsafe(page, params as never[]),
+  ]);
   return { total, ids: rows.map((r) => r.trace_id as string) };
 }

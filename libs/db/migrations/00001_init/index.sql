@@ -75,7 +75,7 @@ create table spans (
 );
 
 -- Listing: a project's roots, newest first.
-create index spans_roots on spans (organization_id, project_id, start_ts desc, trace_id desc) where created and depth = 0;
+create index spans_roots on spans (organization_id, project_id, start_ts desc nulls last, trace_id desc) where created and depth = 0;
 -- Tree fetch and depth computation.
 create index spans_by_root on spans (organization_id, root_trace_id);
 create index spans_by_parent on spans (organization_id, parent_trace_id);

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileFilter } from '@sightline/core';
+import { getOrCreateProject, rootListingSql, type RootQuery, type Sql } from '@sightline/db';
+import { newOrganization, testSql } from '../support/services';
+
+// The listing's common shapes must be served by indexes, not by scanning every span. 50k spans over
+// several projects are enough for the planner to prefer the indexes it would use on millions.
+let sql: Sql;
+let org: string;
+let project: string;
+
+beforeAll(async () => {
+  sql = testSql();
+  org = (await newOrganization(sql, 'plans')).id;
+  const projects = await Promise.all(['p0', 'p1', 'p2', 'p3', 'p4'].map((n) => getOrCreateProject(sql, org, n)));
+  project = projects[0].uuid;
+  await sql`
+    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth, trace_name, start_ts, status, metadata, tags, latency)
+    select ${org}::uuid, id, (${sql.array(projects.map((p) => p.uuid))}::uuid[])[1 + i % 5], id, id, true, 0,
+           'name-' || (i % 100), now() - i * interval '1 second', case when i % 7 = 0 then 'error' else 'success' end,
+           jsonb_build_object('customer', 'c' || (i % 1000)), array['tag' || (i % 50)], (i % 1000) / 100.0
+    from (select gen_random_uuid() as id, i from generate_series(1, 50000) i) g`;
+  await sql`analyze spans`;
+}, 60_000);
+afterAll(() => sql.end());
+
+async function plan(where: RootQuery['where'] = []): Promise<string> {
+  const { page, params } = rootListingSql({ organizationId: org, projectId: project, where, page: 3, pageSize: 20 });
+  const rows = await sql.unsafe(`explain ${page}`, params as never[]);
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+const filter = (filter_field: string, filter_operator: string, filter_value: string, filter_key?: string) =>
+  [compileFilter({ filter_field, filter_operator, filter_value, filter_key }, 3)!];
+
+describe('query plans of get_trace_logs', () => {
+  it('serves the newest-first page of a project from the roots index', async () => {
+    const p = await plan();
+    expect(p).toContain('spans_roots');
+    expect(p).not.toMatch(/Seq Scan on spans/);
+  });
+  it('serves metadata and tag filters from their GIN indexes or the roots index', async () => {
+    for (const w of [filter('metadata', 'equals', 'c7', 'customer'), filter('tags', 'equals', 'tag3')]) {
+      const p = await plan(w);
+      expect(p).toMatch(/spans_metadata|spans_tags|spans_roots/);
+      expect(p).not.toMatch(/Seq Scan on spans/);
+    }
+  });
+  it('does not scan the table for a trace-name filter', async () => {
+    expect(await plan(filter('trace_name', 'equals', 'name-5'))).not.toMatch(/Seq Scan on spans/);
+  });
+});
