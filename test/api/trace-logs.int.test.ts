@@ -135,6 +135,28 @@ describe('trace-log write and read', () => {
     expect(sub.children_ids).toEqual([a1]);
   });
 
+  it('assembles a trace of thousands of spans (on the thread pool) into the right tree', async () => {
+    // A LangChain run tree: a root with 50 chains of 60 nested runs each, 3001 spans in all.
+    const project = (await call(stack.app, key, 'POST', '/project', { name: 'big' })).json();
+    const root = { id: randomUUID(), name: 'root', run_type: 'chain', project_uuid: project.uuid, child_runs: [] as object[] };
+    const leaves: string[] = [];
+    for (let branch = 0; branch < 50; branch++) {
+      let node: { child_runs: object[] } = root;
+      for (let level = 0; level < 60; level++) {
+        const child = { id: randomUUID(), name: `b${branch}-l${level}`, run_type: 'tool', execution_order: branch, child_runs: [] as object[] };
+        node.child_runs.push(child);
+        node = child;
+        if (level === 59) leaves.push(child.id);
+      }
+    }
+    expect((await call(stack.app, key, 'POST', '/trace_log/chainlib', root)).statusCode).toBe(200);
+    const tree = (await get(root.id)).json();
+    expect(tree.children).toHaveLength(50);
+    let node = tree.children[7];
+    for (let level = 1; level < 60; level++) node = node.children[0];
+    expect(node).toMatchObject({ trace_id: leaves[7], trace_name: 'b7-l59', depth: 60, children: [] });
+  });
+
   it('keeps the depth and execution order a client sends', async () => {
     const root = randomUUID(), child = randomUUID();
     await post({ trace_id: root, project_name: 'explicit' });

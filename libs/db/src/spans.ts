@@ -52,7 +52,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       const [{ organization_id, trace_id }] = list;
       const state = foldEvents(states.get(key), [...list].sort((a, b) => a.seq - b.seq));
       const fields = deriveFields(trace_id, state.fields);
-      const row: Record<string, unknown> = { organization_id, trace_id, created: state.created, versions: tx.json(state.versions) };
+      const row: Record<string, any> = { organization_id, trace_id, created: state.created, versions: tx.json(state.versions) };
       for (const field of FIELDS) {
         const value = fields[field] ?? null;
         row[columnOf(field)] = value !== null && JSONB.has(field) ? tx.json(value as never) : value;
@@ -138,10 +138,10 @@ export type TraceLogRow = Record<string, unknown> & { trace_id: string; parent_t
 
 function toTraceLog(row: Record<string, unknown>): TraceLogRow {
   return {
-    ...row,
+    ...(row as TraceLogRow),
     start_timestamp: formatTimestamp(row.start_timestamp as Date | null),
     end_timestamp: formatTimestamp(row.end_timestamp as Date | null),
-  } as TraceLogRow;
+  };
 }
 
 /** Every visible span of the trace that holds `traceId`, or null when the span is unknown to this organization. */

@@ -16,8 +16,7 @@ import {
 } from '@sightline/schemas';
 import { notFound, RequestValidationError } from '../../errors';
 
-const FIELD_NAMES = Object.keys(TraceLogFields.shape) as (keyof TraceLogFields)[];
-type TraceLogFields = Record<string, unknown>;
+const FIELD_NAMES = Object.keys(TraceLogFields.shape);
 const READ_YOUR_WRITES_MS = 2000;
 // Trees larger than this are assembled on the thread pool rather than on the event loop.
 const POOL_TREE_THRESHOLD = 2000;
