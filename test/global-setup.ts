@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '@sightline/db';
@@ -13,13 +14,19 @@ export default async function setup(project: TestProject) {
   const databaseUrl = url.toString();
   await migrate(databaseUrl);
   project.provide('databaseUrl', databaseUrl);
-  project.provide('redisUrl', process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  project.provide('redisUrl', redisUrl);
   project.provide('runId', runId);
 
   return async () => {
     const admin = postgres(base, { max: 1, onnotice: () => {} });
     await admin.unsafe(`drop database if exists "sightline_test_${runId}" with (force)`);
     await admin.end();
+    const redis = new Redis(redisUrl);
+    for await (const keys of redis.scanStream({ match: `sightline-test:${runId}:*`, count: 1000 })) {
+      if (keys.length) await redis.unlink(...keys);
+    }
+    await redis.quit();
   };
 }
 

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { databaseUrl, redisUrl, testRedis, uniquePrefix } from '../support/services';
+import { freePort, runScript, startScript } from '../support/processes';
+
+const env = () => ({ DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), LOG_LEVEL: 'info' });
+
+async function stop(child: import('node:child_process').ChildProcess) {
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+describe('npm start roles and configuration', () => {
+  it('START_ROLE=api runs only the API, and its BullMQ keys live under QUEUE_PREFIX', async () => {
+    const prefix = uniquePrefix('role');
+    const port = await freePort();
+    const { child, output } = await startScript('scripts/start.ts', { ...env(), START_ROLE: 'api', PORT: String(port), QUEUE_PREFIX: prefix, BOOTSTRAP_API_KEY: 'sl-role-test-key' }, /listening on/);
+    const res = await fetch(`http://127.0.0.1:${port}/api/svc/v1/trace_log`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'sl-role-test-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ project_name: 'roles', trace_id: crypto.randomUUID() }),
+    });
+    expect(res.status).toBe(200);
+    const redis = testRedis();
+    const waiting = await redis.llen(`${prefix}:span-write:wait`);
+    await redis.quit();
+    expect(waiting).toBe(1); // no worker took it
+    expect(await stop(child)).toBe(0);
+    expect(output()).not.toMatch(/worker started/);
+  });
+
+  it('START_ROLE=worker runs only the worker', async () => {
+    const { child, output } = await startScript('scripts/start.ts', { ...env(), START_ROLE: 'worker', QUEUE_PREFIX: uniquePrefix('role') }, /worker started/);
+    expect(await stop(child)).toBe(0);
+    expect(output()).not.toMatch(/listening on/);
+  });
+
+  it('exits with a message naming a bad variable', async () => {
+    const result = await runScript('scripts/start.ts', [], { ...env(), START_ROLE: 'api', PORT: 'eighty' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Invalid environment:[\s\S]*PORT/);
+  });
+});
