@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '@sightline/api';
 import { createSql } from '@sightline/db';
-import { ApiEnv, parseEnv } from '@sightline/schemas';
+import { ApiEnv, parseEnv, WorkerEnv } from '@sightline/schemas';
 import { startWorkers } from '@sightline/worker';
 import { databaseUrl, redisUrl, testRedis, uniquePrefix } from './services';
 
@@ -18,9 +18,10 @@ export type TestStack = {
  * The real API (via inject) and, when asked, the real span-write worker, both on the test database and a
  * queue prefix of their own. Tests that need to control delivery order leave the worker stopped.
  */
-export async function buildStack(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestStack> {
+export async function buildStack(options: { worker?: boolean; env?: Record<string, string | undefined> } = {}): Promise<TestStack> {
   const prefix = uniquePrefix();
-  const config = parseEnv(ApiEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ...options.env });
+  const env = { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ...options.env };
+  const config = parseEnv(ApiEnv, env);
   const app = await buildApp(config);
   await app.ready();
   let worker: { close(): Promise<unknown>; release(): Promise<void> } | null = null;
@@ -32,7 +33,8 @@ export async function buildStack(options: { worker?: boolean; env?: Record<strin
       if (worker) return;
       const sql = createSql(databaseUrl(), { max: 4 });
       const redis = testRedis();
-      const running = startWorkers({ sql, redis, prefix, concurrency: 50, spanBatchSize: 200, log: pino({ level: 'silent' }) });
+      const workerEnv = parseEnv(WorkerEnv, { WORKER_CONCURRENCY: '50', SPAN_BATCH_SIZE: '200', ...env });
+      const running = startWorkers({ sql, redis, env: workerEnv, log: pino({ level: 'silent' }), providerEnv: env });
       worker = { close: running.close, release: async () => void (await Promise.all([redis.quit(), sql.end()])) };
     },
     async stopWorker() {

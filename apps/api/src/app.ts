@@ -1,16 +1,21 @@
+import sse from '@fastify/sse';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { ZodType } from 'zod';
 import type { ApiEnv } from '@sightline/schemas';
 import { RequestValidationError } from './errors';
 import auth from './plugins/auth';
+import completions from './plugins/completions';
 import errors from './plugins/errors';
 import infra from './plugins/infra';
 import jsonBody from './plugins/json-body';
 import openapi from './plugins/openapi';
 import spanIntake from './plugins/span-intake';
+import completionRoutes from './routes/completions/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
 import projectRoutes from './routes/projects/index';
+import promptRoutes from './routes/prompts/index';
+import providerKeyRoutes from './routes/provider-keys/index';
 import traceLogRoutes from './routes/trace-logs/index';
 
 // Fastify names the request parts differently from the API's error locations.
@@ -30,6 +35,8 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
   await app.register(jsonBody);
   await app.register(infra, { config });
   await app.register(spanIntake);
+  await app.register(completions);
+  await app.register(sse);
   await app.register(openapi);
   await app.register(healthRoutes);
   await app.register(
@@ -39,6 +46,9 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
       await v1.register(projectRoutes);
       await v1.register(traceLogRoutes);
       await v1.register(feedbackRoutes);
+      await v1.register(completionRoutes);
+      await v1.register(promptRoutes);
+      await v1.register(providerKeyRoutes);
     },
     { prefix: '/api/svc/v1' },
   );

@@ -12,7 +12,7 @@ const sql = createSql(env.DATABASE_URL, { max: 10 });
 const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
 redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
 
-const workers = startWorkers({ sql, redis, prefix: env.QUEUE_PREFIX, concurrency: env.WORKER_CONCURRENCY, spanBatchSize: env.SPAN_BATCH_SIZE, log });
+const workers = startWorkers({ sql, redis, env, log });
 log.info({ queues: workers.names, concurrency: env.WORKER_CONCURRENCY }, 'worker started');
 if (env.HEARTBEAT_FILE) {
   const beat = () => writeFileSync(env.HEARTBEAT_FILE!, String(Date.now()));

@@ -12,7 +12,7 @@ export type Processor<N extends QueueName> = (payload: QueuePayload<N>, job: Job
 export function registerWorker<N extends QueueName>(
   name: N,
   processor: Processor<N>,
-  { connection, prefix, concurrency, log }: { connection: Redis; prefix: string; concurrency: number; log: Logger },
+  { connection, prefix, concurrency, log, maxStalledCount }: { connection: Redis; prefix: string; concurrency: number; log: Logger; maxStalledCount?: number },
 ): Worker {
   const worker = new Worker(
     name,
@@ -25,6 +25,7 @@ export function registerWorker<N extends QueueName>(
       connection,
       prefix,
       concurrency,
+      ...(maxStalledCount !== undefined && { maxStalledCount }),
       settings: { backoffStrategy: (attemptsMade, type) => (type === RETRY_BACKOFF_TYPE ? retryDelayMs(attemptsMade) : 1000) },
     },
   );

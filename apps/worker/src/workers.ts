@@ -1,19 +1,45 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Sql } from '@sightline/db';
-import { redisKeys } from '@sightline/queues';
+import { createProducer, createSpanIntake, redisKeys } from '@sightline/queues';
+import type { WorkerEnv } from '@sightline/schemas';
+import { completionProcessor } from './processors/completion.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
 import { registerWorker } from './register-worker';
 
-export type WorkerDeps = { sql: Sql; redis: Redis; prefix: string; concurrency: number; spanBatchSize: number; log: Logger };
+export type WorkerDeps = { sql: Sql; redis: Redis; env: WorkerEnv; log: Logger; providerEnv?: NodeJS.ProcessEnv };
 
-/** Starts one BullMQ worker per queue; `close` lets each finish its running batch. */
-export function startWorkers({ sql, redis, prefix, concurrency, spanBatchSize, log }: WorkerDeps) {
+/** Starts one BullMQ worker per queue; `close` lets each finish what it holds, then closes the producers. */
+export function startWorkers({ sql, redis, env, log, providerEnv = process.env }: WorkerDeps) {
+  const prefix = env.QUEUE_PREFIX;
   const keys = redisKeys(prefix);
-  const options = { connection: redis, prefix, concurrency, log };
-  const workers = [registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: spanBatchSize }), options)];
+  const spanWrites = createProducer('span-write', redis, prefix);
+  const options = { connection: redis, prefix, log };
+  const workers = [
+    registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE }), { ...options, concurrency: env.WORKER_CONCURRENCY }),
+    registerWorker(
+      'completion',
+      completionProcessor({
+        sql,
+        redis,
+        keys,
+        spans: createSpanIntake(redis, spanWrites, keys),
+        log,
+        env: providerEnv,
+        secretsKey: env.SECRETS_KEY,
+        timeoutMs: env.COMPLETION_TIMEOUT_MS,
+        maxRetries: env.PROVIDER_MAX_RETRIES,
+        cacheTtlSeconds: env.COMPLETION_CACHE_TTL_SECONDS,
+      }),
+      // A stalled completion is failed, never run again: the provider must not be called twice.
+      { ...options, concurrency: env.COMPLETION_CONCURRENCY, maxStalledCount: 0 },
+    ),
+  ];
   return {
     names: workers.map((w) => w.name),
-    close: () => Promise.all(workers.map((w) => w.close())),
+    close: async () => {
+      await Promise.all(workers.map((w) => w.close()));
+      await spanWrites.close();
+    },
   };
 }

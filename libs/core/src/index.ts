@@ -4,3 +4,4 @@ export * from './span-fold';
 export * from './tree';
 export * from './filters';
 export * from './chainlib';
+export * from './secrets';

@@ -3,3 +3,5 @@ export * from './migrate';
 export * from './organizations';
 export * from './projects';
 export * from './spans';
+export * from './provider-keys';
+export * from './prompts';

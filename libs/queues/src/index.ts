@@ -2,3 +2,4 @@ export * from './keys';
 export * from './registry';
 export * from './producer';
 export * from './pending';
+export * from './span-intake';

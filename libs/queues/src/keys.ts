@@ -4,6 +4,8 @@ export function redisKeys(prefix: string) {
     seq: `${prefix}:span-seq`,
     pendingSpan: (org: string, traceId: string) => `${prefix}:pending:span:${org}:${traceId}`,
     pendingRoot: (org: string, rootId: string) => `${prefix}:pending:root:${org}:${rootId}`,
+    completionReplies: (replyTo: string) => `${prefix}:completion:${replyTo}`,
+    completionCache: (org: string, digest: string) => `${prefix}:completion-cache:${org}:${digest}`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

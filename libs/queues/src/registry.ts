@@ -1,6 +1,6 @@
 import type { JobsOptions } from 'bullmq';
 import type { z } from 'zod';
-import { SpanWriteJobSchema } from '@sightline/schemas';
+import { CompletionJobSchema, SpanWriteJobSchema } from '@sightline/schemas';
 
 // Retries back off up to 30 s and go on for about half an hour, so a PostgreSQL outage is ridden out
 // without losing accepted writes. Completed jobs are removed at once: the data lives in PostgreSQL.
@@ -16,8 +16,13 @@ const durable: JobsOptions = {
   removeOnFail: { count: 10_000 },
 };
 
+// A completion calls a paid provider: it runs at most once (the SDK retries transient errors inside the
+// job). A worker that dies mid-call fails the job rather than letting another worker call again.
+const atMostOnce: JobsOptions = { attempts: 1, removeOnComplete: true, removeOnFail: { count: 10_000 } };
+
 export const queues = {
   'span-write': { schema: SpanWriteJobSchema, options: durable },
+  completion: { schema: CompletionJobSchema, options: atMostOnce },
 } as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;
 
 export type QueueName = keyof typeof queues;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseSecretsKey } from '@sightline/core';
 
 // Shared pieces of the per-app environment schemas. Numbers are coerced; booleans accept true/1.
 export const envBoolean = z
@@ -12,6 +13,15 @@ export const BaseEnv = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Threads of the CPU pool (tree assembly, statistics); default: cores - 1, at most 4. */
   POOL_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  /** 32 bytes (64 hex digits or base64): seals saved provider keys and provider keys in queued jobs. */
+  SECRETS_KEY: z
+    .string()
+    .transform((text, ctx) => parseSecretsKey(text) ?? (ctx.addIssue({ code: 'custom', message: 'must be 32 bytes as 64 hex digits or base64' }), z.NEVER))
+    .optional(),
+  /** One provider attempt; the SDKs retry 429, 5xx and timeouts PROVIDER_MAX_RETRIES times with backoff. */
+  COMPLETION_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  COMPLETION_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
 });
 
 export const ApiEnv = BaseEnv.extend({
@@ -26,6 +36,8 @@ export type ApiEnv = z.infer<typeof ApiEnv>;
 export const WorkerEnv = BaseEnv.extend({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
   SPAN_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** Completions a worker process runs at once; they mostly wait on the provider. */
+  COMPLETION_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(100),
   /** When set, the worker writes the time to this file every 5 s: a liveness probe for orchestrators. */
   HEARTBEAT_FILE: z.string().min(1).optional(),
 });

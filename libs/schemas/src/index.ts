@@ -3,3 +3,4 @@ export * from './env';
 export * from './trace-log';
 export * from './project';
 export * from './span-event';
+export * from './completion';

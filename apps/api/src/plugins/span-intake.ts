@@ -1,29 +1,20 @@
 import fp from 'fastify-plugin';
-import { clearPending, takeSequenceNumbers } from '@sightline/queues';
 import { findProjectById, getOrCreateProject } from '@sightline/db';
-import type { SpanEvent } from '@sightline/schemas';
+import { createSpanIntake, type NewSpanEvent } from '@sightline/queues';
 import { AppError } from '../errors';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Durably accepts span events: resolves when Redis holds the job, never before. */
-    acceptSpanEvents(events: Omit<SpanEvent, 'seq'>[]): Promise<void>;
+    acceptSpanEvents(events: NewSpanEvent[]): Promise<void>;
     /** The project id for a uuid (which must belong to the organization) or a name (created on demand). */
     resolveProjectId(organizationId: string, ref: { project_uuid?: string | null; project_name?: string | null }): Promise<string>;
   }
 }
 
 export default fp(async (app) => {
-  app.decorate('acceptSpanEvents', async (events: Omit<SpanEvent, 'seq'>[]) => {
-    const seqs = await takeSequenceNumbers(app.redis, app.keys, events);
-    const numbered = events.map((e, i) => ({ ...e, seq: seqs[i] }));
-    try {
-      await app.spanWrites.add({ events: numbered });
-    } catch (err) {
-      await clearPending(app.redis, app.keys, numbered).catch(() => {});
-      throw err;
-    }
-  });
+  const intake = createSpanIntake(app.redis, app.spanWrites, app.keys);
+  app.decorate('acceptSpanEvents', (events: NewSpanEvent[]) => intake.accept(events));
 
   // Projects are never deleted, so a resolved id can be cached for the life of the process.
   const projectIds = new Map<string, string>();

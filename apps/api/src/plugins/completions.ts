@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import fp from 'fastify-plugin';
+import { Redis } from 'ioredis';
+import { seal } from '@sightline/core';
+import { configurationOf, findDeployment } from '@sightline/db';
+import { buildLlmRequest, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm';
+import { createProducer, type Producer } from '@sightline/queues';
+import type { CompletionJob, CompletionRequest, CompletionResponse } from '@sightline/schemas';
+import { AppError, RequestValidationError } from '../errors';
+
+type Reply = { chunk: string } | { done: CompletionResponse };
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    completions: {
+      /** Validates and resolves a request into a job; throws 4xx errors before anything is enqueued. */
+      prepare(organizationId: string, body: CompletionRequest, stream: boolean): Promise<CompletionJob>;
+      /** Enqueues the job and resolves with its response; `onChunk` receives streamed text in order. */
+      run(job: CompletionJob, onChunk?: (text: string) => void, signal?: AbortSignal): Promise<CompletionResponse>;
+    };
+  }
+}
+
+/**
+ * The API half of the completion gateway. Each API node holds one Redis subscriber connection; a request
+ * subscribes to its own reply channel before its job is enqueued, so no chunk can be published unseen.
+ */
+export default fp(async (app) => {
+  const { config } = app;
+  const subscriber = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  subscriber.on('error', (err) => app.log.debug({ err }, 'redis subscriber error'));
+  const queueRedis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  queueRedis.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
+  const producer: Producer<'completion'> = createProducer('completion', queueRedis, config.QUEUE_PREFIX);
+  const listeners = new Map<string, (reply: Reply) => void>();
+  subscriber.on('message', (channel: string, message: string) => listeners.get(channel)?.(JSON.parse(message) as Reply));
+  // The SDK's own retries: every attempt may take the full timeout, with backoff between them.
+  const waitBudgetMs = config.COMPLETION_TIMEOUT_MS * (config.PROVIDER_MAX_RETRIES + 1) + 30_000;
+
+  async function prepare(organizationId: string, body: CompletionRequest, stream: boolean): Promise<CompletionJob> {
+    const deployment = body.deployment_id ? await findDeployment(app.sql, organizationId, body.deployment_id) : null;
+    if (body.deployment_id && !deployment) throw new AppError(404, `deployment '${body.deployment_id}' not found`);
+    const configuration = mergeConfiguration(deployment ? configurationOf(deployment.prompt_version) : null, body.llm_configuration);
+    let request;
+    try {
+      request = buildLlmRequest(configuration, body.inputs ?? body.llm_inputs ?? {});
+    } catch (err) {
+      if (err instanceof MissingVariablesError) {
+        throw new RequestValidationError(err.names.map((name) => ({ loc: ['body', 'inputs', name], msg: `missing template variable '${name}'`, type: 'missing' })));
+      }
+      if (err instanceof ConfigurationError) throw new RequestValidationError([{ loc: ['body', 'llm_configuration'], msg: err.message, type: 'value_error' }]);
+      throw err;
+    }
+    const traceId = body.trace_id ?? body.inference_id ?? randomUUID();
+    const projectId = await app.resolveProjectId(organizationId, {
+      project_uuid: body.project_uuid,
+      project_name: body.project_uuid ? null : (body.project_name ?? 'default'),
+    });
+    const key = body.provider_api_key;
+    return {
+      reply_to: randomUUID(),
+      organization_id: organizationId,
+      trace_id: traceId,
+      stream,
+      cache: body.cache === true,
+      request,
+      ...(key && { provider_api_key: config.SECRETS_KEY ? { sealed: seal(config.SECRETS_KEY, key) } : { plain: key } }),
+      log: {
+        trace_name: body.trace_name ?? body.name ?? `llm-${request.provider}`,
+        project_id: projectId,
+        inputs: body.inputs ?? body.llm_inputs ?? null,
+        deployment_id: body.deployment_id ?? null,
+        parent_trace_id: body.parent_trace_id ?? null,
+        root_trace_id: body.root_trace_id ?? null,
+        experiment_uuid: body.experiment_uuid ?? null,
+        end_user_identifier: body.end_user_identifier ?? null,
+        metadata: body.metadata ?? null,
+        tags: body.tags ?? null,
+        target: body.target ?? null,
+        omit_inputs: Boolean(body.log_omit || body.log_omit_inputs),
+        omit_outputs: Boolean(body.log_omit || body.log_omit_outputs),
+        sample_rate: body.log_sample_rate ?? null,
+      },
+    };
+  }
+
+  async function run(job: CompletionJob, onChunk?: (text: string) => void, signal?: AbortSignal): Promise<CompletionResponse> {
+    const channel = app.keys.completionReplies(job.reply_to);
+    let settle!: (r: CompletionResponse | Error) => void;
+    const outcome = new Promise<CompletionResponse | Error>((resolve) => (settle = resolve));
+    listeners.set(channel, (reply) => ('done' in reply ? settle(reply.done) : onChunk?.(reply.chunk)));
+    const timer = setTimeout(() => settle(new AppError(504, 'no completion result in time: the workers may be overloaded or down')), waitBudgetMs);
+    const abort = () => settle(new AppError(499, 'client closed the request'));
+    signal?.addEventListener('abort', abort);
+    try {
+      await subscriber.subscribe(channel);
+      await producer.add(job);
+      const result = await outcome;
+      if (result instanceof Error) throw result;
+      return result;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+      listeners.delete(channel);
+      subscriber.unsubscribe(channel).catch(() => {});
+    }
+  }
+
+  app.decorate('completions', { prepare, run });
+  app.addHook('onClose', async () => {
+    await producer.close();
+    queueRedis.disconnect();
+    subscriber.disconnect();
+  });
+});

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { formatTimestamp, seal } from '@sightline/core';
+import { deleteProviderKey, listProviderKeys, saveProviderKey, type SavedProviderKey } from '@sightline/db';
+import { ProviderKeyCreateSchema } from '@sightline/schemas';
+import { AppError, notFound } from '../../errors';
+
+// Only the last four characters of a saved key are ever shown.
+const shown = (k: Pick<SavedProviderKey, 'provider' | 'key_hint' | 'base_url' | 'updated_at'>) => ({
+  provider: k.provider,
+  api_key: `...${k.key_hint}`,
+  base_url: k.base_url,
+  updated_at: formatTimestamp(k.updated_at),
+});
+
+export default async function providerKeyRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/provider-keys', { schema: { body: ProviderKeyCreateSchema, summary: "Save (or replace) the organization's key for a provider", tags: ['provider keys'] } }, async (req) => {
+    const secretsKey = app.config.SECRETS_KEY;
+    if (!secretsKey) throw new AppError(503, 'saving provider keys needs SECRETS_KEY to be configured on the server');
+    const { provider, api_key, base_url } = req.body;
+    const hint = api_key.slice(-4);
+    await saveProviderKey(app.sql, req.organizationId, { provider, sealed: seal(secretsKey, api_key), hint, baseUrl: base_url ?? null });
+    return shown({ provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() });
+  });
+
+  app.get('/provider-keys', { schema: { summary: "The organization's saved provider keys (last 4 characters only)", tags: ['provider keys'] } }, async (req) =>
+    (await listProviderKeys(app.sql, req.organizationId)).map(shown),
+  );
+
+  app.delete('/provider-keys/:provider', { schema: { params: z.object({ provider: z.string().min(1) }), summary: 'Delete a saved provider key', tags: ['provider keys'] } }, async (req) => {
+    if (!(await deleteProviderKey(app.sql, req.organizationId, req.params.provider))) throw notFound('provider key');
+    return { provider: req.params.provider, deleted: true };
+  });
+}

@@ -1,0 +1,6 @@
+export * from './request';
+export * from './templates';
+export * from './providers/index';
+export * from './pricing';
+export * from './tokens';
+export * from './cache';

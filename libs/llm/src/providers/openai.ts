@@ -1,0 +1,71 @@
+import OpenAI, { AzureOpenAI } from 'openai';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { LlmRequest } from '../request';
+import { toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
+
+function body(req: LlmRequest): ChatCompletionCreateParamsBase {
+  const params: ChatCompletionCreateParamsBase = {
+    model: req.model,
+    messages: req.messages.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })) as ChatCompletionCreateParamsBase['messages'],
+    ...req.params,
+  } as ChatCompletionCreateParamsBase;
+  if (req.tools) {
+    params.tools = req.tools.map((t) => ({ type: 'function', function: t }));
+    if (req.tool_choice) {
+      params.tool_choice = typeof req.tool_choice === 'string' ? req.tool_choice : { type: 'function', function: { name: req.tool_choice.name } };
+    }
+  }
+  return params;
+}
+
+type ToolCall = { function?: { name?: string; arguments?: string } };
+// A function-calling answer has no text; it is returned as the JSON of its calls, as clients expect.
+const toolCallText = (calls: ToolCall[] | undefined) =>
+  calls?.length ? JSON.stringify(calls.map((c) => ({ name: c.function?.name, arguments: c.function?.arguments }))) : '';
+
+/** OpenAI's chat completions protocol: OpenAI itself, Azure OpenAI, and any compatible server. */
+export function openAiAdapter(kind: 'openai' | 'azure', provider: string, apiVersion?: string): ProviderAdapter {
+  return {
+    async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
+      const common = { apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries };
+      const client = kind === 'azure' ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' }) : new OpenAI(common);
+      try {
+        if (!opts.onDelta) {
+          const res = await client.chat.completions.create({ ...body(req), stream: false });
+          const message = res.choices[0]?.message;
+          return {
+            content: message?.content || toolCallText(message?.tool_calls as ToolCall[] | undefined),
+            model: res.model ?? req.model,
+            input_tokens: res.usage?.prompt_tokens ?? null,
+            output_tokens: res.usage?.completion_tokens ?? null,
+          };
+        }
+        const stream = await client.chat.completions.create({ ...body(req), stream: true, stream_options: { include_usage: true } });
+        let content = '', model = req.model;
+        let usage: { prompt_tokens: number; completion_tokens: number } | null = null;
+        const calls: ToolCall[] = [];
+        for await (const chunk of stream) {
+          model = chunk.model ?? model;
+          if (chunk.usage) usage = chunk.usage;
+          const delta = chunk.choices[0]?.delta;
+          if (delta?.content) {
+            content += delta.content;
+            opts.onDelta(delta.content);
+          }
+          for (const call of delta?.tool_calls ?? []) {
+            const target = (calls[call.index] ??= { function: { name: '', arguments: '' } });
+            target.function!.name += call.function?.name ?? '';
+            target.function!.arguments += call.function?.arguments ?? '';
+          }
+        }
+        if (!content && calls.length) {
+          content = toolCallText(calls);
+          opts.onDelta(content);
+        }
+        return { content, model, input_tokens: usage?.prompt_tokens ?? null, output_tokens: usage?.completion_tokens ?? null };
+      } catch (err) {
+        throw toProviderError(err, provider);
+      }
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { Fraction, JsonObject, Uuid } from './common';
+
+export const MESSAGE_ROLES = ['system', 'user', 'assistant', 'example_user', 'example_assistant', 'function', 'tool'] as const;
+
+export const MessageSchema = z.object({
+  role: z.enum(MESSAGE_ROLES),
+  content: z.string().nullish(),
+  name: z.string().nullish(),
+});
+export type Message = z.infer<typeof MessageSchema>;
+
+export const FunctionSchema = z.object({
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  parameters: JsonObject.nullish(),
+});
+
+export const ModelParamsSchema = z.object({
+  temp: z.number().min(0).max(2).nullish(),
+  max_length: z.number().int().positive().nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  response_format: z
+    .object({ type: z.enum(['text', 'json_object', 'json_schema']), json_schema: JsonObject.nullish() })
+    .nullish(),
+  model: z.string().nullish(),
+});
+export type ModelParams = z.infer<typeof ModelParamsSchema>;
+
+export const LlmConfigurationSchema = z.object({
+  model: z.string().min(1).nullish(),
+  provider: z.string().min(1).nullish(),
+  model_params: ModelParamsSchema.nullish(),
+  messages: z.array(MessageSchema).nullish(),
+  history: z.array(MessageSchema).nullish(),
+  functions: z.array(FunctionSchema).nullish(),
+  function_call: z.string().nullish(),
+});
+export type LlmConfiguration = z.infer<typeof LlmConfigurationSchema>;
+
+export const CompletionRequestSchema = z.object({
+  inputs: z.record(z.string(), z.unknown()).nullish(),
+  llm_inputs: z.record(z.string(), z.unknown()).nullish(),
+  llm_configuration: LlmConfigurationSchema.nullish(),
+  project_name: z.string().min(1).nullish(),
+  project_uuid: Uuid.nullish(),
+  experiment_uuid: Uuid.nullish(),
+  parent_trace_id: Uuid.nullish(),
+  root_trace_id: Uuid.nullish(),
+  end_user_identifier: z.string().nullish(),
+  deployment_id: z.string().min(1).nullish(),
+  metadata: JsonObject.nullish(),
+  tags: z.array(z.string()).nullish(),
+  target: z.string().nullish(),
+  trace_id: Uuid.nullish(),
+  inference_id: Uuid.nullish(),
+  trace_name: z.string().nullish(),
+  name: z.string().nullish(),
+  provider_api_key: z.string().min(1).nullish(),
+  cache: z.boolean().nullish(),
+  log_omit_inputs: z.boolean().nullish(),
+  log_omit_outputs: z.boolean().nullish(),
+  log_omit: z.boolean().nullish(),
+  log_sample_rate: Fraction.nullish(),
+  eval_metric_ids: z.array(z.union([z.number().int(), z.string()])).nullish(),
+  stream: z.boolean().nullish(),
+});
+export type CompletionRequest = z.infer<typeof CompletionRequestSchema>;
+
+export const DeployedPromptRequestSchema = z.object({
+  deployment_id: z.string().min(1),
+  llm_inputs: z.record(z.string(), z.unknown()).nullish(),
+  inputs: z.record(z.string(), z.unknown()).nullish(),
+});
+
+export const PromptVersionCreateSchema = z.object({
+  name: z.string().min(1).max(255),
+  messages: z.array(MessageSchema).min(1),
+  model: z.string().min(1),
+  provider: z.string().min(1),
+  model_params: ModelParamsSchema.nullish(),
+  functions: z.array(FunctionSchema).nullish(),
+  function_call: z.string().nullish(),
+});
+export type PromptVersionCreate = z.infer<typeof PromptVersionCreateSchema>;
+
+export const DeploymentCreateSchema = z.object({
+  prompt_version_id: z.number().int().positive(),
+  deployment_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').nullish(),
+});
+
+export const ProviderKeyCreateSchema = z.object({
+  provider: z.string().regex(/^[a-z0-9_-]{1,64}$/, 'lower-case letters, digits, _ and - only'),
+  api_key: z.string().min(1).max(4096),
+  base_url: z.url().nullish(),
+});
+
+/** A provider-neutral chat request: what a provider adapter sends and what the cache key is made of. */
+export const LlmRequestSchema = z.object({
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  messages: z.array(
+    z.object({ role: z.enum(['system', 'user', 'assistant', 'function', 'tool']), content: z.string(), name: z.string().optional() }),
+  ),
+  params: z.object({
+    temperature: z.number().optional(),
+    max_tokens: z.number().int().optional(),
+    top_p: z.number().optional(),
+    frequency_penalty: z.number().optional(),
+    presence_penalty: z.number().optional(),
+    response_format: z.object({ type: z.enum(['text', 'json_object', 'json_schema']), json_schema: JsonObject.optional() }).optional(),
+  }),
+  tools: z.array(z.object({ name: z.string(), description: z.string().optional(), parameters: JsonObject.optional() })).optional(),
+  tool_choice: z.union([z.enum(['auto', 'none']), z.object({ name: z.string() })]).optional(),
+});
+export type LlmRequest = z.infer<typeof LlmRequestSchema>;
+
+/** What the completion's trace log needs beyond the call itself. */
+export const CompletionLogSchema = z.object({
+  trace_name: z.string(),
+  project_id: Uuid,
+  inputs: z.record(z.string(), z.unknown()).nullish(),
+  deployment_id: z.string().nullish(),
+  parent_trace_id: Uuid.nullish(),
+  root_trace_id: Uuid.nullish(),
+  experiment_uuid: Uuid.nullish(),
+  end_user_identifier: z.string().nullish(),
+  metadata: JsonObject.nullish(),
+  tags: z.array(z.string()).nullish(),
+  target: z.string().nullish(),
+  omit_inputs: z.boolean(),
+  omit_outputs: z.boolean(),
+  sample_rate: Fraction.nullish(),
+});
+
+export const CompletionJobSchema = z.object({
+  /** The pub/sub channel the API listens on for this job's chunks and result. */
+  reply_to: z.string().min(1),
+  organization_id: Uuid,
+  trace_id: Uuid,
+  stream: z.boolean(),
+  cache: z.boolean(),
+  request: LlmRequestSchema,
+  /** The request's own provider key, sealed with SECRETS_KEY when the server has one. */
+  provider_api_key: z.union([z.object({ sealed: z.string() }), z.object({ plain: z.string() })]).optional(),
+  log: CompletionLogSchema,
+});
+export type CompletionJob = z.infer<typeof CompletionJobSchema>;
+
+/** The completion response of api.md, plus inference_id (equal to trace_id). */
+export const CompletionResponseSchema = z.object({
+  content: z.string(),
+  latency: z.number(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+  cost: z.number(),
+  model: z.string(),
+  provider: z.string(),
+  cache_hit: z.boolean(),
+  status: z.enum(['success', 'error']),
+  start_timestamp: z.string(),
+  end_timestamp: z.string(),
+  trace_id: z.string(),
+  inference_id: z.string(),
+  error: z.string().nullable(),
+});
+export type CompletionResponse = z.infer<typeof CompletionResponseSchema>;

@@ -1,0 +1,77 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+export type Recorded = { path: string; headers: IncomingMessage['headers']; body: any };
+
+/** What the next requests should meet: failures by status, a hang, a stream that breaks part-way. */
+export type Plan = { status?: number; hangMs?: number; breakAfterChunks?: number };
+
+/**
+ * Shared plumbing of the fake LLM providers: a real HTTP server on 127.0.0.1 that records every request
+ * and follows a queue of planned failures before answering normally.
+ */
+export abstract class FakeServer {
+  readonly requests: Recorded[] = [];
+  private plans: Plan[] = [];
+  private server: Server | null = null;
+  chunkDelayMs = 5;
+  port = 0;
+
+  protected abstract answer(req: Recorded, res: ServerResponse, plan: Plan): Promise<void>;
+
+  /** The next `times` requests follow `plan`. */
+  plan(plan: Plan, times = 1): this {
+    for (let i = 0; i < times; i++) this.plans.push(plan);
+    return this;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as { port: number }).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    let text = '';
+    for await (const part of req) text += part;
+    const recorded = { path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null };
+    this.requests.push(recorded);
+    const plan = this.plans.shift() ?? {};
+    if (plan.hangMs) await sleep(plan.hangMs);
+    if (plan.status) {
+      res.writeHead(plan.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { type: 'fake_error', message: `planned failure ${plan.status}` } }));
+      return;
+    }
+    await this.answer(recorded, res, plan);
+  }
+
+  protected async writeSse(res: ServerResponse, events: { event?: string; data: unknown }[], plan: Plan) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    let sent = 0;
+    for (const e of events) {
+      if (plan.breakAfterChunks !== undefined && sent >= plan.breakAfterChunks) {
+        res.destroy();
+        return;
+      }
+      res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
+      sent++;
+      await sleep(this.chunkDelayMs);
+    }
+    res.end();
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The deterministic answer of the fakes: the last user message, echoed back, split into word chunks. */
+export function answerFor(messages: { role: string; content: unknown }[]): string[] {
+  const last = [...messages].reverse().find((m) => m.role === 'user');
+  const text = `echo: ${typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '')}`;
+  return text.split(/(?<= )/);
+}
