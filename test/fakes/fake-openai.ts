@@ -15,7 +15,7 @@ export class FakeOpenAI extends FakeServer {
     const base = { id: 'chatcmpl-fake', object: 'chat.completion', created: 1767225600, model };
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ...base, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: pieces.join('') } }], usage }));
+      res.end(JSON.stringify({ ...base, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: pieces.join('') } }], ...(!plan.noUsage && { usage }) }));
       return;
     }
     const chunk = (delta: object, finish: string | null = null) => ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
@@ -25,7 +25,7 @@ export class FakeOpenAI extends FakeServer {
         { data: chunk({ role: 'assistant', content: '' }) },
         ...pieces.map((p) => ({ data: chunk({ content: p }) })),
         { data: chunk({}, 'stop') },
-        ...(body.stream_options?.include_usage ? [{ data: { ...base, object: 'chat.completion.chunk', choices: [], usage } }] : []),
+        ...(body.stream_options?.include_usage && !plan.noUsage ? [{ data: { ...base, object: 'chat.completion.chunk', choices: [], usage } }] : []),
         { data: '[DONE]' },
       ],
       plan,

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 export type Recorded = { path: string; headers: IncomingMessage['headers']; body: any };
 
 /** What the next requests should meet: failures by status, a hang, a stream that breaks part-way. */
-export type Plan = { status?: number; hangMs?: number; breakAfterChunks?: number };
+export type Plan = { status?: number; hangMs?: number; breakAfterChunks?: number; noUsage?: boolean };
 
 /**
  * Shared plumbing of the fake LLM providers: a real HTTP server on 127.0.0.1 that records every request

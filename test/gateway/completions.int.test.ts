@@ -89,6 +89,13 @@ describe('POST /completion', () => {
     });
   });
 
+  it('counts tokens with a tokenizer when the provider reports no usage', async () => {
+    gw.openai.plan({ noUsage: true });
+    const res = (await complete({ llm_configuration: openaiConfig('hello world') })).json();
+    // o200k_base: "hello world" is 2 tokens, framed as 3 + 2 + 3; "echo: hello world" is 4 (echo, :, hello, world).
+    expect(res).toMatchObject({ status: "success", input_tokens: 8, output_tokens: 4, total_tokens: 12 });
+  });
+
   it('answers 422 naming a missing template variable, and calls no provider', async () => {
     const res = await complete({ llm_configuration: openaiConfig('Hi {{who}} from {{where}}'), inputs: { who: 'x' } });
     expect(res.statusCode).toBe(422);
