@@ -30,6 +30,12 @@ end
 return out
 `;
 
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    acceptSpanEvents(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
+  }
+}
+
 type Accepting = { organization_id: string; trace_id: string; pending_root?: string };
 
 export async function takeSequenceNumbers(redis: Redis, keys: RedisKeys, events: readonly Accepting[]): Promise<number[]> {
@@ -37,7 +43,9 @@ export async function takeSequenceNumbers(redis: Redis, keys: RedisKeys, events:
     keys.pendingSpan(e.organization_id, e.trace_id),
     e.pending_root ? keys.pendingRoot(e.organization_id, e.pending_root) : '',
   ]);
-  const seqs = (await redis.eval(ACCEPT_SCRIPT, 1 + eventKeys.length, keys.seq, ...eventKeys, events.length)) as string[];
+  if (!redis.acceptSpanEvents) redis.defineCommand('acceptSpanEvents', { lua: ACCEPT_SCRIPT });
+  // defineCommand sends EVALSHA, and the script text only when Redis does not have it yet.
+  const seqs = await redis.acceptSpanEvents(1 + eventKeys.length, keys.seq, ...eventKeys, events.length);
   return seqs.map(Number);
 }
 

@@ -19,7 +19,10 @@ export default fp(async (app) => {
 
   app.setErrorHandler((err: FastifyError & { detail?: unknown }, req, reply) => {
     if (err instanceof RequestValidationError) return reply.code(422).send({ detail: err.detail });
-    if (err instanceof AppError) return reply.code(err.statusCode).send({ detail: err.message });
+    if (err instanceof AppError) {
+      if (err.statusCode === 503) reply.header('retry-after', '1');
+      return reply.code(err.statusCode).send({ detail: err.message });
+    }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ detail: 'request body is too large' });
     if (isUnavailable(err)) {
       req.log.warn({ err }, 'dependency unavailable');

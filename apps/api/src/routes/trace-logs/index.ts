@@ -14,7 +14,7 @@ import {
   type ChainlibRun,
   type SpanEvent,
 } from '@sightline/schemas';
-import { notFound, RequestValidationError } from '../../errors';
+import { AppError, notFound, RequestValidationError } from '../../errors';
 
 const FIELD_NAMES = Object.keys(TraceLogFields.shape);
 const READ_YOUR_WRITES_MS = 2000;
@@ -78,7 +78,9 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     const { trace_id } = req.params;
     const org = req.organizationId;
     // Read-your-writes: wait (bounded) for writes accepted for this span, or for the trace it roots.
-    await waitUntilWritten(app.redis, [app.keys.pendingSpan(org, trace_id), app.keys.pendingRoot(org, trace_id)], READ_YOUR_WRITES_MS);
+    const written = await waitUntilWritten(app.redis, [app.keys.pendingSpan(org, trace_id), app.keys.pendingRoot(org, trace_id)], READ_YOUR_WRITES_MS);
+    // Past the bound, say so rather than answer 404 or stale data for a write that was accepted.
+    if (!written) throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
     const rows = await findTraceOf(app.sql, org, trace_id);
     if (!rows) throw notFound('trace log');
     const [tree] = await assemble(rows, [trace_id]);
