@@ -2,14 +2,11 @@
 // separate processes (START_ROLE=api or worker runs one of them, to scale them separately).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import { addApiKey, createSql, ensureOrganization, migrate } from '@sightline/db';
 import { createLogger } from '@sightline/runtime';
-import { BaseEnv, loadEnv } from '@sightline/schemas';
+import { loadEnv, StartEnv } from '@sightline/schemas';
 
-const env = loadEnv(
-  BaseEnv.extend({ START_ROLE: z.enum(['all', 'api', 'worker']).default('all'), BOOTSTRAP_API_KEY: z.string().min(8).optional() }),
-);
+const env = loadEnv(StartEnv);
 const log = createLogger('start', env.LOG_LEVEL);
 
 await migrate(env.DATABASE_URL, (msg) => log.info(msg));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSql, type Sql } from '@sightline/db';
 import { redisKeys, type QueuePayload } from '@sightline/queues';
@@ -20,8 +21,8 @@ beforeAll(async () => {
   key = (await newOrganization(sql)).key;
   const workerSql = createSql(databaseUrl(), { max: 2 });
   const redis = testRedis();
-  const processor = spanWriteProcessor({ sql: workerSql, redis, keys: redisKeys(stack.prefix), batchSize: 100 });
-  process = (payload) => processor(payload, undefined as never);
+  const processor = spanWriteProcessor({ sql: workerSql, redis, keys: redisKeys(stack.prefix), batchSize: 100, log: pino({ level: 'silent' }) });
+  process = (payload) => processor(payload, { id: 'test' } as never);
   release = async () => void (await Promise.all([redis.quit(), workerSql.end()]));
 });
 afterAll(async () => {
@@ -60,6 +61,16 @@ describe('arrival order does not matter', () => {
     await process(update);
 
     expect(await storedState(trace_id)).toEqual([{ status: 'error', error: 'later', output: 'first', feedback_score: 0.75, target: 'gold', created: true }]);
+  });
+
+  it('a client retry of the create accepted after an update does not undo the update', async () => {
+    const trace_id = randomUUID();
+    const body = { trace_id, project_name: 'order', status: 'success', output: 'v1' };
+    await call(stack.app, key, 'POST', '/trace_log', body);
+    await call(stack.app, key, 'PUT', '/trace_log', { trace_id, field_name_to_value_map: { status: 'error', error: 'e' } });
+    await call(stack.app, key, 'POST', '/trace_log', body);
+    for (const job of await takeQueuedJobs()) await process(job);
+    expect(await storedState(trace_id)).toMatchObject([{ status: 'error', error: 'e', output: 'v1' }]);
   });
 
   it('a client retry of the create changes nothing and leaves one span', async () => {

@@ -150,7 +150,9 @@ describe('trace-log write and read', () => {
       }
     }
     expect((await call(stack.app, key, 'POST', '/trace_log/chainlib', root)).statusCode).toBe(200);
+    const pooled = stack.app.pool.completedTasks();
     const tree = (await get(root.id)).json();
+    expect(stack.app.pool.completedTasks()).toBe(pooled + 1);
     expect(tree.children).toHaveLength(50);
     let node = tree.children[7];
     for (let level = 1; level < 60; level++) node = node.children[0];

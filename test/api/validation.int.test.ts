@@ -65,6 +65,38 @@ describe('request validation', () => {
     expectValidationError(await call(stack.app, key, 'POST', '/feedback', { trace_id: randomUUID(), score: 1.01 }), ['body', 'score']);
     expectValidationError(await call(stack.app, key, 'POST', '/feedback', { trace_id: randomUUID(), score: -0.1 }), ['body', 'score']);
   });
+  it('refuses values the store cannot hold with 422, never a 500', async () => {
+    const long = 'x'.repeat(3000);
+    const cases: [object, (string | number)[]][] = [
+      [{ project_name: 'p', depth: 2 ** 31 }, ['body', 'depth']],
+      [{ project_name: 'p', execution_order: 2 ** 40 }, ['body', 'execution_order']],
+      [{ project_name: 'p', trace_name: long }, ['body', 'trace_name']],
+      [{ project_name: 'p', tags: [long] }, ['body', 'tags', 0]],
+      [{ project_name: 'p', session_id: long }, ['body', 'session_id']],
+      [{ project_name: long }, ['body', 'project_name']],
+    ];
+    for (const [body, loc] of cases) expectValidationError(await call(stack.app, key, 'POST', '/trace_log', body), loc);
+    expectValidationError(await call(stack.app, key, 'PUT', '/trace_log', { trace_id: randomUUID(), field_name_to_value_map: { depth: 2 ** 31 } }), ['body', 'field_name_to_value_map', 'depth']);
+    expectValidationError(await call(stack.app, key, 'POST', '/get_trace_logs', { page: Number.MAX_SAFE_INTEGER }), ['body', 'page']);
+  });
+  it('refuses JSON nested too deeply to store, with 422', async () => {
+    const deep = '{"project_name":"p","metadata":' + '{"a":'.repeat(5000) + '1' + '}'.repeat(5000) + '}';
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', deep), ['body']);
+    const fine = '{"project_name":"p","metadata":' + '{"a":'.repeat(50) + '"[[[{{{"' + '}'.repeat(50) + '}';
+    expect((await call(stack.app, key, 'POST', '/trace_log', fine)).statusCode).toBe(200);
+  });
+  it('refuses chain-framework runs it cannot store with 422 in the validation shape', async () => {
+    const run = (extra: object) => ({ id: randomUUID(), name: 'r', run_type: 'chain', project_name: 'p', ...extra });
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', run({ start_time: -62200000000000 })), ['body', 'start_time']);
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', run({ start_time: 8e15 })), ['body', 'start_time']);
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', run({ name: 'n'.repeat(3000) })), ['body', 'runs', 0, 'trace_name']);
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', { id: randomUUID(), name: 'no project' }), ['body', 'project_name']);
+  });
+  it('answers a malformed URL with 400 in the detail shape', async () => {
+    const res = await stack.app.inject({ url: '/api/svc/v1/trace_log/%E0%A4%A', headers: { 'x-api-key': key } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ detail: expect.any(String) });
+  });
   it('ignores unknown fields, and stores strings holding NUL characters and lone surrogates', async () => {
     const trace_id = randomUUID();
     const res = await call(stack.app, key, 'POST', '/trace_log', {

@@ -81,4 +81,20 @@ describe('applySpanEvents', () => {
       expect(chain.map((id) => depth.get(id))).toEqual([1, 2, 3, 4, 5, 6]);
     }
   });
+
+  it('lets 200 concurrent writers of one trace finish without deadlocks, with a correct tree', async () => {
+    const root = randomUUID();
+    const children = Array.from({ length: 200 }, () => randomUUID());
+    const events = [ev('create', root, {}), ...children.map((id) => ev('create', id, { root_trace_id: root, parent_trace_id: root }))];
+    // The children first, waiting for their root; then the root and an update of every child at once,
+    // so that writers of existing rows race the recomputation of their trace.
+    await Promise.all(events.slice(1).map((e) => applySpanEvents(sql, [e])));
+    const updates = children.map((id) => ev('update', id, { output: 'done' }));
+    const results = await Promise.allSettled([events[0], ...updates].map((e) => applySpanEvents(sql, [e])));
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    const rows = await findTraceOf(sql, org, root);
+    expect(rows).toHaveLength(201);
+    expect(rows!.filter((r) => r.trace_id !== root).every((r) => r.depth === 1)).toBe(true);
+    expect(new Set(rows!.map((r) => r.execution_order)).size).toBe(201);
+  });
 });

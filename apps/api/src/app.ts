@@ -23,7 +23,13 @@ const LOCATION: Record<string, string> = { body: 'body', params: 'path', queryst
 
 /** The API as a Fastify instance, without listening: `server.ts` serves it, tests call `inject`. */
 export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {}) {
-  const app = Fastify({ bodyLimit: config.BODY_LIMIT_BYTES, logger: { level: config.LOG_LEVEL }, ...options });
+  const app = Fastify({
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    logger: { level: config.LOG_LEVEL },
+    // Errors raised before routing (a malformed URL, a bad content type) keep the API's error shape.
+    frameworkErrors: (err, _req, reply) => void (reply as { code(n: number): { send(b: unknown): unknown } }).code(400).send({ detail: err.message }),
+    ...options,
+  });
 
   app.setValidatorCompiler<ZodType>(({ schema, httpPart }) => (data) => {
     const result = schema.safeParse(data);

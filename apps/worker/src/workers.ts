@@ -16,7 +16,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const spanWrites = createProducer('span-write', redis, prefix);
   const options = { connection: redis, prefix, log };
   const workers = [
-    registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE }), { ...options, concurrency: env.WORKER_CONCURRENCY }),
+    registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, log }), { ...options, concurrency: env.WORKER_CONCURRENCY }),
     registerWorker(
       'completion',
       completionProcessor({

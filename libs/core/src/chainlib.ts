@@ -103,8 +103,9 @@ function parseTime(value: unknown, where: () => Path): number | undefined {
       ms = time ? Date.parse(`${date}T${time.replace(',', '.')}${tz}`) : Date.parse(date);
     }
   }
-  if (Number.isNaN(ms)) {
-    throw new ChainlibError(where(), `must be epoch milliseconds or an ISO-8601 date-time`);
+  // Years 1 to 9999: what PostgreSQL and the trace-log timestamps accept.
+  if (Number.isNaN(ms) || ms < -62135596800000 || ms > 253402300799999) {
+    throw new ChainlibError(where(), `must be epoch milliseconds or an ISO-8601 date-time between years 1 and 9999`);
   }
   return ms;
 }

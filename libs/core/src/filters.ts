@@ -47,6 +47,8 @@ const INT_MIN = -(2n ** 63n), INT_MAX = 2n ** 63n - 1n;
 function parseNumber(s: string): string | undefined {
   const t = s.trim();
   // Number() would also accept '', hex, 'Infinity'; the regex admits plain decimals only.
+  // Number() also bounds the value: anything it cannot hold as a finite double is refused, and what it
+  // gives back (e.g. 1e-20000 -> 0) always fits PostgreSQL's numeric.
   return DECIMAL.test(t) && Number.isFinite(Number(t)) ? String(Number(t)) : undefined;
 }
 
@@ -191,7 +193,8 @@ function mapEquals(c: Ctx, col: string, key: string): string {
   const raw = c.value();
   const k = c.bind(key, 'text');
   const readings = [`${col} @> jsonb_build_object(${k}, ${c.bind(raw, 'text')})`];
-  if (parseNumber(raw) !== undefined) readings.push(`${col} @> jsonb_build_object(${k}, ${c.bind(raw, 'numeric')})`);
+  const number = parseNumber(raw);
+  if (number !== undefined) readings.push(`${col} @> jsonb_build_object(${k}, ${c.bind(number, 'numeric')})`);
   if (raw === 'true' || raw === 'false') readings.push(`${col} @> jsonb_build_object(${k}, ${c.bind(raw, 'boolean')})`);
   return readings.join(' OR ');
 }

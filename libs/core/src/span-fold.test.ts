@@ -28,6 +28,12 @@ describe('foldEvents', () => {
     expect(foldEvents(undefined, [update]).created).toBe(false);
     expect(foldEvents(foldEvents(undefined, [update]), [create]).created).toBe(true);
   });
+  it('never lets a create, however late, undo an update or feedback', () => {
+    const retriedCreate: FoldEvent = { kind: 'create', seq: 40, fields: { status: 'success', output: 'b', feedback_score: null } };
+    const folded = foldEvents(undefined, [create, update, feedback, retriedCreate]);
+    expect(folded.fields).toMatchObject({ status: 'error', error: 'boom', feedback_score: 0.5, output: 'b' });
+    for (const order of permutations([create, update, feedback, retriedCreate])) expect(foldEvents(undefined, order)).toEqual(folded);
+  });
   it('lets an explicit null clear a field', () => {
     const cleared = foldEvents(undefined, [create, { kind: 'update', seq: 11, fields: { output: null } }]);
     expect(cleared.fields.output).toBeNull();

@@ -1,27 +1,30 @@
 import { secondsBetween } from './timestamps';
 
 // Span events can reach the worker in any order (an update before its create, a retried create, a
-// redelivered job). Each event carries a sequence number taken when the API accepted it. A span's state
-// is a last-writer-wins map: a field takes an event's value only when that event is newer than the one
-// that last set the field. Folding is therefore idempotent and order-independent, and the result equals
-// the in-order application of the events.
+// redelivered job). Each event carries a sequence number taken when the API accepted it, and the state
+// of a span is two last-writer-wins layers: what creates said, and over it what updates and feedback
+// said. A field takes an event's value only when that event is newer than the one that last set the
+// field in its layer, and a create never overrides a field an update has set (a client's late retry of
+// its create must not undo the update that followed it). Folding is therefore idempotent and
+// independent of delivery order.
 
 export type SpanEventKind = 'create' | 'update' | 'feedback';
 export type FoldEvent = { kind: SpanEventKind; seq: number; fields: Record<string, unknown> };
-export type SpanState = { created: boolean; versions: Record<string, number>; fields: Record<string, unknown> };
+export type Versions = { create: Record<string, number>; update: Record<string, number> };
+export type SpanState = { created: boolean; versions: Versions; fields: Record<string, unknown> };
 
 export function foldEvents(state: SpanState | undefined, events: readonly FoldEvent[]): SpanState {
   const next: SpanState = state
-    ? { created: state.created, versions: { ...state.versions }, fields: { ...state.fields } }
-    : { created: false, versions: {}, fields: {} };
+    ? { created: state.created, versions: { create: { ...state.versions.create }, update: { ...state.versions.update } }, fields: { ...state.fields } }
+    : { created: false, versions: { create: {}, update: {} }, fields: {} };
   for (const event of events) {
-    if (event.kind === 'create') next.created = true;
+    const isCreate = event.kind === 'create';
+    if (isCreate) next.created = true;
+    const layer = isCreate ? next.versions.create : next.versions.update;
     for (const [name, value] of Object.entries(event.fields)) {
-      if (value === undefined) continue;
-      if (event.seq > (next.versions[name] ?? 0)) {
-        next.versions[name] = event.seq;
-        next.fields[name] = value;
-      }
+      if (value === undefined || event.seq <= (layer[name] ?? 0)) continue;
+      layer[name] = event.seq;
+      if (!isCreate || !(name in next.versions.update)) next.fields[name] = value;
     }
   }
   return next;

@@ -22,6 +22,10 @@ describe('buildTrees', () => {
     expect(tree.children[0].children_ids).toEqual(['g1', 'g2']);
     expect(tree.children[0].children[1].children).toEqual([]);
   });
+  it('lists child ids the client declared that have not arrived after the arrived ones', () => {
+    const rows = [{ ...span('r', 'r', 0), children_ids: ['later', 'c'] }, span('c', 'r', 1)];
+    expect(buildTrees(rows, ['r'])[0].children_ids).toEqual(['c', 'later']);
+  });
   it('builds a subtree from any span and keeps the requested order of roots', () => {
     const rows = [span('a', 'a', 0), span('b', 'b', 0), span('a1', 'a', 1)];
     expect(buildTrees(rows, ['b', 'a', 'missing']).map((t) => t.trace_id)).toEqual(['b', 'a']);

@@ -1,6 +1,6 @@
 // Tree assembly for trace-log responses. Input rows are flat trace logs of one or more traces; output
 // nests each span's children under `children` (ordered by execution_order, then start time) and lists
-// their ids in `children_ids`. Iterative, with a visited set, so deep or malformed trees cannot overflow
+// their ids in `children_ids`, followed by any child ids the client declared that have not arrived. Iterative, with a visited set, so deep or malformed trees cannot overflow
 // the stack or loop.
 
 export type FlatSpan = {
@@ -23,7 +23,11 @@ function compareSiblings(a: FlatSpan, b: FlatSpan): number {
 /** Builds the subtree under each requested id, in the order requested; ids not among the rows are skipped. */
 export function buildTrees(rows: readonly FlatSpan[], rootIds: readonly string[]): SpanTree[] {
   const byId = new Map<string, SpanTree>();
-  for (const row of rows) byId.set(row.trace_id, { ...row, children: [], children_ids: [] });
+  const declared = new Map<string, unknown>();
+  for (const row of rows) {
+    declared.set(row.trace_id, row.children_ids);
+    byId.set(row.trace_id, { ...row, children: [], children_ids: [] });
+  }
   const childrenOf = new Map<string, SpanTree[]>();
   for (const node of byId.values()) {
     if (node.parent_trace_id === node.trace_id) continue;
@@ -45,6 +49,8 @@ export function buildTrees(rows: readonly FlatSpan[], rootIds: readonly string[]
       for (const child of children) visited.add(child.trace_id);
       node.children = children;
       node.children_ids = children.map((c) => c.trace_id);
+      const promised = declared.get(node.trace_id);
+      if (Array.isArray(promised)) for (const id of promised) if (!node.children_ids.includes(id)) node.children_ids.push(id);
       stack.push(...children);
     }
     trees.push(root);

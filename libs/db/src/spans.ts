@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { deriveFields, foldEvents, formatTimestamp, type SpanState } from '@sightline/core';
+import { compileFilter, deriveFields, foldEvents, formatTimestamp, type FilterInput, type SpanState, type Versions } from '@sightline/core';
 import { SpanEventFields, type SpanEvent } from '@sightline/schemas';
 import type { Sql } from './client';
 
@@ -24,9 +24,9 @@ async function takeLocks(tx: Sql, names: string[]): Promise<void> {
 }
 
 /**
- * Applies span events in one transaction: locks the touched spans (in a fixed order, so concurrent
- * workers cannot deadlock), folds the events into their stored state, writes every row back in
- * multi-row upserts, then recomputes depth and execution order for the touched traces.
+ * Applies span events in one transaction: locks the touched spans, folds the events into their stored
+ * state, and writes every row back in multi-row upserts. Where the tree decides a span's depth or
+ * execution order (the client sent none), the touched traces are locked and recomputed.
  */
 export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<void> {
   const byKey = new Map<string, SpanEvent[]>();
@@ -37,21 +37,30 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
     else byKey.set(key, [e]);
   }
   const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
+  const orgs = keys.map((k) => k.org), ids = keys.map((k) => k.id);
 
-  await sql.begin(async (tx) => {
-    await takeLocks(tx as unknown as Sql, keys.map((k) => `span/${k.org}/${k.id}`));
+  await sql.begin(async (txn) => {
+    const tx = txn as unknown as Sql;
+    await takeLocks(tx, keys.map((k) => `span/${k.org}/${k.id}`));
     const stored = await tx`
-      select s.organization_id, s.trace_id, s.created, s.versions, ${tx.unsafe(FIELDS.map(selectField).join(', '))}
+      select s.organization_id, s.trace_id, s.created, s.versions, s.depth as stored_depth, s.execution_order as stored_order,
+             ${tx.unsafe(FIELDS.map(selectField).join(', '))}
       from spans s
-      join unnest(${tx.array(keys.map((k) => k.org))}::uuid[], ${tx.array(keys.map((k) => k.id))}::uuid[]) as k(org, id)
-        on s.organization_id = k.org and s.trace_id = k.id`;
-    const states = new Map<string, SpanState>();
-    for (const row of stored) states.set(`${row.organization_id}/${row.trace_id}`, rowToState(row));
+      join unnest(${tx.array(orgs)}::uuid[], ${tx.array(ids)}::uuid[]) as k(org, id) on s.organization_id = k.org and s.trace_id = k.id`;
+    const previous = new Map(stored.map((row) => [`${row.organization_id}/${row.trace_id}`, row]));
 
+    const unordered = new Map<string, { org: string; root: string }>();
     const rows = [...byKey.entries()].map(([key, list]) => {
       const [{ organization_id, trace_id }] = list;
-      const state = foldEvents(states.get(key), [...list].sort((a, b) => a.seq - b.seq));
+      const before = previous.get(key);
+      const state = foldEvents(before && rowToState(before), [...list].sort((a, b) => a.seq - b.seq));
       const fields = deriveFields(trace_id, state.fields);
+      // Depth and order the tree decided earlier stay until the tree is recomputed.
+      fields.depth ??= before?.stored_depth ?? null;
+      fields.execution_order ??= before?.stored_order ?? null;
+      if (state.created && (fields.depth == null || fields.execution_order == null)) {
+        unordered.set(`${organization_id}/${fields.root_trace_id}`, { org: organization_id, root: fields.root_trace_id as string });
+      }
       const row: Record<string, any> = { organization_id, trace_id, created: state.created, versions: tx.json(state.versions) };
       for (const field of FIELDS) {
         const value = fields[field] ?? null;
@@ -60,6 +69,19 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       return row;
     });
 
+    // Spans that arrived before a parent in this batch are waiting for it: their trace needs ordering too.
+    const waiting = await tx<{ org: string; root: string }[]>`
+      select distinct c.organization_id as org, c.root_trace_id as root
+      from spans c join unnest(${tx.array(orgs)}::uuid[], ${tx.array(ids)}::uuid[]) as k(org, id)
+        on c.organization_id = k.org and c.parent_trace_id = k.id
+      where c.created and c.trace_id <> c.parent_trace_id and (c.depth is null or c.execution_order is null)`;
+    for (const w of waiting) unordered.set(`${w.org}/${w.root}`, w);
+    const roots = [...unordered.values()];
+    // Spans of one trace may be written by concurrent transactions; the trace lock serializes their
+    // recomputation so the last one sees every committed span. It is taken before any row is written,
+    // so no transaction waits for it while holding row locks another one needs.
+    if (roots.length) await takeLocks(tx, roots.map((r) => `root/${r.org}/${r.root}`));
+
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       await tx`
         insert into spans ${tx(rows.slice(i, i + ROWS_PER_STATEMENT), WRITE_COLUMNS)}
@@ -67,14 +89,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
           ${tx.unsafe(WRITE_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', '))},
           updated_at = now()`;
     }
-
-    const roots = rows.filter((r) => r.created).map((r) => ({ org: r.organization_id as string, root: r.root_trace_id as string }));
-    if (roots.length) {
-      // Spans of one trace may be written by concurrent transactions; serializing them per trace here
-      // means the last one to recompute sees every committed span of the trace.
-      await takeLocks(tx as unknown as Sql, roots.map((r) => `root/${r.org}/${r.root}`));
-      await recomputeTreeOrder(tx as unknown as Sql, roots);
-    }
+    if (roots.length) await recomputeTreeOrder(tx, roots);
   });
 }
 
@@ -85,15 +100,15 @@ function selectField(field: string): string {
 }
 
 function rowToState(row: Record<string, unknown>): SpanState {
-  const versions = row.versions as Record<string, number>;
+  const stored = row.versions as Partial<Versions>;
+  const versions = { create: stored.create ?? {}, update: stored.update ?? {} };
   const fields: Record<string, unknown> = {};
-  for (const field of Object.keys(versions)) fields[field] = row[field];
+  for (const field of [...Object.keys(versions.create), ...Object.keys(versions.update)]) fields[field] = row[field];
   return { created: row.created as boolean, versions, fields };
 }
 
 /** Depth and execution order the client did not send follow from the tree: the root is 0, +1 per level / span. */
-async function recomputeTreeOrder(sql: Sql, roots: { org: string; root: string }[]): Promise<void> {
-  const unique = [...new Map(roots.map((r) => [`${r.org}/${r.root}`, r])).values()];
+async function recomputeTreeOrder(sql: Sql, unique: { org: string; root: string }[]): Promise<void> {
   await sql`
     with recursive tree as (
       select s.organization_id, s.trace_id, 0 as depth
@@ -115,12 +130,17 @@ async function recomputeTreeOrder(sql: Sql, roots: { org: string; root: string }
       from tree join spans s on s.organization_id = tree.organization_id and s.trace_id = tree.trace_id
     )
     update spans s set
-      depth = case when s.versions ? 'depth' then s.depth else o.depth end,
-      execution_order = case when s.versions ? 'execution_order' then s.execution_order else o.execution_order end
+      depth = case when ${sql.unsafe(explicit('depth'))} then s.depth else o.depth end,
+      execution_order = case when ${sql.unsafe(explicit('execution_order'))} then s.execution_order else o.execution_order end
     from ordered o
     where s.organization_id = o.organization_id and s.trace_id = o.trace_id
-      and ((not s.versions ? 'depth' and s.depth is distinct from o.depth)
-        or (not s.versions ? 'execution_order' and s.execution_order is distinct from o.execution_order))`;
+      and ((not ${sql.unsafe(explicit('depth'))} and s.depth is distinct from o.depth)
+        or (not ${sql.unsafe(explicit('execution_order'))} and s.execution_order is distinct from o.execution_order))`;
+}
+
+/** SQL: the client (not the tree) set this field of span `s`. */
+function explicit(field: 'depth' | 'execution_order'): string {
+  return `(s.versions -> 'create' ? '${field}' or s.versions -> 'update' ? '${field}')`;
 }
 
 // ---- Reading -------------------------------------------------------------------------------------------
@@ -130,7 +150,8 @@ const READ_COLUMNS = `
   s.organization_id, s.inputs, s.output, s.target, s.start_ts as start_timestamp, s.end_ts as end_timestamp,
   s.status, s.error, s.configuration, s.metadata, s.tags, s.depth, s.execution_order, s.time_to_first_token,
   s.latency, s.input_tokens, s.output_tokens, s.total_tokens, s.cost, s.output_for_eval_metrics,
-  s.evaluation_metric_names, s.scores, s.feedback_score, s.feedback_comment, s.apply_eval_frac, s.log_sample_rate,
+  s.evaluation_metric_names, s.scores, s.feedback_score, s.feedback_comment, s.children_ids,
+  coalesce(s.apply_eval_frac, 1) as apply_eval_frac, coalesce(s.log_sample_rate, 1) as log_sample_rate,
   s.deployment_id, s.cache_hit, s.end_user_identifier, s.session_id, s.experiment_uuid, s.images, s.comments,
   s.annotations`;
 
@@ -161,23 +182,34 @@ export async function spansOfRoots(sql: Sql, organizationId: string, rootIds: re
   return rows.map(toTraceLog);
 }
 
+const TIME_RANGE_INTERVAL: Record<string, string | null> = {
+  na: null, '1h': '1 hour', '3h': '3 hours', '6h': '6 hours', '24h': '24 hours', '7d': '7 days',
+  '1m': '1 month', '3m': '3 months', '6m': '6 months', '1y': '1 year',
+};
+
 export type RootQuery = {
   organizationId: string;
   projectId: string | null;
-  where: { text: string; params: unknown[] }[];
+  filter?: FilterInput;
+  timeRange?: string;
+  status?: string | null;
   page: number;
   pageSize: number;
 };
 
-/** The listing's SQL: root spans, newest first. Conditions use $n placeholders from 3 on. */
+/** The listing's SQL: root spans, newest first. Throws FilterError for a bad filter. */
 export function rootListingSql(q: RootQuery): { count: string; page: string; params: unknown[] } {
   const params: unknown[] = [q.organizationId, q.projectId];
   // No "$2 is null or ..." disjunction: it would keep the planner from using the project's index.
   const conditions = ['s.organization_id = $1', 's.created', 's.depth = 0', q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null'];
-  for (const c of q.where) {
-    conditions.push(`(${c.text})`);
-    params.push(...c.params);
+  const filter = q.filter && compileFilter(q.filter, params.length + 1);
+  if (filter) {
+    conditions.push(filter.text);
+    params.push(...filter.params);
   }
+  const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
+  if (interval) conditions.push(`s.start_ts >= now() - $${params.push(interval)}::interval`);
+  if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
   const where = conditions.join(' and ');
   const limit = params.push(q.pageSize), offset = params.push((q.page - 1) * q.pageSize);
   return {

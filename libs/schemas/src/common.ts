@@ -18,6 +18,13 @@ export const Timestamp = z.string().transform((value, ctx) => {
 
 export const Fraction = z.number().min(0).max(1);
 export const Count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** Depth and execution order are int4 columns. */
+export const SmallCount = z.number().int().min(0).max(2_147_483_647);
+/**
+ * Text that is indexed (names, ids, tags) must fit a B-tree index row (about 2.7 kB): 512 characters
+ * of up to 4 bytes each always do.
+ */
+export const IndexedText = z.string().max(512);
 export const JsonObject = z.record(z.string(), z.unknown());
 
 export const DetailSchema = z.object({ detail: z.string() });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Fraction, JsonObject, Uuid } from './common';
+import { Fraction, IndexedText, JsonObject, Uuid } from './common';
+import { ProjectName } from './project';
 
 export const MESSAGE_ROLES = ['system', 'user', 'assistant', 'example_user', 'example_assistant', 'function', 'tool'] as const;
 
@@ -44,20 +45,20 @@ export const CompletionRequestSchema = z.object({
   inputs: z.record(z.string(), z.unknown()).nullish(),
   llm_inputs: z.record(z.string(), z.unknown()).nullish(),
   llm_configuration: LlmConfigurationSchema.nullish(),
-  project_name: z.string().min(1).nullish(),
+  project_name: ProjectName.nullish(),
   project_uuid: Uuid.nullish(),
   experiment_uuid: Uuid.nullish(),
   parent_trace_id: Uuid.nullish(),
   root_trace_id: Uuid.nullish(),
-  end_user_identifier: z.string().nullish(),
+  end_user_identifier: IndexedText.nullish(),
   deployment_id: z.string().min(1).nullish(),
   metadata: JsonObject.nullish(),
-  tags: z.array(z.string()).nullish(),
+  tags: z.array(IndexedText).nullish(),
   target: z.string().nullish(),
   trace_id: Uuid.nullish(),
   inference_id: Uuid.nullish(),
-  trace_name: z.string().nullish(),
-  name: z.string().nullish(),
+  trace_name: IndexedText.nullish(),
+  name: IndexedText.nullish(),
   provider_api_key: z.string().min(1).nullish(),
   cache: z.boolean().nullish(),
   log_omit_inputs: z.boolean().nullish(),

@@ -33,6 +33,12 @@ export const ApiEnv = BaseEnv.extend({
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 
+/** `npm start`: which processes to run, and the key to ensure before they start. */
+export const StartEnv = BaseEnv.extend({
+  START_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  BOOTSTRAP_API_KEY: z.string().min(8).optional(),
+});
+
 export const WorkerEnv = BaseEnv.extend({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
   SPAN_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),

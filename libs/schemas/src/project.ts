@@ -1,3 +1,5 @@
 import { z } from 'zod';
 
-export const ProjectCreateSchema = z.object({ name: z.string().min(1).max(255) });
+export const ProjectName = z.string().min(1).max(255);
+
+export const ProjectCreateSchema = z.object({ name: ProjectName });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Count, Fraction, JsonObject, Timestamp, Uuid } from './common';
+import { ProjectName } from './project';
+import { Count, Fraction, IndexedText, JsonObject, SmallCount, Timestamp, Uuid } from './common';
 
 const Score = z.object({
   name: z.string(),
@@ -24,7 +25,7 @@ const Annotation = z.object({
  * them in these names too, so this one schema validates requests, documents them and checks payloads.
  */
 export const TraceLogFields = z.object({
-  trace_name: z.string().nullish(),
+  trace_name: IndexedText.nullish(),
   inputs: JsonObject.nullish(),
   output: z.string().nullish(),
   target: z.string().nullish(),
@@ -34,9 +35,9 @@ export const TraceLogFields = z.object({
   error: z.string().nullish(),
   configuration: JsonObject.nullish(),
   metadata: JsonObject.nullish(),
-  tags: z.array(z.string()).nullish(),
-  depth: Count.nullish(),
-  execution_order: Count.nullish(),
+  tags: z.array(IndexedText).nullish(),
+  depth: SmallCount.nullish(),
+  execution_order: SmallCount.nullish(),
   time_to_first_token: z.number().nullish(),
   latency: z.number().nullish(),
   input_tokens: Count.nullish(),
@@ -51,8 +52,8 @@ export const TraceLogFields = z.object({
   log_sample_rate: Fraction.nullish(),
   deployment_id: z.string().nullish(),
   cache_hit: z.boolean().nullish(),
-  end_user_identifier: z.string().nullish(),
-  session_id: z.string().nullish(),
+  end_user_identifier: IndexedText.nullish(),
+  session_id: IndexedText.nullish(),
   experiment_uuid: Uuid.nullish(),
   images: z.array(Image).nullish(),
   comments: z.array(Comment).nullish(),
@@ -64,7 +65,7 @@ export const TraceLogCreateSchema = TraceLogFields.extend({
   trace_id: Uuid.optional(),
   root_trace_id: Uuid.nullish(),
   parent_trace_id: Uuid.nullish(),
-  project_name: z.string().min(1).nullish(),
+  project_name: ProjectName.nullish(),
   project_uuid: Uuid.nullish(),
   // On input, clients send the child UUIDs as strings; trees answer nested objects under the same name.
   children: z.array(z.string()).nullish(),
@@ -104,7 +105,8 @@ export const FilterSchema = z.object({
 
 export const GetTraceLogsSchema = FilterSchema.extend({
   project_name: z.string().nullish(),
-  page: z.number().int().min(1).default(1),
+  // Bounded so that the row offset always fits a bigint.
+  page: z.number().int().min(1).max(1_000_000_000).default(1),
   page_size: z.number().int().min(1).max(100_000).default(20),
   time_range: z.enum(TIME_RANGES).default('na'),
   status: z.enum(['success', 'error']).nullish(),
@@ -115,6 +117,6 @@ export const TraceIdParams = z.object({ trace_id: Uuid });
 
 /** LangChain run tree: only the project reference is checked here; the chainlib mapper checks the rest. */
 export const ChainlibRunSchema = z
-  .looseObject({ project_uuid: Uuid.nullish(), project_name: z.string().min(1).nullish() })
+  .looseObject({ project_uuid: Uuid.nullish(), project_name: ProjectName.nullish() })
   .meta({ title: 'Run' });
 export type ChainlibRun = z.infer<typeof ChainlibRunSchema>;

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
+import { ZodError } from 'zod';
 import { AppError, RequestValidationError } from '../errors';
 
 // Errors that mean a dependency (PostgreSQL or Redis) is unreachable: answered 503, honestly, not 500.
@@ -19,6 +20,12 @@ export default fp(async (app) => {
 
   app.setErrorHandler((err: FastifyError & { detail?: unknown }, req, reply) => {
     if (err instanceof RequestValidationError) return reply.code(422).send({ detail: err.detail });
+    // A value that passed the request schema but not a later, stricter one (a queue payload): still the
+    // caller's input, so a 422 rather than a 500.
+    if (err instanceof ZodError) {
+      req.log.warn({ err }, 'input rejected after request validation');
+      return reply.code(422).send({ detail: RequestValidationError.fromZod('body', err.issues).detail });
+    }
     if (err instanceof AppError) {
       if (err.statusCode === 503) reply.header('retry-after', '1');
       return reply.code(err.statusCode).send({ detail: err.message });

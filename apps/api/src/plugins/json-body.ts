@@ -17,11 +17,33 @@ function clean(this: unknown, _key: string, value: unknown): unknown {
   return value;
 }
 
+// Deeper JSON than this is refused: serializing it again (for the queue, for jsonb) would overflow the stack.
+const MAX_NESTING = 256;
+
+/** True when brackets outside strings nest deeper than `limit`; one pass over the text, no parsing. */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0, inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91 /* { [ */) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93 /* } ] */) depth--;
+  }
+  return false;
+}
+
 export default fp(async (app) => {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    if (nestsDeeperThan(text, MAX_NESTING)) {
+      return done(new RequestValidationError([{ loc: ['body'], msg: `JSON nests deeper than ${MAX_NESTING} levels`, type: 'too_deep' }]), undefined);
+    }
     try {
       done(null, SUSPECT.test(text) ? JSON.parse(text, clean) : JSON.parse(text));
     } catch (err) {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { findProjectById, getOrCreateProject } from '@sightline/db';
 import { createSpanIntake, type NewSpanEvent } from '@sightline/queues';
-import { AppError } from '../errors';
+import { AppError, RequestValidationError } from '../errors';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +30,7 @@ export default fp(async (app) => {
     } else if (ref.project_name) {
       id = (await getOrCreateProject(app.sql, organizationId, ref.project_name)).uuid;
     } else {
-      throw new AppError(422, 'project_name or project_uuid is required');
+      throw new RequestValidationError([{ loc: ['body', 'project_name'], msg: 'project_name or project_uuid is required', type: 'missing' }]);
     }
     if (projectIds.size > 100_000) projectIds.clear();
     projectIds.set(cacheKey, id);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { buildTrees, ChainlibError, compileFilter, FilterError, isSampledIn, runToSpans, type FlatSpan } from '@sightline/core';
+import { buildTrees, ChainlibError, FilterError, isSampledIn, runToSpans, type FlatSpan } from '@sightline/core';
 import { findProjectByName, findTraceOf, listRoots, spansOfRoots } from '@sightline/db';
 import { waitUntilWritten } from '@sightline/queues';
 import {
@@ -20,11 +20,6 @@ const FIELD_NAMES = Object.keys(TraceLogFields.shape);
 const READ_YOUR_WRITES_MS = 2000;
 // Trees larger than this are assembled on the thread pool rather than on the event loop.
 const POOL_TREE_THRESHOLD = 2000;
-const TIME_RANGE_INTERVAL: Record<string, string | null> = {
-  na: null, '1h': '1 hour', '3h': '3 hours', '6h': '6 hours', '24h': '24 hours', '7d': '7 days',
-  '1m': '1 month', '3m': '3 months', '6m': '6 months', '1y': '1 year',
-};
-
 function pickFields(source: Record<string, unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const name of FIELD_NAMES) if (source[name] !== undefined) fields[name] = source[name];
@@ -97,24 +92,14 @@ export default async function traceLogRoutes(base: FastifyInstance) {
       if (!project) return empty;
       projectId = project.uuid;
     }
-    const where: { text: string; params: unknown[] }[] = [];
-    let next = 3; // $1 and $2 are the organization and project
-    const add = (c: { text: string; params: unknown[] }) => {
-      where.push(c);
-      next += c.params.length;
-    };
+    let page;
     try {
-      const filter = compileFilter(body, next);
-      if (filter) add(filter);
+      page = await listRoots(app.sql, { organizationId: org, projectId, filter: body, timeRange: body.time_range, status: body.status, page: body.page, pageSize: body.page_size });
     } catch (err) {
       if (err instanceof FilterError) throw new RequestValidationError([{ loc: ['body', err.field], msg: err.message, type: 'value_error' }]);
       throw err;
     }
-    const interval = TIME_RANGE_INTERVAL[body.time_range];
-    if (interval) add({ text: `s.start_ts >= now() - $${next}::interval`, params: [interval] });
-    if (body.status) add({ text: `s.status = $${next}::text`, params: [body.status] });
-
-    const { total, ids } = await listRoots(app.sql, { organizationId: org, projectId, where, page: body.page, pageSize: body.page_size });
+    const { total, ids } = page;
     const rows = await spansOfRoots(app.sql, org, ids);
     return { total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size, results: await assemble(rows, ids) };
   });
@@ -130,6 +115,10 @@ export default async function traceLogRoutes(base: FastifyInstance) {
       if (err instanceof ChainlibError) throw new RequestValidationError([{ loc: ['body', ...err.path], msg: err.message, type: 'value_error' }]);
       throw err;
     }
+    spans.forEach((span, i) => {
+      const checked = TraceLogFields.partial().safeParse(pickFields(span));
+      if (!checked.success) throw RequestValidationError.fromZod('body', checked.error.issues.map((issue) => ({ ...issue, path: ['runs', i, ...issue.path] })));
+    });
     const projectId = await app.resolveProjectId(req.organizationId, req.body);
     const events: Omit<SpanEvent, 'seq'>[] = spans.map((span) => ({
       kind: 'create',

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '@sightline/db';
+import { sleep } from '../fakes/fake-server';
+import { buildStack, call, type TestStack } from '../support/app';
+import { newOrganization, testSql } from '../support/services';
+
+let stack: TestStack;
+let sql: Sql;
+let org: { id: string; key: string };
+
+beforeAll(async () => {
+  stack = await buildStack();
+  sql = testSql();
+  org = await newOrganization(sql);
+});
+afterAll(async () => {
+  await stack.close();
+  await sql.end();
+});
+
+describe('span-write worker', () => {
+  it('fails a job PostgreSQL refuses at once, clears its pending marks, and keeps its batch neighbours', async () => {
+    const project_id = (await call(stack.app, org.key, 'POST', '/project', { name: 'refused' })).json().uuid;
+    const bad = randomUUID(), good = randomUUID();
+    // A NUL inside jsonb passes the queue schema but not PostgreSQL (the API strips it; a raw job does not).
+    const event = (trace_id: string, metadata: Record<string, unknown>) => ({ kind: 'create' as const, organization_id: org.id, trace_id, pending_root: trace_id, fields: { project_id, metadata } });
+    await Promise.all([stack.app.acceptSpanEvents([event(bad, { a: 'x\u0000y' })]), stack.app.acceptSpanEvents([event(good, { a: 'fine' })])]);
+
+    let failed: { failedReason: string; attemptsMade: number }[] = [];
+    for (let i = 0; i < 50 && failed.length === 0; i++) {
+      failed = await stack.app.spanWrites.queue.getFailed();
+      if (!failed.length) await sleep(100);
+    }
+    expect(failed).toHaveLength(1);
+    expect(failed[0].failedReason).toMatch(/refused by PostgreSQL/);
+    expect(failed[0].attemptsMade).toBe(1);
+    expect(await stack.app.redis.scard(stack.app.keys.pendingSpan(org.id, bad))).toBe(0);
+    expect((await call(stack.app, org.key, 'GET', `/trace_log/${good}`)).json().metadata).toEqual({ a: 'fine' });
+    expect((await call(stack.app, org.key, 'GET', `/trace_log/${bad}`)).statusCode).toBe(404);
+  });
+});
