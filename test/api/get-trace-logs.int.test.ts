@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
 import { TIME_RANGES } from '@sightline/schemas';
-import { buildStack, call, type TestStack } from '../support/app';
+import { buildStack, call, readTrace, type TestStack } from '../support/app';
 import { newOrganization, testSql } from '../support/services';
 
 let stack: TestStack;
@@ -40,7 +40,7 @@ beforeAll(async () => {
     await call(stack.app, key, 'POST', '/trace_log', { trace_id: child, root_trace_id: id, parent_trace_id: id, project_name: project, trace_name: `${fields.name}-child`, latency: 1000, start_timestamp: ago(startedAgo) });
   }
   // Read-your-writes covers GET by id; wait until the listing sees every span.
-  for (const s of seeds) await call(stack.app, key, 'GET', `/trace_log/${s.id}`);
+  for (const s of seeds) await readTrace(stack.app, key, s.id);
 });
 afterAll(async () => {
   await stack.close();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unitHash } from '@sightline/core';
 import type { Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
+import { buildStack, call, readTrace, type TestStack } from '../support/app';
 import { newOrganization, testSql } from '../support/services';
 
 let stack: TestStack;
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const post = (body: unknown, k = key) => call(stack.app, k, 'POST', '/trace_log', body);
-const get = (id: string, k = key) => call(stack.app, k, 'GET', `/trace_log/${id}`);
+const get = (id: string, k = key) => readTrace(stack.app, k, id);
 
 describe('POST /project', () => {
   it('creates or gets a project by name', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
+import { buildStack, call, readTrace, type TestStack } from '../support/app';
 import { newOrganization, testSql } from '../support/services';
 
 let stack: TestStack;
@@ -108,7 +108,7 @@ describe('request validation', () => {
       inputs: { q: 'x\u0000' },
     });
     expect(res.statusCode).toBe(200);
-    const read = await call(stack.app, key, 'GET', `/trace_log/${trace_id}`);
+    const read = await readTrace(stack.app, key, trace_id);
     expect(read.statusCode).toBe(200);
     expect(read.json()).toMatchObject({ output: 'ab', metadata: { key: 'v\ufffd' }, inputs: { q: 'x' } });
     expect(read.json()).not.toHaveProperty('some_future_field');

@@ -97,4 +97,13 @@ describe('applySpanEvents', () => {
     expect(rows!.filter((r) => r.trace_id !== root).every((r) => r.depth === 1)).toBe(true);
     expect(new Set(rows!.map((r) => r.execution_order)).size).toBe(201);
   });
+
+  it('orders a child written at the same moment as its root, whichever commits first', async () => {
+    for (let round = 0; round < 40; round++) {
+      const root = randomUUID(), child = randomUUID();
+      await Promise.all([applySpanEvents(sql, [ev('create', child, { root_trace_id: root, parent_trace_id: root })]), applySpanEvents(sql, [ev('create', root, {})])]);
+      const rows = await findTraceOf(sql, org, root);
+      expect(rows!.find((r) => r.trace_id === child)).toMatchObject({ depth: 1, execution_order: 1 });
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
+import { buildStack, call, type TestStack, readTrace } from '../support/app';
 import { newOrganization, testSql } from '../support/services';
 
 // A statement-level trigger records how many rows of this test's project each INSERT statement wrote,
@@ -38,7 +38,7 @@ describe('span-write worker', () => {
     const ids = Array.from({ length: 300 }, () => randomUUID());
     await Promise.all(ids.map((trace_id) => call(stack.app, key, 'POST', '/trace_log', { trace_id, project_name: 'batching' })));
     await stack.startWorker(); // the backlog is waiting; the worker drains it in batches
-    for (const id of ids) expect((await call(stack.app, key, 'GET', `/trace_log/${id}`)).statusCode).toBe(200);
+    for (const id of ids) expect((await readTrace(stack.app, key, id)).statusCode).toBe(200);
 
     const statements = await sql<{ rows: number }[]>`select rows from insert_statements where project_id = ${projectId}`;
     const written = statements.reduce((n, s) => n + s.rows, 0);

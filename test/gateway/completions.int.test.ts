@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
-import { call } from '../support/app';
+import { call, readTrace } from '../support/app';
 import { startGateway, userMessage, type Gateway } from '../support/gateway';
 import { newOrganization, testSql } from '../support/services';
 
@@ -26,7 +26,7 @@ beforeEach(() => {
 });
 
 const complete = (body: object, k = key) => call(gw.stack.app, k, 'POST', '/completion', body);
-const traceLog = async (id: string, k = key) => call(gw.stack.app, k, 'GET', `/trace_log/${id}`);
+const traceLog = async (id: string, k = key) => readTrace(gw.stack.app, k, id);
 const openaiConfig = (content = 'hello there', extra: object = {}) => ({ model: 'gpt-4o-mini', provider: 'openai', messages: [userMessage(content)], ...extra });
 
 describe('POST /completion', () => {
@@ -127,7 +127,7 @@ describe('POST /completion', () => {
     const compatible = await startGatewayEnv({ VLLM_BASE_URL: gw.openai.baseURL });
     const res = await call(compatible.stack.app, key, 'POST', '/completion', { llm_configuration: { model: 'my-finetune', provider: 'vllm', messages: [userMessage('local')] } });
     expect(res.json()).toMatchObject({ status: 'success', content: 'echo: local', provider: 'vllm', cost: 0 });
-    const logged = (await call(compatible.stack.app, key, 'GET', `/trace_log/${res.json().trace_id}`)).json();
+    const logged = (await readTrace(compatible.stack.app, key, res.json().trace_id)).json();
     expect(logged.metadata).toEqual({ price_unknown: true });
     expect(logged.cost).toBe(0);
     await compatible.stack.close();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
-import { call } from '../support/app';
+import { call, readTrace } from '../support/app';
 import { startGateway, type Gateway } from '../support/gateway';
 import { newOrganization, testSql } from '../support/services';
 
@@ -76,7 +76,7 @@ describe('deployed prompts', () => {
     });
     expect(res.json()).toMatchObject({ status: 'success', content: 'echo: Question: refund?', model: 'gpt-4o-mini' });
     expect(gw.openai.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.9, max_tokens: 200, tools: [{ function: { name: 'lookup_order' } }] });
-    expect((await call(gw.stack.app, key, 'GET', `/trace_log/${res.json().trace_id}`)).json()).toMatchObject({ deployment_id: deployment.deployment_id });
+    expect((await readTrace(gw.stack.app, key, res.json().trace_id)).json()).toMatchObject({ deployment_id: deployment.deployment_id });
   });
 
   it('moves a deployment to a newer version under the same id', async () => {

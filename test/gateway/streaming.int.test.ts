@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
 import { sleep } from '../fakes/fake-server';
-import { call } from '../support/app';
+import { call, readTrace } from '../support/app';
 import { startGateway, userMessage, type Gateway } from '../support/gateway';
 import { newOrganization, testSql } from '../support/services';
 
@@ -86,7 +86,7 @@ describe('POST /completion/stream', () => {
     expect(final).toMatchObject({ chunk: '', content: 'echo: one two three four five', trace_id, inference_id: trace_id, status: 'success', cache_hit: false, input_tokens: 7, output_tokens: 6, total_tokens: 13 });
     expect(final.cost).toBeGreaterThan(0);
     expect(final.latency).toBeGreaterThan(0);
-    const log = (await call(gw.stack.app, key, 'GET', `/trace_log/${trace_id}`)).json();
+    const log = (await readTrace(gw.stack.app, key, trace_id)).json();
     expect(log).toMatchObject({ output: 'echo: one two three four five', status: 'success', input_tokens: 7, output_tokens: 6 });
     expect(log.time_to_first_token).toBeGreaterThan(0);
     expect(log.time_to_first_token).toBeLessThan(log.latency);
@@ -111,7 +111,7 @@ describe('POST /completion/stream', () => {
     await stream({ trace_id, llm_configuration: config('a b c d e f g h i j k l') }, { abortAfterChunks: 2 });
     let log;
     for (let i = 0; i < 50 && !log; i++) {
-      const res = await call(gw.stack.app, key, 'GET', `/trace_log/${trace_id}`);
+      const res = await readTrace(gw.stack.app, key, trace_id);
       if (res.statusCode === 200) log = res.json();
       else await sleep(100);
     }
@@ -124,7 +124,7 @@ describe('POST /completion/stream', () => {
     const res = await stream({ trace_id, llm_configuration: config('this stream will break') });
     const final = referenceClientRead(res.networkChunks).payloads.at(-1);
     expect(final).toMatchObject({ status: 'error', trace_id });
-    expect((await call(gw.stack.app, key, 'GET', `/trace_log/${trace_id}`)).json()).toMatchObject({ status: 'error' });
+    expect((await readTrace(gw.stack.app, key, trace_id)).json()).toMatchObject({ status: 'error' });
   });
 
   it('streams a cached completion as a cache hit', async () => {

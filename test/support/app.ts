@@ -61,3 +61,14 @@ export function call(app: FastifyInstance, key: string | null, method: 'GET' | '
     payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+/**
+ * GET /trace_log/{id}, asking again while it answers 503: under a loaded test machine the worker may
+ * take longer than the API's 2 s read-your-writes bound. Tests of that bound itself use `call`.
+ */
+export async function readTrace(app: FastifyInstance, key: string, id: string) {
+  for (let attempt = 0; ; attempt++) {
+    const res = await call(app, key, 'GET', `/trace_log/${id}`);
+    if (res.statusCode !== 503 || attempt >= 20) return res;
+  }
+}

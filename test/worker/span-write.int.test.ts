@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
 import { sleep } from '../fakes/fake-server';
-import { buildStack, call, type TestStack } from '../support/app';
+import { buildStack, call, type TestStack, readTrace } from '../support/app';
 import { newOrganization, testSql } from '../support/services';
 
 let stack: TestStack;
@@ -36,7 +36,7 @@ describe('span-write worker', () => {
     expect(failed[0].failedReason).toMatch(/refused by PostgreSQL/);
     expect(failed[0].attemptsMade).toBe(1);
     expect(await stack.app.redis.scard(stack.app.keys.pendingSpan(org.id, bad))).toBe(0);
-    expect((await call(stack.app, org.key, 'GET', `/trace_log/${good}`)).json().metadata).toEqual({ a: 'fine' });
-    expect((await call(stack.app, org.key, 'GET', `/trace_log/${bad}`)).statusCode).toBe(404);
+    expect((await readTrace(stack.app, org.key, good)).json().metadata).toEqual({ a: 'fine' });
+    expect((await readTrace(stack.app, org.key, bad)).statusCode).toBe(404);
   });
 });

@@ -49,7 +49,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       join unnest(${tx.array(orgs)}::uuid[], ${tx.array(ids)}::uuid[]) as k(org, id) on s.organization_id = k.org and s.trace_id = k.id`;
     const previous = new Map(stored.map((row) => [`${row.organization_id}/${row.trace_id}`, row]));
 
-    const unordered = new Map<string, { org: string; root: string }>();
+    const traces = new Map<string, { org: string; root: string }>();
     const rows = [...byKey.entries()].map(([key, list]) => {
       const [{ organization_id, trace_id }] = list;
       const before = previous.get(key);
@@ -58,9 +58,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       // Depth and order the tree decided earlier stay until the tree is recomputed.
       fields.depth ??= before?.stored_depth ?? null;
       fields.execution_order ??= before?.stored_order ?? null;
-      if (state.created && (fields.depth == null || fields.execution_order == null)) {
-        unordered.set(`${organization_id}/${fields.root_trace_id}`, { org: organization_id, root: fields.root_trace_id as string });
-      }
+      if (state.created) traces.set(`${organization_id}/${fields.root_trace_id}`, { org: organization_id, root: fields.root_trace_id as string });
       const row: Record<string, any> = { organization_id, trace_id, created: state.created, versions: tx.json(state.versions) };
       for (const field of FIELDS) {
         const value = fields[field] ?? null;
@@ -69,19 +67,11 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       return row;
     });
 
-    // Spans that arrived before a parent in this batch are waiting for it: their trace needs ordering too.
-    const waiting = await tx<{ org: string; root: string }[]>`
-      select distinct c.organization_id as org, c.root_trace_id as root
-      from spans c join unnest(${tx.array(orgs)}::uuid[], ${tx.array(ids)}::uuid[]) as k(org, id)
-        on c.organization_id = k.org and c.parent_trace_id = k.id
-      where c.created and c.trace_id <> c.parent_trace_id and (c.depth is null or c.execution_order is null)`;
-    for (const w of waiting) unordered.set(`${w.org}/${w.root}`, w);
-    const roots = [...unordered.values()];
-    // Spans of one trace may be written by concurrent transactions; the trace lock serializes their
-    // recomputation so the last one sees every committed span. It is taken before any row is written,
-    // so no transaction waits for it while holding row locks another one needs.
+    // Writers of one trace are serialized by its lock, taken before any row is written (so nobody waits
+    // for it while holding row locks another writer needs). Whoever writes last then sees every span of
+    // the trace committed, and orders the spans still waiting for their place in the tree.
+    const roots = [...traces.values()];
     if (roots.length) await takeLocks(tx, roots.map((r) => `root/${r.org}/${r.root}`));
-
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       await tx`
         insert into spans ${tx(rows.slice(i, i + ROWS_PER_STATEMENT), WRITE_COLUMNS)}
@@ -89,7 +79,13 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
           ${tx.unsafe(WRITE_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', '))},
           updated_at = now()`;
     }
-    if (roots.length) await recomputeTreeOrder(tx, roots);
+    if (!roots.length) return;
+    const unordered = await tx<{ org: string; root: string }[]>`
+      select distinct s.organization_id as org, s.root_trace_id as root
+      from spans s join unnest(${tx.array(roots.map((r) => r.org))}::uuid[], ${tx.array(roots.map((r) => r.root))}::uuid[]) as r(org, root)
+        on s.organization_id = r.org and s.root_trace_id = r.root
+      where s.created and (s.depth is null or s.execution_order is null)`;
+    if (unordered.length) await recomputeTreeOrder(tx, unordered);
   });
 }
 

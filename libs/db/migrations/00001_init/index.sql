@@ -79,6 +79,9 @@ create index spans_roots on spans (organization_id, project_id, start_ts desc nu
 -- Tree fetch and depth computation.
 create index spans_by_root on spans (organization_id, root_trace_id);
 create index spans_by_parent on spans (organization_id, parent_trace_id);
+-- Spans still waiting for the tree to give them a depth or execution order: a small index, so that
+-- finding them costs nothing on traces whose clients send both.
+create index spans_unordered on spans (organization_id, root_trace_id) where created and (depth is null or execution_order is null);
 -- Common filters.
 create index spans_metadata on spans using gin (metadata jsonb_path_ops);
 create index spans_tags on spans using gin (tags);
