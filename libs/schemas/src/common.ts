@@ -26,8 +26,3 @@ export const SmallCount = z.number().int().min(0).max(2_147_483_647);
  */
 export const IndexedText = z.string().max(512);
 export const JsonObject = z.record(z.string(), z.unknown());
-
-export const DetailSchema = z.object({ detail: z.string() });
-export const ValidationErrorSchema = z.object({
-  detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })),
-});
