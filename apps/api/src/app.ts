@@ -11,6 +11,7 @@ import jsonBody from './plugins/json-body';
 import openapi from './plugins/openapi';
 import spanIntake from './plugins/span-intake';
 import completionRoutes from './routes/completions/index';
+import datasetRoutes from './routes/datasets/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
 import projectRoutes from './routes/projects/index';
@@ -55,6 +56,7 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
       await v1.register(completionRoutes);
       await v1.register(promptRoutes);
       await v1.register(providerKeyRoutes);
+      await v1.register(datasetRoutes);
     },
     { prefix: '/api/svc/v1' },
   );

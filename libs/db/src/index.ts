@@ -5,3 +5,4 @@ export * from './projects';
 export * from './spans';
 export * from './provider-keys';
 export * from './prompts';
+export * from './datasets';

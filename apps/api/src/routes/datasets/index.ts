@@ -1,0 +1,79 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { addTestCases, createDataset, findDataset, listTestCases, updateTestCase, type Dataset } from '@sightline/db';
+import {
+  DatasetCreateSchema,
+  DatasetIdentifierParams,
+  TestCasesAddSchema,
+  TestCaseUpdateParams,
+  TestCaseUpdateSchema,
+  type TestCaseInput,
+} from '@sightline/schemas';
+import { AppError, notFound, RequestValidationError, type ValidationDetail } from '../../errors';
+
+const iso = (d: Date) => d.toISOString();
+
+/** Every case's input keys must be exactly the dataset's columns. */
+function checkColumns(columns: string[], cases: { inputs: Record<string, unknown> }[], at: (i: number) => (string | number)[], exact = true) {
+  const expected = new Set(columns);
+  const problems: ValidationDetail[] = [];
+  cases.forEach((c, i) => {
+    const keys = Object.keys(c.inputs);
+    const extra = keys.filter((k) => !expected.has(k));
+    const missing = exact ? columns.filter((k) => !(k in c.inputs)) : [];
+    if (extra.length || missing.length) {
+      const parts = [extra.length && `unknown column(s): ${extra.join(', ')}`, missing.length && `missing column(s): ${missing.join(', ')}`].filter(Boolean);
+      problems.push({ loc: at(i), msg: `inputs must have the dataset's columns (${columns.join(', ')}); ${parts.join('; ')}`, type: 'value_error' });
+    }
+  });
+  if (problems.length) throw new RequestValidationError(problems);
+}
+
+export default async function datasetRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+  const caseLoc = (i: number) => ['body', 'test_cases', i, 'inputs'];
+
+  app.post('/collection', { schema: { body: DatasetCreateSchema, summary: 'Create a dataset', tags: ['datasets'] } }, async (req) => {
+    const { name, column_names, test_cases } = req.body;
+    checkColumns(column_names, test_cases, caseLoc);
+    const created = await createDataset(app.sql, req.organizationId, name, column_names, test_cases);
+    if (!created) throw new AppError(409, `a dataset named '${name}' already exists`);
+    return { id: created.dataset.id, last_updated_at: iso(created.dataset.last_updated_at), test_case_ids: created.ids };
+  });
+
+  app.get('/collection/:test_collection_identifier', { schema: { params: DatasetIdentifierParams, summary: 'A dataset by id or name (null if unknown)', tags: ['datasets'] } }, async (req) => {
+    const identifier = req.params.test_collection_identifier;
+    const ref = /^\d{1,15}$/.test(identifier) ? { id: Number(identifier) } : { name: identifier };
+    const dataset = await findDataset(app.sql, req.organizationId, ref);
+    if (!dataset) return null;
+    const cases = await listTestCases(app.sql, dataset.id);
+    return { ...serialize(dataset), test_cases: Object.fromEntries(cases.map((c) => [String(c.id), c])) };
+  });
+
+  app.post('/testcases', { schema: { body: TestCasesAddSchema, summary: 'Add test cases to a dataset, creating it by name if needed', tags: ['datasets'] } }, async (req) => {
+    const { name, id, test_cases } = req.body;
+    const ref = id ? { id } : { name: name! };
+    const ids = await addTestCases(app.sql, req.organizationId, ref, test_cases as TestCaseInput[], Object.keys(test_cases[0].inputs), (columns) =>
+      checkColumns(columns, test_cases, caseLoc),
+    );
+    if (!ids) throw notFound('dataset');
+    return ids;
+  });
+
+  app.post(
+    '/update_test_case/:dataset_id/:test_case_id',
+    { schema: { params: TestCaseUpdateParams, body: TestCaseUpdateSchema, summary: 'Update a test case', tags: ['datasets'] } },
+    async (req) => {
+      const { dataset_id, test_case_id } = req.params;
+      const updated = await updateTestCase(app.sql, req.organizationId, dataset_id, test_case_id, req.body, (columns) =>
+        checkColumns(columns, [{ inputs: req.body.inputs ?? {} }], () => ['body', 'inputs'], false),
+      );
+      if (!updated) throw notFound('test case');
+      return updated;
+    },
+  );
+}
+
+function serialize(d: Dataset) {
+  return { id: d.id, name: d.name, column_names: d.column_names, created_at: iso(d.created_at), last_updated_at: iso(d.last_updated_at) };
+}

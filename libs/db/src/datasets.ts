@@ -1,0 +1,95 @@
+import type { TestCaseInput } from '@sightline/schemas';
+import type { Sql } from './client';
+
+export type Dataset = { id: number; name: string; column_names: string[]; created_at: Date; last_updated_at: Date };
+export type TestCase = { id: number; inputs: Record<string, string>; target: string | null; tags: string[]; test_case_collection_id: number };
+
+const DATASET_COLUMNS = 'id, name, column_names, created_at, last_updated_at';
+
+/** Creates a dataset, or returns null when the organization already has one of that name. */
+export async function createDataset(sql: Sql, organizationId: string, name: string, columns: string[], cases: TestCaseInput[]) {
+  return sql.begin(async (txn) => {
+    const tx = txn as unknown as Sql;
+    const [dataset] = await tx<Dataset[]>`
+      insert into datasets (organization_id, name, column_names) values (${organizationId}, ${name}, ${columns})
+      on conflict (organization_id, name) do nothing
+      returning ${tx.unsafe(DATASET_COLUMNS)}`;
+    if (!dataset) return null;
+    const ids = await insertTestCases(tx, dataset.id, cases);
+    return { dataset, ids };
+  });
+}
+
+async function insertTestCases(tx: Sql, datasetId: number, cases: TestCaseInput[]): Promise<number[]> {
+  if (!cases.length) return [];
+  const rows: Record<string, any>[] = cases.map((c) => ({ dataset_id: datasetId, inputs: tx.json(c.inputs), target: c.target ?? null, tags: c.tags ?? [] }));
+  // Identity values follow the VALUES order of one INSERT, so the ids come back in the order given.
+  const inserted = await tx<{ id: number }[]>`insert into test_cases ${tx(rows, ['dataset_id', 'inputs', 'target', 'tags'])} returning id`;
+  await tx`update datasets set last_updated_at = now() where id = ${datasetId}`;
+  return inserted.map((r) => r.id).sort((a, b) => a - b);
+}
+
+export async function findDataset(sql: Sql, organizationId: string, ref: { id: number } | { name: string }): Promise<Dataset | null> {
+  const [row] = 'id' in ref
+    ? await sql<Dataset[]>`select ${sql.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and id = ${ref.id}`
+    : await sql<Dataset[]>`select ${sql.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and name = ${ref.name}`;
+  return row ?? null;
+}
+
+export function listTestCases(sql: Sql, datasetId: number) {
+  return sql<TestCase[]>`
+    select id, inputs, target, tags, dataset_id as test_case_collection_id from test_cases where dataset_id = ${datasetId} order by id`;
+}
+
+/**
+ * Adds test cases to the organization's dataset `ref`, creating it (by name) with `columnsIfNew` when it
+ * does not exist. `check` sees the dataset's columns and may throw before anything is written.
+ */
+export async function addTestCases(
+  sql: Sql,
+  organizationId: string,
+  ref: { id: number } | { name: string },
+  cases: TestCaseInput[],
+  columnsIfNew: string[],
+  check: (columns: string[]) => void,
+): Promise<number[] | null> {
+  return sql.begin(async (txn) => {
+    const tx = txn as unknown as Sql;
+    if ('name' in ref) {
+      await tx`insert into datasets (organization_id, name, column_names) values (${organizationId}, ${ref.name}, ${columnsIfNew}) on conflict (organization_id, name) do nothing`;
+    }
+    // The row lock keeps concurrent additions from racing a column check.
+    const [dataset] = 'id' in ref
+      ? await tx<Dataset[]>`select ${tx.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and id = ${ref.id} for update`
+      : await tx<Dataset[]>`select ${tx.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and name = ${ref.name} for update`;
+    if (!dataset) return null;
+    check(dataset.column_names);
+    return insertTestCases(tx, dataset.id, cases);
+  });
+}
+
+/** Updates a test case of the organization's dataset; null when the pair is unknown. */
+export async function updateTestCase(
+  sql: Sql,
+  organizationId: string,
+  datasetId: number,
+  testCaseId: number,
+  update: { inputs?: Record<string, string> | null; target?: string | null; tags?: string[] | null },
+  check: (columns: string[]) => void,
+): Promise<TestCase | null> {
+  return sql.begin(async (txn) => {
+    const tx = txn as unknown as Sql;
+    const [dataset] = await tx<Dataset[]>`select ${tx.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and id = ${datasetId}`;
+    if (!dataset) return null;
+    check(dataset.column_names);
+    const [row] = await tx<TestCase[]>`
+      update test_cases set
+        inputs = inputs || ${tx.json(update.inputs ?? {})},
+        target = ${update.target !== undefined ? tx`${update.target}` : tx`target`},
+        tags = coalesce(${update.tags ?? null}::text[], tags)
+      where id = ${testCaseId} and dataset_id = ${datasetId}
+      returning id, inputs, target, tags, dataset_id as test_case_collection_id`;
+    if (row) await tx`update datasets set last_updated_at = now() where id = ${datasetId}`;
+    return row ?? null;
+  });
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { IndexedText } from './common';
+
+// Clients send input values as strings; anything else is kept as its JSON text.
+const InputValue = z.unknown().transform((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? ''));
+const Inputs = z.record(z.string().max(255), InputValue);
+// A target may come as a string, number or boolean; it is stored as a string.
+const Target = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+
+export const TestCaseSchema = z.object({
+  inputs: Inputs,
+  tags: z.array(IndexedText).nullish(),
+  target: Target.nullish(),
+});
+export type TestCaseInput = z.infer<typeof TestCaseSchema>;
+
+/** `target` and `tags` are the reserved row names of client libraries, never input columns. */
+const ColumnName = z.string().min(1).max(255).refine((c) => c !== 'target' && c !== 'tags', 'target and tags are reserved and cannot be columns');
+
+export const DatasetCreateSchema = z.object({
+  name: IndexedText.min(1),
+  column_names: z.array(ColumnName).min(1),
+  test_cases: z.array(TestCaseSchema).default([]),
+});
+
+export const TestCasesAddSchema = z
+  .object({ name: IndexedText.min(1).nullish(), id: z.number().int().positive().nullish(), test_cases: z.array(TestCaseSchema).min(1) })
+  .refine((v) => v.name || v.id, { message: 'name or id is required', path: ['name'] });
+
+export const TestCaseUpdateSchema = z.object({ inputs: Inputs.nullish(), target: Target.nullish(), tags: z.array(IndexedText).nullish() });
+export const TestCaseUpdateParams = z.object({ dataset_id: z.coerce.number().int().positive(), test_case_id: z.coerce.number().int().positive() });
+export const DatasetIdentifierParams = z.object({ test_collection_identifier: z.string().min(1).max(512) });

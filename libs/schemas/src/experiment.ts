@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { IndexedText, JsonObject, Uuid } from './common';
+
+export const RUN_NAME = /^[A-Za-z0-9_-]+$/;
+
+export const ExperimentCreateSchema = z.object({
+  name: IndexedText.min(1),
+  project_uuid: Uuid,
+  run_name: z.string().max(255).regex(RUN_NAME, 'only letters, digits, hyphens and underscores').nullish(),
+  is_public: z.boolean().nullish(),
+  metadata: JsonObject.nullish(),
+});
+
+export const ExperimentParams = z.object({ experiment_uuid: Uuid });
+
+export const ExperimentListSchema = z.object({
+  project_name: z.string().nullish(),
+  metadata_filter: z.record(z.string(), z.unknown()).nullish(),
+  experiment_name_filter: z.string().nullish(),
+  run_name_filter: z.string().nullish(),
+  experiment_uuids: z.array(Uuid).nullish(),
+});
+export type ExperimentList = z.infer<typeof ExperimentListSchema>;
+
+export const EXPERIMENT_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
+
+/** The body of POST /experiment/{uuid}/finished; absent or null means `{status: "completed"}`. */
+export const ExperimentFinishSchema = z
+  .object({
+    status: z.enum(EXPERIMENT_STATUSES).nullish(),
+    dataset_level_stats: z.array(z.object({ name: z.string(), score: z.number() })).nullish(),
+    metadata: JsonObject.nullish(),
+  })
+  .nullish();
+export type ExperimentFinish = z.infer<typeof ExperimentFinishSchema>;
+
+export const PinnedStat = z.object({ var1: z.string(), operation: z.string(), value: z.number(), var2: z.string().optional() });
+export type PinnedStat = z.infer<typeof PinnedStat>;
+
+export const ExperimentFinalizeJobSchema = z.object({
+  reply_to: z.string().min(1),
+  organization_id: Uuid,
+  experiment_uuid: Uuid,
+  status: z.enum(EXPERIMENT_STATUSES),
+  dataset_level_stats: z.array(z.object({ name: z.string(), score: z.number() })),
+  metadata: JsonObject,
+  /** Every span write the API accepted up to this sequence number is counted. */
+  watermark: z.number().int().min(0),
+});
+export type ExperimentFinalizeJob = z.infer<typeof ExperimentFinalizeJobSchema>;
