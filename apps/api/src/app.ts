@@ -9,9 +9,11 @@ import errors from './plugins/errors';
 import infra from './plugins/infra';
 import jsonBody from './plugins/json-body';
 import openapi from './plugins/openapi';
+import replies from './plugins/replies';
 import spanIntake from './plugins/span-intake';
 import completionRoutes from './routes/completions/index';
 import datasetRoutes from './routes/datasets/index';
+import experimentRoutes from './routes/experiments/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
 import projectRoutes from './routes/projects/index';
@@ -42,6 +44,7 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
   await app.register(jsonBody);
   await app.register(infra, { config });
   await app.register(spanIntake);
+  await app.register(replies);
   await app.register(completions);
   await app.register(sse);
   await app.register(openapi);
@@ -57,6 +60,7 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
       await v1.register(promptRoutes);
       await v1.register(providerKeyRoutes);
       await v1.register(datasetRoutes);
+      await v1.register(experimentRoutes);
     },
     { prefix: '/api/svc/v1' },
   );

@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { Sql } from '@sightline/db';
 import { createProducer, createSpanIntake, redisKeys } from '@sightline/queues';
 import type { WorkerEnv } from '@sightline/schemas';
+import { createPool } from '@sightline/pool';
 import { completionProcessor } from './processors/completion.processor';
+import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
 import { registerWorker } from './register-worker';
 
@@ -14,6 +16,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const prefix = env.QUEUE_PREFIX;
   const keys = redisKeys(prefix);
   const spanWrites = createProducer('span-write', redis, prefix);
+  const pool = createPool({ threads: env.POOL_THREADS });
   const options = { connection: redis, prefix, log };
   const workers = [
     registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, log }), { ...options, concurrency: env.WORKER_CONCURRENCY }),
@@ -34,12 +37,14 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
       // A stalled completion is failed, never run again: the provider must not be called twice.
       { ...options, concurrency: env.COMPLETION_CONCURRENCY, maxStalledCount: 0 },
     ),
+    registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool, log }), { ...options, concurrency: 4 }),
   ];
   return {
     names: workers.map((w) => w.name),
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
       await spanWrites.close();
+      await pool.close();
     },
   };
 }

@@ -5,3 +5,4 @@ export * from './tree';
 export * from './filters';
 export * from './chainlib';
 export * from './secrets';
+export * from './score-stats';

@@ -6,3 +6,4 @@ export * from './spans';
 export * from './provider-keys';
 export * from './prompts';
 export * from './datasets';
+export * from './experiments';

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { compileFilter, deriveFields, foldEvents, formatTimestamp, type FilterInput, type SpanState, type Versions } from '@sightline/core';
 import { SpanEventFields, type SpanEvent } from '@sightline/schemas';
 import type { Sql } from './client';
+import { markExperimentsRunning } from './experiments';
 
 // Wire field name -> column, where they differ.
 const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_timestamp: 'end_ts' };
@@ -79,6 +80,8 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
           ${tx.unsafe(WRITE_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', '))},
           updated_at = now()`;
     }
+    const experiments = rows.filter((r) => r.created && r.experiment_uuid).map((r) => ({ org: r.organization_id as string, experiment: r.experiment_uuid as string }));
+    await markExperimentsRunning(tx, [...new Map(experiments.map((e) => [`${e.org}/${e.experiment}`, e])).values()]);
     if (!roots.length) return;
     const unordered = await tx<{ org: string; root: string }[]>`
       select distinct s.organization_id as org, s.root_trace_id as root
@@ -186,6 +189,7 @@ const TIME_RANGE_INTERVAL: Record<string, string | null> = {
 export type RootQuery = {
   organizationId: string;
   projectId: string | null;
+  experimentUuid?: string;
   filter?: FilterInput;
   timeRange?: string;
   status?: string | null;
@@ -198,6 +202,7 @@ export function rootListingSql(q: RootQuery): { count: string; page: string; par
   const params: unknown[] = [q.organizationId, q.projectId];
   // No "$2 is null or ..." disjunction: it would keep the planner from using the project's index.
   const conditions = ['s.organization_id = $1', 's.created', 's.depth = 0', q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null'];
+  if (q.experimentUuid) conditions.push(`s.experiment_uuid = $${params.push(q.experimentUuid)}::uuid`);
   const filter = q.filter && compileFilter(q.filter, params.length + 1);
   if (filter) {
     conditions.push(filter.text);

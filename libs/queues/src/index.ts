@@ -3,3 +3,4 @@ export * from './registry';
 export * from './producer';
 export * from './pending';
 export * from './span-intake';
+export * from './replies';

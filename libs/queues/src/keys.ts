@@ -4,7 +4,8 @@ export function redisKeys(prefix: string) {
     seq: `${prefix}:span-seq`,
     pendingSpan: (org: string, traceId: string) => `${prefix}:pending:span:${org}:${traceId}`,
     pendingRoot: (org: string, rootId: string) => `${prefix}:pending:root:${org}:${rootId}`,
-    completionReplies: (replyTo: string) => `${prefix}:completion:${replyTo}`,
+    pendingOrganization: (org: string) => `${prefix}:pending:org:${org}`,
+    replies: (replyTo: string) => `${prefix}:replies:${replyTo}`,
     completionCache: (org: string, digest: string) => `${prefix}:completion-cache:${org}:${digest}`,
   };
 }

@@ -3,9 +3,12 @@ import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
 
 // Read-your-writes: when the API accepts a span event it takes a sequence number and records it in the
-// span's pending set (and its trace root's) in one atomic script. The worker removes it once the event's
-// transaction has committed. Reads wait, for a bounded time, until the sets they care about are empty.
-// Sets (not counters) make removal idempotent when a job is retried after its commit.
+// span's pending set, its trace root's, and its organization's (a sorted set by sequence number) in one
+// atomic script. The worker removes it once the event's transaction has committed. Reads wait, for a
+// bounded time, until the sets they care about are empty; an experiment finish waits until nothing of
+// its organization accepted before it is pending. Sets (not counters) make removal idempotent when a
+// job is retried after its commit. Sequence numbers are microseconds of Redis time, so entries older
+// than the TTL (a job lost before it was enqueued) are dropped from the organization's set.
 const PENDING_TTL_SECONDS = 3600;
 
 const ACCEPT_SCRIPT = `
@@ -20,12 +23,16 @@ local out = {}
 for i = 1, n do
   local s = string.format('%d', seq + i - 1)
   out[i] = s
-  for _, k in ipairs({KEYS[2 * i], KEYS[2 * i + 1]}) do
+  for _, k in ipairs({KEYS[3 * i - 1], KEYS[3 * i]}) do
     if k ~= '' then
       redis.call('SADD', k, s)
       redis.call('EXPIRE', k, ${PENDING_TTL_SECONDS})
     end
   end
+  local org = KEYS[3 * i + 1]
+  redis.call('ZADD', org, s, s)
+  redis.call('ZREMRANGEBYSCORE', org, '-inf', string.format('%d', now - ${PENDING_TTL_SECONDS} * 1000000))
+  redis.call('EXPIRE', org, ${PENDING_TTL_SECONDS})
 end
 return out
 `;
@@ -42,6 +49,7 @@ export async function takeSequenceNumbers(redis: Redis, keys: RedisKeys, events:
   const eventKeys = events.flatMap((e) => [
     keys.pendingSpan(e.organization_id, e.trace_id),
     e.pending_root ? keys.pendingRoot(e.organization_id, e.pending_root) : '',
+    keys.pendingOrganization(e.organization_id),
   ]);
   if (!redis.acceptSpanEvents) redis.defineCommand('acceptSpanEvents', { lua: ACCEPT_SCRIPT });
   // defineCommand sends EVALSHA, and the script text only when Redis does not have it yet.
@@ -54,8 +62,24 @@ export async function clearPending(redis: Redis, keys: RedisKeys, events: readon
   for (const e of events) {
     pipeline.srem(keys.pendingSpan(e.organization_id, e.trace_id), e.seq);
     if (e.pending_root) pipeline.srem(keys.pendingRoot(e.organization_id, e.pending_root), e.seq);
+    pipeline.zrem(keys.pendingOrganization(e.organization_id), e.seq);
   }
   await pipeline.exec();
+}
+
+/** The sequence number of the latest accepted span event: everything accepted so far is at or below it. */
+export async function currentWatermark(redis: Redis, keys: RedisKeys): Promise<number> {
+  return Number((await redis.get(keys.seq)) ?? 0);
+}
+
+/** Resolves true once none of the organization's events at or below `watermark` is pending, false on timeout. */
+export async function waitUntilApplied(redis: Redis, keys: RedisKeys, organizationId: string, watermark: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
+    if ((await redis.zcount(keys.pendingOrganization(organizationId), '-inf', watermark)) === 0) return true;
+    if (Date.now() + delay > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
 }
 
 /** Resolves true once every key's set is empty, false if `timeoutMs` passes first. */

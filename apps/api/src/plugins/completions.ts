@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
-import { Redis } from 'ioredis';
 import { seal } from '@sightline/core';
 import { configurationOf, findDeployment } from '@sightline/db';
 import { buildLlmRequest, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm';
-import { createProducer, type Producer } from '@sightline/queues';
 import type { CompletionJob, CompletionRequest, CompletionResponse } from '@sightline/schemas';
 import { AppError, RequestValidationError } from '../errors';
-
-type Reply = { chunk: string } | { done: CompletionResponse };
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,19 +17,9 @@ declare module 'fastify' {
   }
 }
 
-/**
- * The API half of the completion gateway. Each API node holds one Redis subscriber connection; a request
- * subscribes to its own reply channel before its job is enqueued, so no chunk can be published unseen.
- */
+/** The API half of the completion gateway: requests become completion jobs whose replies it awaits. */
 export default fp(async (app) => {
   const { config } = app;
-  const subscriber = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  subscriber.on('error', (err) => app.log.debug({ err }, 'redis subscriber error'));
-  const queueRedis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  queueRedis.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
-  const producer: Producer<'completion'> = createProducer('completion', queueRedis, config.QUEUE_PREFIX);
-  const listeners = new Map<string, (reply: Reply) => void>();
-  subscriber.on('message', (channel: string, message: string) => listeners.get(channel)?.(JSON.parse(message) as Reply));
   // The SDK's own retries: every attempt may take the full timeout, with backoff between them.
   const waitBudgetMs = config.COMPLETION_TIMEOUT_MS * (config.PROVIDER_MAX_RETRIES + 1) + 30_000;
 
@@ -84,32 +70,14 @@ export default fp(async (app) => {
     };
   }
 
-  async function run(job: CompletionJob, onChunk?: (text: string) => void, signal?: AbortSignal): Promise<CompletionResponse> {
-    const channel = app.keys.completionReplies(job.reply_to);
-    let settle!: (r: CompletionResponse | Error) => void;
-    const outcome = new Promise<CompletionResponse | Error>((resolve) => (settle = resolve));
-    listeners.set(channel, (reply) => ('done' in reply ? settle(reply.done) : onChunk?.(reply.chunk)));
-    const timer = setTimeout(() => settle(new AppError(504, 'no completion result in time: the workers may be overloaded or down')), waitBudgetMs);
-    const abort = () => settle(new AppError(499, 'client closed the request'));
-    signal?.addEventListener('abort', abort);
-    try {
-      await subscriber.subscribe(channel);
-      await producer.add(job);
-      const result = await outcome;
-      if (result instanceof Error) throw result;
-      return result;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', abort);
-      listeners.delete(channel);
-      subscriber.unsubscribe(channel).catch(() => {});
-    }
+  function run(job: CompletionJob, onChunk?: (text: string) => void, signal?: AbortSignal): Promise<CompletionResponse> {
+    return app.awaitReply<CompletionResponse>(job.reply_to, () => app.completionJobs.add(job), {
+      timeoutMs: waitBudgetMs,
+      timeoutMessage: 'no completion result in time: the workers may be overloaded or down',
+      onChunk,
+      signal,
+    });
   }
 
   app.decorate('completions', { prepare, run });
-  app.addHook('onClose', async () => {
-    await producer.close();
-    queueRedis.disconnect();
-    subscriber.disconnect();
-  });
 });

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
 import { ZodError } from 'zod';
+import { FilterError } from '@sightline/core';
 import { AppError, RequestValidationError } from '../errors';
 
 // Errors that mean a dependency (PostgreSQL or Redis) is unreachable: answered 503, honestly, not 500.
@@ -25,6 +26,9 @@ export default fp(async (app) => {
     if (err instanceof ZodError) {
       req.log.warn({ err }, 'input rejected after request validation');
       return reply.code(422).send({ detail: RequestValidationError.fromZod('body', err.issues).detail });
+    }
+    if (err instanceof FilterError) {
+      return reply.code(422).send({ detail: [{ loc: ['body', err.field], msg: err.message, type: 'value_error' }] });
     }
     if (err instanceof AppError) {
       if (err.statusCode === 503) reply.header('retry-after', '1');

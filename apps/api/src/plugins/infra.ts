@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
+import { buildTrees, type FlatSpan, type SpanTree } from '@sightline/core';
 import { createSql, type Sql } from '@sightline/db';
 import { createProducer, redisKeys, type Producer, type RedisKeys } from '@sightline/queues';
 import { createPool, type Pool } from '@sightline/pool';
@@ -12,9 +13,16 @@ declare module 'fastify' {
     redis: Redis;
     keys: RedisKeys;
     spanWrites: Producer<'span-write'>;
+    completionJobs: Producer<'completion'>;
+    finalizeJobs: Producer<'experiment-finalize'>;
     pool: Pool;
+    /** Trees of many spans are assembled on the thread pool, small ones on the event loop. */
+    assembleTrees(rows: FlatSpan[], rootIds: string[]): Promise<SpanTree[]>;
   }
 }
+
+// Below this many spans a tree is assembled faster on the event loop than shipped to a thread.
+const POOL_TREE_THRESHOLD = 2000;
 
 /** The API's connections. They close in reverse order when the instance closes. */
 export default fp<{ config: ApiEnv }>(async (app, { config }) => {
@@ -31,10 +39,15 @@ export default fp<{ config: ApiEnv }>(async (app, { config }) => {
   app.decorate('redis', redis);
   app.decorate('keys', redisKeys(config.QUEUE_PREFIX));
   app.decorate('spanWrites', createProducer('span-write', queueRedis, config.QUEUE_PREFIX));
+  app.decorate('completionJobs', createProducer('completion', queueRedis, config.QUEUE_PREFIX));
+  app.decorate('finalizeJobs', createProducer('experiment-finalize', queueRedis, config.QUEUE_PREFIX));
   app.decorate('pool', pool);
+  app.decorate('assembleTrees', async (rows: FlatSpan[], rootIds: string[]) =>
+    rows.length > POOL_TREE_THRESHOLD ? pool.buildTrees(rows, rootIds) : buildTrees(rows, rootIds),
+  );
 
   app.addHook('onClose', async () => {
-    await app.spanWrites.close();
+    await Promise.all([app.spanWrites.close(), app.completionJobs.close(), app.finalizeJobs.close()]);
     await pool.close();
     queueRedis.disconnect();
     redis.disconnect();

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { isSampledIn, unseal } from '@sightline/core';
 import { findProviderKey, type Sql } from '@sightline/db';
 import { cacheDigest, costOf, countMessageTokens, countTextTokens, resolveProvider, type LlmResult } from '@sightline/llm';
-import type { RedisKeys, SpanIntake } from '@sightline/queues';
+import { createReplier, type RedisKeys, type SpanIntake } from '@sightline/queues';
 import type { CompletionJob, CompletionResponse } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
@@ -19,9 +19,6 @@ export type CompletionDeps = {
   maxRetries: number;
   cacheTtlSeconds: number;
 };
-
-/** Messages on a job's reply channel: text chunks in provider order, then exactly one `done`. */
-export type CompletionReply = { chunk: string } | { done: CompletionResponse };
 
 /**
  * Calls the provider once (the SDK retries transient failures inside the call), answers on the job's
@@ -43,8 +40,7 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
   }
 
   return async (job) => {
-    const channel = deps.keys.completionReplies(job.reply_to);
-    const send = (reply: CompletionReply) => deps.redis.publish(channel, JSON.stringify(reply));
+    const send = createReplier(deps.redis, deps.keys, job.reply_to)<CompletionResponse>;
     const req = job.request;
     const cacheKey = job.cache ? deps.keys.completionCache(job.organization_id, cacheDigest(job.organization_id, req)) : null;
     const startedAt = new Date();
@@ -74,7 +70,6 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
             baseURL: provider.baseURL,
             timeoutMs: deps.timeoutMs,
             maxRetries: deps.maxRetries,
-            // Publishing without awaiting keeps the chunks in order: one connection sends commands in order.
             onDelta: job.stream
               ? (text) => {
                   timeToFirstToken ??= (performance.now() - t0) / 1000;

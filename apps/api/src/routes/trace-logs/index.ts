@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { buildTrees, ChainlibError, FilterError, isSampledIn, runToSpans, type FlatSpan } from '@sightline/core';
+import { ChainlibError, isSampledIn, runToSpans } from '@sightline/core';
 import { findProjectByName, findTraceOf, listRoots, spansOfRoots } from '@sightline/db';
 import { waitUntilWritten } from '@sightline/queues';
 import {
@@ -18,8 +18,6 @@ import { AppError, notFound, RequestValidationError } from '../../errors';
 
 const FIELD_NAMES = Object.keys(TraceLogFields.shape);
 const READ_YOUR_WRITES_MS = 2000;
-// Trees larger than this are assembled on the thread pool rather than on the event loop.
-const POOL_TREE_THRESHOLD = 2000;
 function pickFields(source: Record<string, unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const name of FIELD_NAMES) if (source[name] !== undefined) fields[name] = source[name];
@@ -28,8 +26,6 @@ function pickFields(source: Record<string, unknown>): Record<string, unknown> {
 
 export default async function traceLogRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
-  const assemble = (rows: FlatSpan[], rootIds: string[]) =>
-    rows.length > POOL_TREE_THRESHOLD ? app.pool.buildTrees(rows, rootIds) : Promise.resolve(buildTrees(rows, rootIds));
 
   app.post('/trace_log', { schema: { body: TraceLogCreateSchema, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
     const body = req.body;
@@ -78,7 +74,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     if (!written) throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
     const rows = await findTraceOf(app.sql, org, trace_id);
     if (!rows) throw notFound('trace log');
-    const [tree] = await assemble(rows, [trace_id]);
+    const [tree] = await app.assembleTrees(rows, [trace_id]);
     return tree;
   });
 
@@ -92,16 +88,9 @@ export default async function traceLogRoutes(base: FastifyInstance) {
       if (!project) return empty;
       projectId = project.uuid;
     }
-    let page;
-    try {
-      page = await listRoots(app.sql, { organizationId: org, projectId, filter: body, timeRange: body.time_range, status: body.status, page: body.page, pageSize: body.page_size });
-    } catch (err) {
-      if (err instanceof FilterError) throw new RequestValidationError([{ loc: ['body', err.field], msg: err.message, type: 'value_error' }]);
-      throw err;
-    }
-    const { total, ids } = page;
+    const { total, ids } = await listRoots(app.sql, { organizationId: org, projectId, filter: body, timeRange: body.time_range, status: body.status, page: body.page, pageSize: body.page_size });
     const rows = await spansOfRoots(app.sql, org, ids);
-    return { total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size, results: await assemble(rows, ids) };
+    return { total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size, results: await app.assembleTrees(rows, ids) };
   });
 
   const chainlib = {

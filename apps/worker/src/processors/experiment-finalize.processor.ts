@@ -1,0 +1,56 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { mergeScoreSummaries } from '@sightline/core';
+import { findExperiment, finishExperiment, rootStats, type Sql } from '@sightline/db';
+import type { Pool } from '@sightline/pool';
+import { createReplier, waitUntilApplied, type RedisKeys, type Reply } from '@sightline/queues';
+import type { ExperimentFinalizeJob, PinnedStat } from '@sightline/schemas';
+import type { Processor } from '../register-worker';
+
+// How long a finish waits for span writes accepted before it; past that it refuses rather than count
+// partial data.
+const PENDING_WRITES_WAIT_MS = 30_000;
+
+/**
+ * Finishes an experiment over every trace log accepted before the finish: waits until they are written,
+ * streams the roots' stats out of PostgreSQL in chunks (sums are done there), summarizes the scores of
+ * each chunk on the thread pool, and stores status, sample count and pinned stats.
+ */
+export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys: RedisKeys; pool: Pool; log: Logger }): Processor<'experiment-finalize'> {
+  return async (job) => {
+    const reply = createReplier(deps.redis, deps.keys, job.reply_to)<{ num_samples: number }>;
+    try {
+      await finalize(job, reply);
+    } catch (err) {
+      // The API is waiting: tell it, rather than let it time out.
+      await reply({ error: 'the experiment could not be finished; see the worker log', status: 500 }).catch(() => {});
+      throw err;
+    }
+  };
+
+  async function finalize(job: ExperimentFinalizeJob, reply: (r: Reply<{ num_samples: number }>) => Promise<unknown>) {
+    const org = job.organization_id;
+    if (!(await waitUntilApplied(deps.redis, deps.keys, org, job.watermark, PENDING_WRITES_WAIT_MS))) {
+      await reply({ error: 'trace logs accepted before the finish are still being written; retry shortly', status: 503 });
+      return;
+    }
+    if (!(await findExperiment(deps.sql, org, job.experiment_uuid))) {
+      await reply({ error: 'experiment not found', status: 404 });
+      return;
+    }
+    let numSamples = 0;
+    const summaries = [];
+    for await (const chunk of rootStats(deps.sql, org, job.experiment_uuid)) {
+      numSamples += chunk.length;
+      summaries.push(deps.pool.summarizeScores(chunk.map((r) => r.scores)));
+    }
+    const scores = mergeScoreSummaries(await Promise.all(summaries));
+    const pinnedStats: PinnedStat[] = [
+      ...job.dataset_level_stats.map((d) => ({ var1: d.name, operation: 'custom', value: d.score })),
+      ...Object.entries(scores).map(([name, s]) => ({ var1: name, operation: 'mean', value: s.sum / s.count })),
+    ];
+    await finishExperiment(deps.sql, org, job.experiment_uuid, { status: job.status, pinnedStats, numSamples, metadata: job.metadata });
+    deps.log.info({ experiment: job.experiment_uuid, numSamples }, 'experiment finished');
+    await reply({ done: { num_samples: numSamples } });
+  }
+}

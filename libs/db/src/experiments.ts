@@ -1,0 +1,88 @@
+import type { ExperimentList, PinnedStat } from '@sightline/schemas';
+import type { Sql } from './client';
+
+export type Experiment = {
+  uuid: string;
+  name: string;
+  project_uuid: string;
+  run_name: string;
+  is_public: boolean;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  status: string;
+  num_samples: number;
+  pinned_stats: PinnedStat[];
+};
+export type RootStat = { trace_id: string; latency: number | null; input_tokens: number; output_tokens: number; total_tokens: number; cost: number; scores: unknown[] };
+
+const COLUMNS = 'e.uuid, e.name, e.project_id as project_uuid, e.run_name, e.is_public, e.metadata, e.created_at, e.status, e.num_samples, e.pinned_stats';
+
+/** Null when the run name is taken in the project. */
+export async function createExperiment(
+  sql: Sql,
+  organizationId: string,
+  e: { name: string; projectId: string; runName: string; isPublic: boolean; metadata: Record<string, unknown> },
+): Promise<Experiment | null> {
+  const [row] = await sql<Experiment[]>`
+    insert into experiments as e (organization_id, project_id, name, run_name, is_public, metadata)
+    values (${organizationId}, ${e.projectId}, ${e.name}, ${e.runName}, ${e.isPublic}, ${sql.json(e.metadata as never)})
+    on conflict (project_id, run_name) do nothing
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row ?? null;
+}
+
+export async function findExperiment(sql: Sql, organizationId: string, uuid: string): Promise<Experiment | null> {
+  const [row] = await sql<Experiment[]>`select ${sql.unsafe(COLUMNS)} from experiments e where e.organization_id = ${organizationId} and e.uuid = ${uuid}`;
+  return row ?? null;
+}
+
+export function listExperiments(sql: Sql, organizationId: string, f: ExperimentList) {
+  const like = (s: string) => `%${s.replace(/[\\%_]/g, '\\$&')}%`;
+  return sql<Experiment[]>`
+    select ${sql.unsafe(COLUMNS)} from experiments e
+    ${f.project_name ? sql`join projects p on p.id = e.project_id and p.name = ${f.project_name}` : sql``}
+    where e.organization_id = ${organizationId}
+      ${f.metadata_filter ? sql`and e.metadata @> ${sql.json(f.metadata_filter as never)}` : sql``}
+      ${f.experiment_name_filter ? sql`and e.name ilike ${like(f.experiment_name_filter)}` : sql``}
+      ${f.run_name_filter ? sql`and e.run_name ilike ${like(f.run_name_filter)}` : sql``}
+      ${f.experiment_uuids ? sql`and e.uuid = any(${sql.array(f.experiment_uuids)}::uuid[])` : sql``}
+    order by e.created_at desc`;
+}
+
+/** An experiment becomes running when the first trace log tagged with it is written. */
+export async function markExperimentsRunning(sql: Sql, pairs: { org: string; experiment: string }[]): Promise<void> {
+  if (!pairs.length) return;
+  await sql`
+    update experiments e set status = 'running'
+    from unnest(${sql.array(pairs.map((p) => p.org))}::uuid[], ${sql.array(pairs.map((p) => p.experiment))}::uuid[]) as t(org, experiment)
+    where e.organization_id = t.org and e.uuid = t.experiment and e.status = 'pending'`;
+}
+
+/**
+ * One row per root trace log of the experiment, in chunks: latency and scores are the root's; tokens and
+ * cost are summed over its whole trace, where the LLM calls usually are.
+ */
+export function rootStats(sql: Sql, organizationId: string, uuid: string, chunkSize = 5000): AsyncIterable<RootStat[]> {
+  return sql<RootStat[]>`
+    select r.trace_id, r.latency, t.input_tokens, t.output_tokens, t.total_tokens, t.cost, coalesce(r.scores, '[]') as scores
+    from spans r
+    cross join lateral (
+      select coalesce(sum(s.input_tokens), 0)::bigint as input_tokens, coalesce(sum(s.output_tokens), 0)::bigint as output_tokens,
+             coalesce(sum(s.total_tokens), 0)::bigint as total_tokens, coalesce(sum(s.cost), 0)::float8 as cost
+      from spans s where s.organization_id = r.organization_id and s.root_trace_id = r.trace_id and s.created
+    ) t
+    where r.organization_id = ${organizationId} and r.experiment_uuid = ${uuid} and r.created and r.depth = 0
+    order by r.start_ts nulls last, r.trace_id`.cursor(chunkSize);
+}
+
+export async function finishExperiment(
+  sql: Sql,
+  organizationId: string,
+  uuid: string,
+  result: { status: string; pinnedStats: PinnedStat[]; numSamples: number; metadata: Record<string, unknown> },
+): Promise<void> {
+  await sql`
+    update experiments set status = ${result.status}, pinned_stats = ${sql.json(result.pinnedStats as never)}, num_samples = ${result.numSamples},
+      metadata = metadata || ${sql.json(result.metadata as never)}, finished_at = now()
+    where organization_id = ${organizationId} and uuid = ${uuid}`;
+}
