@@ -15,6 +15,10 @@ export class FakeOpenAI extends FakeServer {
     const base = { id: 'chatcmpl-fake', object: 'chat.completion', created: 1767225600, model };
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
+      if (plan.stallAfterChunks !== undefined) {
+        res.write('{"id":"chatcmpl-fake",');
+        return this.stall(res);
+      }
       res.end(JSON.stringify({ ...base, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: pieces.join('') } }], ...(!plan.noUsage && { usage }) }));
       return;
     }

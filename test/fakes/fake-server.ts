@@ -3,7 +3,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 export type Recorded = { path: string; headers: IncomingMessage['headers']; body: any };
 
 /** What the next requests should meet: failures by status, a hang, a stream that breaks part-way. */
-export type Plan = { status?: number; hangMs?: number; breakAfterChunks?: number; noUsage?: boolean };
+export type Plan = {
+  status?: number;
+  hangMs?: number;
+  breakAfterChunks?: number;
+  /** Sends the headers (and this many stream events) and then nothing more, keeping the connection open. */
+  stallAfterChunks?: number;
+  noUsage?: boolean;
+  toolUse?: boolean;
+  cacheReadTokens?: number;
+};
 
 /**
  * Shared plumbing of the fake LLM providers: a real HTTP server on 127.0.0.1 that records every request
@@ -51,6 +60,11 @@ export abstract class FakeServer {
     await this.answer(recorded, res, plan);
   }
 
+  /** Keeps the connection open without another byte until the client gives up. */
+  protected stall(res: ServerResponse): Promise<void> {
+    return new Promise<void>((resolve) => res.on('close', () => resolve()));
+  }
+
   protected async writeSse(res: ServerResponse, events: { event?: string; data: unknown }[], plan: Plan) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     let sent = 0;
@@ -59,6 +73,7 @@ export abstract class FakeServer {
         res.destroy();
         return;
       }
+      if (plan.stallAfterChunks !== undefined && sent >= plan.stallAfterChunks) return this.stall(res);
       res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
       sent++;
       await sleep(this.chunkDelayMs);

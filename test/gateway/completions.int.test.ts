@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { calcPrice } from '@pydantic/genai-prices';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
 import { call, readTrace } from '../support/app';
@@ -169,6 +170,13 @@ describe('POST /completion', () => {
     expect(plain.trace_name).toBe('llm-openai');
   });
 
+  it('takes the trace id from inference_id and the log name from trace_name, and logs experiment_uuid', async () => {
+    const inference_id = randomUUID(), experiment_uuid = randomUUID();
+    const res = (await complete({ inference_id, trace_name: 'named', experiment_uuid, llm_configuration: openaiConfig() })).json();
+    expect(res).toMatchObject({ trace_id: inference_id, inference_id });
+    expect((await traceLog(inference_id)).json()).toMatchObject({ trace_name: 'named', experiment_uuid });
+  });
+
   it('keeps inputs and outputs out of the stored log when asked', async () => {
     const omitAll = (await complete({ llm_configuration: openaiConfig('secret {{x}}'), inputs: { x: 'pii' }, log_omit: true })).json();
     expect(omitAll.content).toBe('echo: secret pii');
@@ -177,9 +185,10 @@ describe('POST /completion', () => {
     expect(JSON.stringify(log)).not.toContain('pii');
     const outputsOnly = (await traceLog((await complete({ llm_configuration: openaiConfig('keep me'), log_omit_outputs: true })).json().trace_id)).json();
     expect(outputsOnly).toMatchObject({ output: null, configuration: { messages: [{ content: 'keep me' }] } });
-    const inputsOnly = (await traceLog((await complete({ llm_configuration: openaiConfig('drop me'), inputs: { a: '1' }, log_omit_inputs: true })).json().trace_id)).json();
+    const withFunctions = openaiConfig('drop me', { model_params: { temp: 0.5 }, functions: [{ name: 'f' }] });
+    const inputsOnly = (await traceLog((await complete({ llm_configuration: withFunctions, inputs: { a: '1' }, log_omit_inputs: true })).json().trace_id)).json();
     expect(inputsOnly).toMatchObject({ inputs: null, output: 'echo: drop me' });
-    expect(inputsOnly.configuration.messages).toBeUndefined();
+    expect(inputsOnly.configuration).toEqual({ model: 'gpt-4o-mini', provider: 'openai' });
   });
 
   it('still answers, but logs nothing, when the log is sampled out', async () => {
@@ -236,6 +245,75 @@ describe('provider failures', () => {
   it('says clearly when there is no key for the provider', async () => {
     const res = await complete({ llm_configuration: { model: 'mistral-small-latest', provider: 'mistral', messages: [userMessage('x')] } });
     expect(res.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/no API key for provider 'mistral'.*provider_api_key.*MISTRAL_API_KEY/) });
+  });
+});
+
+describe('what a careless provider or request cannot do', () => {
+  it('bounds a response body that stalls after its headers', async () => {
+    const strict = await startGatewayEnv({ PROVIDER_MAX_RETRIES: '0' });
+    gw.openai.plan({ stallAfterChunks: 0 });
+    const started = Date.now();
+    const res = await call(strict.stack.app, key, 'POST', '/completion', { llm_configuration: openaiConfig() });
+    expect(res.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/timed out/) });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await strict.stack.close();
+  });
+  it('counts text that looks like a special token when the provider reports no usage', async () => {
+    gw.openai.plan({ noUsage: true });
+    const res = (await complete({ llm_configuration: openaiConfig('say <|endoftext|> please') })).json();
+    expect(res).toMatchObject({ status: 'success', content: 'echo: say <|endoftext|> please' });
+    expect(res.output_tokens).toBeGreaterThan(3);
+  });
+  it('treats only the given inputs as template variables', async () => {
+    const res = await complete({ llm_configuration: openaiConfig('{{constructor}} {{toString}}'), inputs: {} });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail.map((d: { loc: string[] }) => d.loc[2])).toEqual(['constructor', 'toString']);
+  });
+  it('never sends a key for an OpenAI-compatible provider to OpenAI when it has no base URL', async () => {
+    const before = gw.openai.requests.length;
+    const res = await complete({ llm_configuration: { model: 'llama3', provider: 'vllm', messages: [userMessage('x')] }, provider_api_key: 'sk-private' });
+    expect(res.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/no base URL for provider 'vllm'/) });
+    expect(gw.openai.requests.length).toBe(before);
+    const proto = await complete({ llm_configuration: { model: 'm', provider: '__proto__', messages: [userMessage('x')] } });
+    expect(proto.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/unknown provider/) });
+  });
+  it('refuses a request provider key when the server cannot seal it', async () => {
+    const plain = await startGatewayEnv({ SECRETS_KEY: undefined });
+    const res = await call(plain.stack.app, key, 'POST', '/completion', { llm_configuration: openaiConfig(), provider_api_key: 'sk-live-secret' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().detail).toMatch(/SECRETS_KEY/);
+    await plain.stack.close();
+  });
+  it('never puts a request provider key in a job in the clear', async () => {
+    gw.openai.plan({ status: 400 });
+    await complete({ llm_configuration: openaiConfig('sealed'), provider_api_key: 'sk-live-never-plain' });
+    const failed = await gw.stack.app.completionJobs.queue.getJobs(['failed', 'completed', 'waiting', 'active']);
+    const raw = await gw.stack.app.redis.keys(`${gw.stack.prefix}:completion:*`);
+    const dump = JSON.stringify(await Promise.all(raw.map((k) => gw.stack.app.redis.type(k).then((t) => (t === 'hash' ? gw.stack.app.redis.hgetall(k) : null)))));
+    expect(dump + JSON.stringify(failed.map((j) => j.data))).not.toContain('sk-live-never-plain');
+  });
+});
+
+describe('anthropic', () => {
+  const claude = (content: string) => ({ model: 'claude-3-5-haiku-latest', provider: 'anthropic', messages: [userMessage(content)], functions: [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }] });
+  it('returns a function call, streamed or not, as the JSON of the call', async () => {
+    gw.anthropic.plan({ toolUse: true });
+    const plain = (await complete({ llm_configuration: claude('weather?') })).json();
+    expect(JSON.parse(plain.content)).toEqual([{ name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+  });
+  it('counts cached prompt tokens and prices them at the cache rate', async () => {
+    const cold = (await complete({ llm_configuration: claude('hi') })).json();
+    gw.anthropic.plan({ cacheReadTokens: 5000 });
+    const warm = (await complete({ llm_configuration: claude('hi') })).json();
+    expect(warm.input_tokens).toBe(cold.input_tokens + 5000);
+    const allUncached = calcPrice({ input_tokens: warm.input_tokens, output_tokens: warm.output_tokens }, 'claude-3-5-haiku-latest', { providerId: 'anthropic' })!.total_price;
+    expect(warm.cost).toBeGreaterThan(cold.cost);
+    expect(warm.cost).toBeLessThan(allUncached);
+  });
+  it('turns an Anthropic 500 into status "error" after its retries', async () => {
+    gw.anthropic.plan({ status: 500 }, 3);
+    const res = (await complete({ llm_configuration: claude('fail') })).json();
+    expect(res).toMatchObject({ status: 'error', error: expect.stringContaining('anthropic error (HTTP 500)') });
   });
 });
 

@@ -127,6 +127,21 @@ describe('POST /completion/stream', () => {
     expect((await readTrace(gw.stack.app, key, trace_id)).json()).toMatchObject({ status: 'error' });
   });
 
+  it('ends a provider stream that stalls with an error event, within the idle timeout', async () => {
+    gw.openai.plan({ stallAfterChunks: 2 });
+    const started = Date.now();
+    const final = referenceClientRead((await stream({ llm_configuration: config('this one stalls') })).networkChunks).payloads.at(-1);
+    expect(final).toMatchObject({ status: 'error', error: expect.stringMatching(/timed out/) });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('streams a function call from Anthropic as the JSON of the call', async () => {
+    gw.anthropic.plan({ toolUse: true });
+    const res = await stream({ llm_configuration: { model: 'claude-3-5-haiku-latest', provider: 'anthropic', messages: [userMessage('weather?')], functions: [{ name: 'get_weather' }] } });
+    const { chunks } = referenceClientRead(res.networkChunks);
+    expect(JSON.parse(chunks.join(''))).toEqual([{ name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+  });
+
   it('streams a cached completion as a cache hit', async () => {
     const body = { llm_configuration: config(`cached stream ${randomUUID()}`), cache: true };
     await stream(body);

@@ -31,6 +31,6 @@ export function registerWorker<N extends QueueName>(
   );
   worker.on('failed', (job, err) => log.warn({ queue: name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'));
   worker.on('error', (err) => log.error({ queue: name, err: err.message }, 'worker error'));
-  worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'job stalled; it will be retried'));
+  worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'job stalled: its worker stopped answering'));
   return worker;
 }

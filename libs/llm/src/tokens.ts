@@ -11,7 +11,8 @@ function encoderFor(model: string): Tiktoken {
 }
 
 export function countTextTokens(model: string, text: string): number {
-  return text ? encoderFor(model).encode(text).length : 0;
+  // 'all': text that looks like a special token (<|endoftext|>) is counted, not refused.
+  return text ? encoderFor(model).encode(text, 'all').length : 0;
 }
 
 /** Chat framing adds a few tokens per message (OpenAI's published rule of thumb: 3, plus 3 to prime the reply). */

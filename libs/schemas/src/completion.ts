@@ -118,6 +118,19 @@ export const LlmRequestSchema = z.object({
 });
 export type LlmRequest = z.infer<typeof LlmRequestSchema>;
 
+/** What a provider call returns (and what the completion cache keeps). */
+export const LlmResultSchema = z.object({
+  content: z.string(),
+  model: z.string(),
+  /** All prompt tokens, cached ones included; null when the provider reported no usage. */
+  input_tokens: z.number().int().nullable(),
+  output_tokens: z.number().int().nullable(),
+  /** Prompt tokens read from / written to the provider's prompt cache (priced differently). */
+  cache_read_tokens: z.number().int().optional(),
+  cache_write_tokens: z.number().int().optional(),
+});
+export type LlmResult = z.infer<typeof LlmResultSchema>;
+
 /** What the completion's trace log needs beyond the call itself. */
 export const CompletionLogSchema = z.object({
   trace_name: z.string(),

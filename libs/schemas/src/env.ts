@@ -22,6 +22,11 @@ export const BaseEnv = z.object({
   COMPLETION_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   COMPLETION_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+  // Checked here so a typo fails at start-up; the provider layer reads them (and any <NAME>_BASE_URL).
+  OPENAI_BASE_URL: z.url().optional(),
+  ANTHROPIC_BASE_URL: z.url().optional(),
+  AZURE_OPENAI_BASE_URL: z.url().optional(),
+  AZURE_OPENAI_API_VERSION: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'like 2024-10-21').optional(),
 });
 
 export const ApiEnv = BaseEnv.extend({

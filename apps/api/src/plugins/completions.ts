@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { seal } from '@sightline/core';
 import { configurationOf, findDeployment } from '@sightline/db';
-import { buildLlmRequest, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm';
-import type { CompletionJob, CompletionRequest, CompletionResponse } from '@sightline/schemas';
+import { buildLlmRequest, callBudgetMs, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm';
+import { CompletionResponseSchema, type CompletionJob, type CompletionRequest, type CompletionResponse } from '@sightline/schemas';
 import { AppError, RequestValidationError } from '../errors';
 
 declare module 'fastify' {
@@ -20,29 +20,29 @@ declare module 'fastify' {
 /** The API half of the completion gateway: requests become completion jobs whose replies it awaits. */
 export default fp(async (app) => {
   const { config } = app;
-  // The SDK's own retries: every attempt may take the full timeout, with backoff between them.
-  const waitBudgetMs = config.COMPLETION_TIMEOUT_MS * (config.PROVIDER_MAX_RETRIES + 1) + 30_000;
+  // The worker's whole budget for one call, and time for the queue on top.
+  const waitBudgetMs = callBudgetMs(config.COMPLETION_TIMEOUT_MS, config.PROVIDER_MAX_RETRIES) + 30_000;
 
   async function prepare(organizationId: string, body: CompletionRequest, stream: boolean): Promise<CompletionJob> {
     const deployment = body.deployment_id ? await findDeployment(app.sql, organizationId, body.deployment_id) : null;
     if (body.deployment_id && !deployment) throw new AppError(404, `deployment '${body.deployment_id}' not found`);
     const configuration = mergeConfiguration(deployment ? configurationOf(deployment.prompt_version) : null, body.llm_configuration);
-    let request;
-    try {
-      request = buildLlmRequest(configuration, body.inputs ?? body.llm_inputs ?? {});
-    } catch (err) {
-      if (err instanceof MissingVariablesError) {
-        throw new RequestValidationError(err.names.map((name) => ({ loc: ['body', 'inputs', name], msg: `missing template variable '${name}'`, type: 'missing' })));
+    const request = withTemplateErrorsAt('inputs', () => {
+      try {
+        return buildLlmRequest(configuration, body.inputs ?? body.llm_inputs ?? {});
+      } catch (err) {
+        if (err instanceof ConfigurationError) throw new RequestValidationError([{ loc: ['body', 'llm_configuration'], msg: err.message, type: 'value_error' }]);
+        throw err;
       }
-      if (err instanceof ConfigurationError) throw new RequestValidationError([{ loc: ['body', 'llm_configuration'], msg: err.message, type: 'value_error' }]);
-      throw err;
-    }
+    });
     const traceId = body.trace_id ?? body.inference_id ?? randomUUID();
     const projectId = await app.resolveProjectId(organizationId, {
       project_uuid: body.project_uuid,
       project_name: body.project_uuid ? null : (body.project_name ?? 'default'),
     });
     const key = body.provider_api_key;
+    // The key travels to the worker inside the job, which Redis keeps: never in the clear.
+    if (key && !config.SECRETS_KEY) throw new AppError(503, 'provider_api_key needs SECRETS_KEY to be configured on the server; save the key with it, or set it in the server environment');
     return {
       reply_to: randomUUID(),
       organization_id: organizationId,
@@ -50,7 +50,7 @@ export default fp(async (app) => {
       stream,
       cache: body.cache === true,
       request,
-      ...(key && { provider_api_key: config.SECRETS_KEY ? { sealed: seal(config.SECRETS_KEY, key) } : { plain: key } }),
+      ...(key && { provider_api_key: { sealed: seal(config.SECRETS_KEY!, key) } }),
       log: {
         trace_name: body.trace_name ?? body.name ?? `llm-${request.provider}`,
         project_id: projectId,
@@ -71,7 +71,8 @@ export default fp(async (app) => {
   }
 
   function run(job: CompletionJob, onChunk?: (text: string) => void, signal?: AbortSignal): Promise<CompletionResponse> {
-    return app.awaitReply<CompletionResponse>(job.reply_to, () => app.completionJobs.add(job), {
+    return app.awaitReply(job.reply_to, () => app.completionJobs.add(job), {
+      schema: CompletionResponseSchema,
       timeoutMs: waitBudgetMs,
       timeoutMessage: 'no completion result in time: the workers may be overloaded or down',
       onChunk,
@@ -81,3 +82,13 @@ export default fp(async (app) => {
 
   app.decorate('completions', { prepare, run });
 });
+
+/** Runs a template fill, turning missing variables into a 422 that names each, under body.<field>. */
+export function withTemplateErrorsAt<T>(field: string, fill: () => T): T {
+  try {
+    return fill();
+  } catch (err) {
+    if (!(err instanceof MissingVariablesError)) throw err;
+    throw new RequestValidationError(err.names.map((name) => ({ loc: ['body', field, name], msg: `missing template variable '${name}'`, type: 'missing' })));
+  }
+}

@@ -2,9 +2,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isSampledIn, unseal } from '@sightline/core';
 import { findProviderKey, type Sql } from '@sightline/db';
-import { cacheDigest, costOf, countMessageTokens, countTextTokens, resolveProvider, type LlmResult } from '@sightline/llm';
+import { cacheDigest, costOf, countMessageTokens, countTextTokens, resolveProvider } from '@sightline/llm';
 import { createReplier, type RedisKeys, type SpanIntake } from '@sightline/queues';
-import type { CompletionJob, CompletionResponse } from '@sightline/schemas';
+import { LlmResultSchema, type CompletionJob, type CompletionResponse, type LlmResult } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
 export type CompletionDeps = {
@@ -20,9 +20,11 @@ export type CompletionDeps = {
   cacheTtlSeconds: number;
 };
 
+type Outcome = { result: LlmResult | null; error: string | null; cacheHit: boolean; latency: number; timeToFirstToken: number | null };
+
 /**
- * Calls the provider once (the SDK retries transient failures inside the call), answers on the job's
- * reply channel, then logs the completion through the span-write queue, off the caller's path.
+ * Calls the provider once (the SDK retries transient failures inside the call), always answers on the
+ * job's reply channel, then logs the completion through the span-write queue, off the caller's path.
  */
 export function completionProcessor(deps: CompletionDeps): Processor<'completion'> {
   // Read on every call (one primary-key lookup) so that a key saved or deleted a moment ago is honoured.
@@ -39,124 +41,149 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
     return unseal(deps.secretsKey, key.sealed);
   }
 
-  return async (job) => {
-    const send = createReplier(deps.redis, deps.keys, job.reply_to)<CompletionResponse>;
+  async function cached(cacheKey: string | null): Promise<LlmResult | null> {
+    const text = cacheKey ? await deps.redis.get(cacheKey) : null;
+    const parsed = text ? LlmResultSchema.safeParse(JSON.parse(text)) : null;
+    return parsed?.success ? parsed.data : null;
+  }
+
+  async function call(job: CompletionJob, onChunk: (text: string) => void): Promise<Outcome> {
     const req = job.request;
     const cacheKey = job.cache ? deps.keys.completionCache(job.organization_id, cacheDigest(job.organization_id, req)) : null;
-    const startedAt = new Date();
-    let result: LlmResult | null = null;
-    let error: string | null = null;
-    let cacheHit = false;
-    let latency = 0;
-    let timeToFirstToken: number | null = null;
-
+    const outcome: Outcome = { result: null, error: null, cacheHit: false, latency: 0, timeToFirstToken: null };
     try {
-      const cached = cacheKey ? await deps.redis.get(cacheKey) : null;
-      if (cached) {
-        result = JSON.parse(cached) as LlmResult;
-        cacheHit = true;
-        if (job.stream && result.content) void send({ chunk: result.content });
-      } else {
-        const fromRequest = requestKey(job);
-        const provider = resolveProvider(req.provider, {
-          requestKey: fromRequest,
-          saved: fromRequest ? null : await savedKey(job.organization_id, req.provider),
-          env: deps.env,
+      outcome.result = await cached(cacheKey);
+      if (outcome.result) {
+        outcome.cacheHit = true;
+        if (job.stream && outcome.result.content) onChunk(outcome.result.content);
+        return outcome;
+      }
+      const fromRequest = requestKey(job);
+      const provider = resolveProvider(req.provider, {
+        requestKey: fromRequest,
+        saved: fromRequest ? null : await savedKey(job.organization_id, req.provider),
+        env: deps.env,
+      });
+      const t0 = performance.now();
+      try {
+        outcome.result = await provider.adapter.call(req, {
+          apiKey: provider.apiKey,
+          baseURL: provider.baseURL,
+          timeoutMs: deps.timeoutMs,
+          maxRetries: deps.maxRetries,
+          onDelta: job.stream
+            ? (text) => {
+                outcome.timeToFirstToken ??= (performance.now() - t0) / 1000;
+                onChunk(text);
+              }
+            : undefined,
         });
-        const t0 = performance.now();
-        try {
-          result = await provider.adapter.call(req, {
-            apiKey: provider.apiKey,
-            baseURL: provider.baseURL,
-            timeoutMs: deps.timeoutMs,
-            maxRetries: deps.maxRetries,
-            onDelta: job.stream
-              ? (text) => {
-                  timeToFirstToken ??= (performance.now() - t0) / 1000;
-                  void send({ chunk: text });
-                }
-              : undefined,
-          });
-        } finally {
-          latency = (performance.now() - t0) / 1000;
-        }
-        if (cacheKey) await deps.redis.set(cacheKey, JSON.stringify(result), 'EX', deps.cacheTtlSeconds);
+      } finally {
+        outcome.latency = (performance.now() - t0) / 1000;
       }
     } catch (err) {
-      error = (err as Error).message;
-      deps.log.warn({ traceId: job.trace_id, provider: req.provider, model: req.model, err: error }, 'completion failed');
+      outcome.error = (err as Error).message;
+      deps.log.warn({ traceId: job.trace_id, provider: req.provider, model: req.model, err: outcome.error }, 'completion failed');
+      return outcome;
     }
+    // A paid answer stays an answer even when the cache cannot keep it.
+    if (cacheKey) {
+      await deps.redis.set(cacheKey, JSON.stringify(outcome.result), 'EX', deps.cacheTtlSeconds).catch((err) => deps.log.warn({ err: err.message }, 'completion cache write failed'));
+    }
+    return outcome;
+  }
 
-    const endedAt = new Date();
+  function respond(job: CompletionJob, o: Outcome, startedAt: Date): { response: CompletionResponse; priceKnown: boolean } {
+    const req = job.request;
+    const result = o.result;
     const content = result?.content ?? '';
     const inputTokens = result ? (result.input_tokens ?? countMessageTokens(req.model, req.messages)) : 0;
     const outputTokens = result ? (result.output_tokens ?? countTextTokens(req.model, content)) : 0;
-    const price = result && !cacheHit ? costOf(req.provider, req.model, inputTokens, outputTokens) : { cost: 0, known: true };
+    const price =
+      result && !o.cacheHit
+        ? costOf(req.provider, req.model, { input_tokens: inputTokens, output_tokens: outputTokens, cache_read_tokens: result.cache_read_tokens, cache_write_tokens: result.cache_write_tokens })
+        : { cost: 0, known: true };
     if (!price.known) deps.log.warn({ provider: req.provider, model: req.model }, 'no known price for this model: cost logged as 0');
-
-    const response: CompletionResponse = {
-      content,
-      latency,
-      input_tokens: inputTokens,
-      output_tokens: outputTokens,
-      total_tokens: inputTokens + outputTokens,
-      cost: price.cost,
-      model: result?.model ?? req.model,
-      provider: req.provider,
-      cache_hit: cacheHit,
-      status: error ? 'error' : 'success',
-      start_timestamp: startedAt.toISOString(),
-      end_timestamp: endedAt.toISOString(),
-      trace_id: job.trace_id,
-      inference_id: job.trace_id,
-      error,
+    return {
+      priceKnown: price.known,
+      response: {
+        content,
+        latency: o.latency,
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        total_tokens: inputTokens + outputTokens,
+        cost: price.cost,
+        model: result?.model ?? req.model,
+        provider: req.provider,
+        cache_hit: o.cacheHit,
+        status: o.error ? 'error' : 'success',
+        start_timestamp: startedAt.toISOString(),
+        end_timestamp: new Date().toISOString(),
+        trace_id: job.trace_id,
+        inference_id: job.trace_id,
+        error: o.error,
+      },
     };
+  }
 
-    const { log } = job;
-    const rootId = log.root_trace_id ?? job.trace_id;
-    // The log's place is reserved before the answer goes out, so a read right after the answer waits for it.
-    const events = isSampledIn(rootId, log.sample_rate)
-      ? await deps.spans.reserve([
-          {
-            kind: 'create',
-            organization_id: job.organization_id,
-            trace_id: job.trace_id,
-            pending_root: rootId,
-            fields: {
-              project_id: log.project_id,
-              root_trace_id: rootId,
-              parent_trace_id: log.parent_trace_id ?? job.trace_id,
-              trace_name: log.trace_name,
-              configuration: {
-                model: response.model,
-                provider: req.provider,
-                ...(!log.omit_inputs && { model_params: req.params, messages: req.messages, ...(req.tools && { functions: req.tools }) }),
+  return async (job) => {
+    const send = createReplier(deps.redis, deps.keys, job.reply_to)<CompletionResponse>;
+    let answered = false;
+    try {
+      const startedAt = new Date();
+      const outcome = await call(job, (text) => void send({ chunk: text }));
+      const { response, priceKnown } = respond(job, outcome, startedAt);
+      const log = job.log;
+      const rootId = log.root_trace_id ?? job.trace_id;
+      const req = job.request;
+      // The log's place is reserved before the answer goes out, so a read right after the answer waits for it.
+      const events = isSampledIn(rootId, log.sample_rate)
+        ? await deps.spans.reserve([
+            {
+              kind: 'create',
+              organization_id: job.organization_id,
+              trace_id: job.trace_id,
+              pending_root: rootId,
+              fields: {
+                project_id: log.project_id,
+                root_trace_id: rootId,
+                parent_trace_id: log.parent_trace_id ?? job.trace_id,
+                trace_name: log.trace_name,
+                configuration: {
+                  model: response.model,
+                  provider: req.provider,
+                  ...(!log.omit_inputs && { model_params: req.params, messages: req.messages, ...(req.tools && { functions: req.tools }) }),
+                },
+                inputs: log.omit_inputs ? null : (log.inputs ?? null),
+                output: log.omit_outputs ? null : response.content,
+                start_timestamp: response.start_timestamp,
+                end_timestamp: response.end_timestamp,
+                latency: response.latency,
+                time_to_first_token: outcome.timeToFirstToken,
+                input_tokens: response.input_tokens,
+                output_tokens: response.output_tokens,
+                total_tokens: response.total_tokens,
+                cost: response.cost,
+                status: response.status,
+                error: response.error,
+                cache_hit: response.cache_hit,
+                deployment_id: log.deployment_id ?? null,
+                experiment_uuid: log.experiment_uuid ?? null,
+                end_user_identifier: log.end_user_identifier ?? null,
+                metadata: priceKnown ? (log.metadata ?? null) : { ...log.metadata, price_unknown: true },
+                tags: log.tags ?? null,
+                target: log.target ?? null,
               },
-              inputs: log.omit_inputs ? null : (log.inputs ?? null),
-              output: log.omit_outputs ? null : content,
-              start_timestamp: response.start_timestamp,
-              end_timestamp: response.end_timestamp,
-              latency,
-              time_to_first_token: timeToFirstToken,
-              input_tokens: inputTokens,
-              output_tokens: outputTokens,
-              total_tokens: inputTokens + outputTokens,
-              cost: price.cost,
-              status: response.status,
-              error,
-              cache_hit: cacheHit,
-              deployment_id: log.deployment_id ?? null,
-              experiment_uuid: log.experiment_uuid ?? null,
-              end_user_identifier: log.end_user_identifier ?? null,
-              metadata: price.known ? (log.metadata ?? null) : { ...log.metadata, price_unknown: true },
-              tags: log.tags ?? null,
-              target: log.target ?? null,
             },
-          },
-        ])
-      : [];
-    await send({ done: response });
-    if (events.length) await deps.spans.enqueue(events);
-    return response;
+          ])
+        : [];
+      await send({ done: response });
+      answered = true;
+      if (events.length) await deps.spans.enqueue(events);
+      return response;
+    } finally {
+      // Whatever failed above, the caller hears of it now rather than at its timeout.
+      if (!answered) await send({ error: 'the completion failed inside the gateway; see the worker log', status: 500 }).catch(() => {});
+    }
   };
 }

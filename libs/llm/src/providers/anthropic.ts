@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../request';
-import { toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
+import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
 // Anthropic requires max_tokens; this is used when the request gives none.
 const DEFAULT_MAX_TOKENS = 4096;
@@ -28,40 +28,67 @@ function body(req: LlmRequest): Anthropic.MessageCreateParamsNonStreaming {
   return params;
 }
 
+type ToolUse = { name: string; input: unknown };
+// A function-calling answer has no text; it is returned as the JSON of its calls, as clients expect.
+const toolText = (tools: ToolUse[]) => (tools.length ? JSON.stringify(tools.map((t) => ({ name: t.name, arguments: JSON.stringify(t.input) }))) : '');
+
 function textOf(blocks: Anthropic.ContentBlock[]): string {
   const text = blocks.filter((b) => b.type === 'text').map((b) => (b as Anthropic.TextBlock).text).join('');
-  if (text) return text;
-  const tools = blocks.filter((b) => b.type === 'tool_use') as Anthropic.ToolUseBlock[];
-  return tools.length ? JSON.stringify(tools.map((t) => ({ name: t.name, arguments: JSON.stringify(t.input) }))) : '';
+  return text || toolText(blocks.filter((b) => b.type === 'tool_use') as Anthropic.ToolUseBlock[]);
 }
+
+type Usage = { input_tokens?: number | null; output_tokens?: number | null; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null };
+// Anthropic's input_tokens leave out the cached ones; the total counts them all.
+const usageOf = (u: Usage | undefined) => {
+  const cacheRead = u?.cache_read_input_tokens ?? 0, cacheWrite = u?.cache_creation_input_tokens ?? 0;
+  return { input_tokens: u?.input_tokens == null ? null : u.input_tokens + cacheRead + cacheWrite, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite };
+};
 
 export function anthropicAdapter(): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
       const client = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries });
+      const deadline = callDeadline(opts);
+      const { signal } = deadline;
       try {
         if (!opts.onDelta) {
-          const res = await client.messages.create(body(req));
-          return { content: textOf(res.content), model: res.model, input_tokens: res.usage?.input_tokens ?? null, output_tokens: res.usage?.output_tokens ?? null };
+          const res = await client.messages.create(body(req), { signal });
+          return { content: textOf(res.content), model: res.model, ...usageOf(res.usage), output_tokens: res.usage?.output_tokens ?? null };
         }
-        const stream = await client.messages.create({ ...body(req), stream: true });
+        const stream = await client.messages.create({ ...body(req), stream: true }, { signal });
         let content = '', model = req.model;
-        let input: number | null = null, output: number | null = null;
+        let usage: Usage | undefined;
+        let output: number | null = null;
+        const tools: (ToolUse & { json: string })[] = [];
+        deadline.alive();
         for await (const event of stream) {
+          deadline.alive();
           if (event.type === 'message_start') {
             model = event.message.model;
-            input = event.message.usage?.input_tokens ?? null;
+            usage = event.message.usage;
             output = event.message.usage?.output_tokens ?? null;
+          } else if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
+            tools.push({ name: event.content_block.name, input: {}, json: '' });
           } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
             content += event.delta.text;
             opts.onDelta(event.delta.text);
+          } else if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta' && tools.length) {
+            tools[tools.length - 1].json += event.delta.partial_json;
           } else if (event.type === 'message_delta' && event.usage) {
             output = event.usage.output_tokens ?? output;
           }
         }
-        return { content, model, input_tokens: input, output_tokens: output };
+        // The SDK may end a stream quietly when it is aborted: a stalled stream must still be an error.
+        if (signal.aborted) throw signal.reason;
+        if (!content && tools.length) {
+          content = toolText(tools.map((t) => ({ name: t.name, input: t.json ? JSON.parse(t.json) : {} })));
+          opts.onDelta(content);
+        }
+        return { content, model, ...usageOf(usage), output_tokens: output };
       } catch (err) {
-        throw toProviderError(err, 'anthropic');
+        throw toProviderError(err, 'anthropic', signal);
+      } finally {
+        deadline.done();
       }
     },
   };

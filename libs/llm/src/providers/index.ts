@@ -29,7 +29,7 @@ export type KeySources = { requestKey?: string | null; saved?: { apiKey: string;
 
 /** The adapter, key and base URL for a provider. Keys: the request's, then the organization's saved key, then the environment. */
 export function resolveProvider(provider: string, { requestKey, saved, env }: KeySources): ResolvedProvider {
-  const known = KNOWN[provider];
+  const known = Object.hasOwn(KNOWN, provider) ? KNOWN[provider] : undefined;
   const prefix = envName(provider);
   const baseURL = saved?.baseURL ?? env[`${prefix}_BASE_URL`] ?? known?.baseURL;
   if (!known && !baseURL) {
@@ -43,10 +43,14 @@ export function resolveProvider(provider: string, { requestKey, saved, env }: Ke
     );
   }
   const protocol = known?.protocol ?? 'openai';
+  // Without its own base URL an OpenAI-compatible provider would reach OpenAI with this key.
+  if (provider !== 'openai' && protocol !== 'anthropic' && !baseURL) {
+    throw new ProviderError(`no base URL for provider '${provider}': save a key with a base_url for it, or set ${prefix}_BASE_URL`, false);
+  }
   const adapter =
     protocol === 'anthropic' ? anthropicAdapter() : openAiAdapter(protocol, provider, protocol === 'azure' ? env.AZURE_OPENAI_API_VERSION : undefined);
   return { adapter, apiKey, baseURL };
 }
 
 /** The provider id the price tables know this provider by. */
-export const pricingProviderId = (provider: string) => KNOWN[provider]?.pricingId ?? provider;
+export const pricingProviderId = (provider: string) => (Object.hasOwn(KNOWN, provider) && KNOWN[provider].pricingId) || provider;

@@ -1,7 +1,7 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { LlmRequest } from '../request';
-import { toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
+import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
 function body(req: LlmRequest): ChatCompletionCreateParamsBase {
   const params: ChatCompletionCreateParamsBase = {
@@ -23,28 +23,39 @@ type ToolCall = { function?: { name?: string; arguments?: string } };
 const toolCallText = (calls: ToolCall[] | undefined) =>
   calls?.length ? JSON.stringify(calls.map((c) => ({ name: c.function?.name, arguments: c.function?.arguments }))) : '';
 
+type Usage = { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } | null };
+// prompt_tokens already includes the cached ones.
+const usageOf = (u: Usage | null | undefined) => ({
+  input_tokens: u?.prompt_tokens ?? null,
+  output_tokens: u?.completion_tokens ?? null,
+  cache_read_tokens: u?.prompt_tokens_details?.cached_tokens ?? 0,
+});
+
 /** OpenAI's chat completions protocol: OpenAI itself, Azure OpenAI, and any compatible server. */
 export function openAiAdapter(kind: 'openai' | 'azure', provider: string, apiVersion?: string): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
       const common = { apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries };
       const client = kind === 'azure' ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' }) : new OpenAI(common);
+      const deadline = callDeadline(opts);
+      const { signal } = deadline;
       try {
         if (!opts.onDelta) {
-          const res = await client.chat.completions.create({ ...body(req), stream: false });
+          const res = await client.chat.completions.create({ ...body(req), stream: false }, { signal });
           const message = res.choices[0]?.message;
           return {
             content: message?.content || toolCallText(message?.tool_calls as ToolCall[] | undefined),
             model: res.model ?? req.model,
-            input_tokens: res.usage?.prompt_tokens ?? null,
-            output_tokens: res.usage?.completion_tokens ?? null,
+            ...usageOf(res.usage),
           };
         }
-        const stream = await client.chat.completions.create({ ...body(req), stream: true, stream_options: { include_usage: true } });
+        const stream = await client.chat.completions.create({ ...body(req), stream: true, stream_options: { include_usage: true } }, { signal });
         let content = '', model = req.model;
-        let usage: { prompt_tokens: number; completion_tokens: number } | null = null;
+        let usage: Usage | null = null;
         const calls: ToolCall[] = [];
+        deadline.alive();
         for await (const chunk of stream) {
+          deadline.alive();
           model = chunk.model ?? model;
           if (chunk.usage) usage = chunk.usage;
           const delta = chunk.choices[0]?.delta;
@@ -58,13 +69,17 @@ export function openAiAdapter(kind: 'openai' | 'azure', provider: string, apiVer
             target.function!.arguments += call.function?.arguments ?? '';
           }
         }
+        // The SDK ends a stream quietly when it is aborted: a stalled stream must still be an error.
+        if (signal.aborted) throw signal.reason;
         if (!content && calls.length) {
           content = toolCallText(calls);
           opts.onDelta(content);
         }
-        return { content, model, input_tokens: usage?.prompt_tokens ?? null, output_tokens: usage?.completion_tokens ?? null };
+        return { content, model, ...usageOf(usage) };
       } catch (err) {
-        throw toProviderError(err, provider);
+        throw toProviderError(err, provider, signal);
+      } finally {
+        deadline.done();
       }
     },
   };

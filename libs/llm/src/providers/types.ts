@@ -1,4 +1,7 @@
+import type { LlmResult } from '@sightline/schemas';
 import type { LlmRequest } from '../request';
+
+export type { LlmResult };
 
 export type CallOptions = {
   apiKey: string;
@@ -10,13 +13,6 @@ export type CallOptions = {
   onDelta?: (text: string) => void;
 };
 
-export type LlmResult = {
-  content: string;
-  model: string;
-  /** Null when the provider reported no usage. */
-  input_tokens: number | null;
-  output_tokens: number | null;
-};
 
 export interface ProviderAdapter {
   call(request: LlmRequest, options: CallOptions): Promise<LlmResult>;
@@ -29,11 +25,43 @@ export class ProviderError extends Error {
   }
 }
 
-export function toProviderError(err: unknown, provider: string): ProviderError {
+/** The most a call may take with every retry: each attempt may use the whole timeout, plus the SDK's backoff. */
+export function callBudgetMs(timeoutMs: number, maxRetries: number): number {
+  return timeoutMs * (maxRetries + 1) + 10_000 * maxRetries;
+}
+
+/**
+ * An abort signal for one call: fires when the whole budget is spent, or when a stream has sent nothing
+ * for a full attempt's timeout (the SDK's own timeout stops at the response headers).
+ */
+export function callDeadline(options: CallOptions) {
+  const controller = new AbortController();
+  const total = setTimeout(() => controller.abort(new ProviderError('timed out: the call took longer than its budget', true)), callBudgetMs(options.timeoutMs, options.maxRetries));
+  let idle: NodeJS.Timeout | undefined;
+  const stalled = () => controller.abort(new ProviderError(`timed out: the stream sent nothing for ${options.timeoutMs} ms`, true));
+  return {
+    signal: controller.signal,
+    /** Call on every streamed event. */
+    alive() {
+      clearTimeout(idle);
+      idle = setTimeout(stalled, options.timeoutMs);
+    },
+    done() {
+      clearTimeout(total);
+      clearTimeout(idle);
+    },
+  };
+}
+
+export function toProviderError(err: unknown, provider: string, signal?: AbortSignal): ProviderError {
+  if (signal?.aborted && signal.reason instanceof ProviderError) return new ProviderError(`${provider} error (${signal.reason.message})`, true);
   if (err instanceof ProviderError) return err;
   const e = err as { status?: number; message?: string; name?: string };
   const status = typeof e.status === 'number' ? e.status : undefined;
-  const retryable = status === undefined ? true : status === 408 || status === 409 || status === 429 || status >= 500;
-  const reason = status ? `HTTP ${status}` : e.name === 'APIConnectionTimeoutError' ? 'timeout' : 'connection failed';
-  return new ProviderError(`${provider} error (${reason}): ${e.message ?? String(err)}`, retryable, status);
+  if (status !== undefined) {
+    const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+    return new ProviderError(`${provider} error (HTTP ${status}): ${e.message}`, retryable, status);
+  }
+  const reason = e.name === 'APIConnectionTimeoutError' ? 'timeout' : e.name === 'APIConnectionError' ? 'connection failed' : 'failed';
+  return new ProviderError(`${provider} error (${reason}): ${e.message ?? String(err)}`, reason !== 'failed');
 }

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { configurationOf, findDeployment } from '@sightline/db';
-import { fillTemplates, MissingVariablesError } from '@sightline/llm';
+import { fillTemplates } from '@sightline/llm';
 import { CompletionRequestSchema, DeployedPromptRequestSchema, type CompletionResponse } from '@sightline/schemas';
-import { AppError, notFound, RequestValidationError } from '../../errors';
+import { AppError, notFound } from '../../errors';
+import { withTemplateErrorsAt } from '../../plugins/completions';
 
 export default async function completionRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
@@ -46,15 +47,7 @@ export default async function completionRoutes(base: FastifyInstance) {
     if (!deployment) throw notFound('deployment');
     const v = deployment.prompt_version;
     const inputs = req.body.llm_inputs ?? req.body.inputs ?? null;
-    let messages = v.messages;
-    if (inputs) {
-      try {
-        messages = fillTemplates(v.messages, inputs);
-      } catch (err) {
-        if (!(err instanceof MissingVariablesError)) throw err;
-        throw new RequestValidationError(err.names.map((name) => ({ loc: ['body', 'llm_inputs', name], msg: `missing template variable '${name}'`, type: 'missing' })));
-      }
-    }
+    const messages = inputs ? withTemplateErrorsAt('llm_inputs', () => fillTemplates(v.messages, inputs)) : v.messages;
     const configuration = configurationOf(v);
     return {
       deployment_id: deployment.deployment_id,
