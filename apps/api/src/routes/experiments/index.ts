@@ -34,7 +34,8 @@ export default async function experimentRoutes(base: FastifyInstance) {
       throw new AppError(503, 'accepted trace logs are still being written; retry shortly');
     }
   }
-  const statsBody = (org: string, uuid: string) => jsonArrayStream('{"parent_trace_stats":', rootStats(app.sql, org, uuid), '}');
+  // Small chunks: each is serialized on the event loop, so other requests wait at most for one.
+  const statsBody = (org: string, uuid: string) => jsonArrayStream('{"parent_trace_stats":', rootStats(app.sql, org, uuid, 1000), '}');
 
   app.post('/experiment', { schema: { body: ExperimentCreateSchema, summary: 'Create an experiment', tags: ['experiments'] } }, async (req) => {
     const { name, project_uuid, run_name, is_public, metadata } = req.body;
