@@ -12,6 +12,7 @@ import { addApiKey, createSql, ensureOrganization, getOrCreateProject, migrate }
 const ROOTS = Number(process.env.BENCH_ROOTS ?? 100_000);
 const CHILDREN = Number(process.env.BENCH_CHILDREN ?? 9);
 const PORT = Number(process.env.BENCH_PORT ?? 8190);
+const STALLED_READERS = 12;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const database = `sightline_bench_${randomBytes(3).toString('hex')}`;
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${database}`;
@@ -34,19 +35,30 @@ function start(role: 'api' | 'worker', prefix: string): Promise<ChildProcess> {
 }
 const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-/** Requests another API call in a loop, recording each latency, until stopped. */
+/** Lists experiments (a real, authenticated query) in a loop, recording each latency, until stopped. */
 function prober(url: string) {
   const latencies: number[] = [];
   let running = true;
   const done = (async () => {
     while (running) {
       const t0 = performance.now();
-      await fetch(url, { headers: { 'x-api-key': key } }).then((r) => r.arrayBuffer());
+      const res = await fetch(url, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: '{}' });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`probe answered ${res.status}`);
       latencies.push(performance.now() - t0);
       await new Promise((r) => setTimeout(r, 10));
     }
   })();
   return { latencies, stop: async () => ((running = false), await done) };
+}
+
+/** Clients that request the stats and then read nothing: they must not hold the API's connections. */
+function stalledReaders(url: string, count: number) {
+  return Array.from({ length: count }, () => {
+    const controller = new AbortController();
+    fetch(url, { headers: { 'x-api-key': key }, signal: controller.signal }).catch(() => {});
+    return controller;
+  });
 }
 
 await migrate(DATABASE_URL);
@@ -83,12 +95,14 @@ const before = prober(probeUrl);
 await new Promise((r) => setTimeout(r, 5000));
 await before.stop();
 
+const stalled = stalledReaders(`${base}/experiment/${experiment}/stats`, STALLED_READERS);
 const during = prober(probeUrl);
 t = performance.now();
 const res = await fetch(`${base}/experiment/${experiment}/finished`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: '{}' });
 const body = await res.text();
 const finishSeconds = (performance.now() - t) / 1000;
 await during.stop();
+for (const reader of stalled) reader.abort();
 const entries = (JSON.parse(body) as { parent_trace_stats: unknown[] }).parent_trace_stats.length;
 const [exp] = await sql`select status, num_samples, pinned_stats from experiments where uuid = ${experiment}`;
 
@@ -99,6 +113,7 @@ const result = {
   roots: ROOTS,
   spans: spanCount,
   seed_seconds: round(seedSeconds),
+  stalled_stats_readers: STALLED_READERS,
   finish: { http_status: res.status, seconds: round(finishSeconds), response_mb: round(body.length / 2 ** 20), entries, stored: exp },
   other_requests_ms: {
     idle: { n: before.latencies.length, p50: round(quantile(before.latencies, 0.5)), p99: round(quantile(before.latencies, 0.99)) },

@@ -89,11 +89,23 @@ describe('datasets', () => {
     const after = (await get(created.id)).json();
     expect(Object.keys(after.test_cases)).toHaveLength(3);
     expect(after.test_cases[String(ids[1])].inputs).toEqual({ q: '2' });
-    expect(after.last_updated_at >= before).toBe(true);
+    expect(after.last_updated_at > before).toBe(true);
 
     const fresh = await post('/testcases', { name: 'born-from-cases', test_cases: [{ inputs: { a: 'x', b: 'y' }, target: true }] });
     expect(fresh.statusCode).toBe(200);
     expect((await get('born-from-cases')).json()).toMatchObject({ column_names: ['a', 'b'], test_cases: { [String(fresh.json()[0])]: { target: 'true' } } });
+  });
+
+  it('refuses columns that are reserved, repeated, empty or fooled by object built-ins, and all-digit names', async () => {
+    const refused = async (path: string, body: object) => expect((await post(path, body)).statusCode, JSON.stringify(body)).toBe(422);
+    await refused('/collection', { name: 'rep', column_names: ['a', 'a'] });
+    await refused('/collection', { name: 'res-tags', column_names: ['tags'] });
+    await refused('/collection', { name: 'builtin', column_names: ['toString'], test_cases: [{ inputs: {} }] });
+    await refused('/collection', { name: '007', column_names: ['a'] });
+    await refused('/testcases', { name: 'from-reserved', test_cases: [{ inputs: { target: '1', tags: 'x' } }] });
+    await refused('/testcases', { name: 'from-nothing', test_cases: [{ inputs: {} }] });
+    await refused('/testcases', { name: '42', test_cases: [{ inputs: { a: '1' } }] });
+    for (const name of ['rep', 'builtin', 'from-reserved', 'from-nothing']) expect((await get(name)).body).toBe('null');
   });
 
   it('refuses test cases whose columns differ, a request without name or id, and an unknown id', async () => {
@@ -103,6 +115,9 @@ describe('datasets', () => {
     expect(neither.statusCode).toBe(422);
     expect(neither.json().detail[0].loc).toEqual(['body', 'name']);
     expect((await post('/testcases', { id: 987654321, test_cases: [{ inputs: { q: '1' } }] })).statusCode).toBe(404);
+    const foreign = (await post('/collection', { name: 'theirs', column_names: ['q'] }, otherKey)).json();
+    expect((await post('/testcases', { id: foreign.id, test_cases: [{ inputs: { q: '1' } }] })).statusCode).toBe(404);
+    expect(Object.keys((await get(foreign.id, otherKey)).json().test_cases)).toHaveLength(0);
     expect(Object.keys((await get('strict')).json().test_cases)).toHaveLength(0);
   });
 
@@ -111,7 +126,9 @@ describe('datasets', () => {
     const [caseId] = created.test_case_ids;
     const res = await post(`/update_test_case/${created.id}/${caseId}`, { inputs: { q: 'new' }, target: 3.5, tags: ['fixed'] });
     expect(res.statusCode).toBe(200);
-    expect((await get(created.id)).json().test_cases[String(caseId)]).toEqual({ id: caseId, inputs: { q: 'new', ctx: 'c' }, target: '3.5', tags: ['fixed'], test_case_collection_id: created.id });
+    const after = (await get(created.id)).json();
+    expect(after.test_cases[String(caseId)]).toEqual({ id: caseId, inputs: { q: 'new', ctx: 'c' }, target: '3.5', tags: ['fixed'], test_case_collection_id: created.id });
+    expect(after.last_updated_at > created.last_updated_at).toBe(true);
     expect((await post(`/update_test_case/${created.id}/${caseId}`, { inputs: { nope: '1' } })).statusCode).toBe(422);
     expect((await post(`/update_test_case/${created.id}/999999999`, { target: 'x' })).statusCode).toBe(404);
     expect((await post(`/update_test_case/${created.id}/${caseId}`, { target: 'stolen' }, otherKey)).statusCode).toBe(404);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { finishExperiment, type Sql } from '@sightline/db';
 import { buildStack, call, type TestStack } from '../support/app';
 import { newOrganization, testSql } from '../support/services';
 
@@ -27,12 +27,15 @@ const newExperiment = async (extra: object = {}) => (await post('/experiment', {
 const list = async (filters: object = {}) => (await post('/experiments', filters)).json();
 const statusOf = async (uuid: string) => (await list({ experiment_uuids: [uuid] }))[0].status;
 
-/** A root with two children; the LLM usage sits on the children. */
+/** A root with two children and a grandchild; the LLM usage sits below the root. */
 async function writeTrace(experiment_uuid: string, scores: object[] = [], latency = 2) {
   const root = randomUUID();
   await post('/trace_log', { trace_id: root, project_uuid: project.uuid, experiment_uuid, trace_name: 'case', latency, input_tokens: 1, output_tokens: 1, cost: 0.5, scores });
+  let parent = root;
   for (const i of [1, 2]) {
-    await post('/trace_log', { trace_id: randomUUID(), root_trace_id: root, parent_trace_id: root, project_uuid: project.uuid, trace_name: `llm-${i}`, input_tokens: 10 * i, output_tokens: i, cost: 0.25 * i, latency: 99 });
+    const child = randomUUID();
+    await post('/trace_log', { trace_id: child, root_trace_id: root, parent_trace_id: parent, project_uuid: project.uuid, trace_name: `llm-${i}`, input_tokens: 10 * i, output_tokens: i, cost: 0.25 * i, latency: 99 });
+    parent = child; // the second LLM call is a grandchild of the root
   }
   return root;
 }
@@ -76,8 +79,10 @@ describe('experiment lifecycle and stats', () => {
     expect(await statusOf(exp.uuid)).toBe('pending');
     const roots = Array.from({ length: 200 }, () => randomUUID());
     await Promise.all(roots.map((trace_id, i) => post('/trace_log', { trace_id, project_uuid: project.uuid, experiment_uuid: exp.uuid, scores: [{ name: 'acc', score: i % 2 }] })));
+    const pooled = stack.workerPoolTasks();
     const res = await post(`/experiment/${exp.uuid}/finished`);
     expect(res.statusCode).toBe(200);
+    expect(stack.workerPoolTasks()).toBeGreaterThan(pooled); // the scores were summarized on the pool
     const stats = res.json().parent_trace_stats;
     expect(stats).toHaveLength(200);
     expect(new Set(stats.map((s: { trace_id: string }) => s.trace_id))).toEqual(new Set(roots));
@@ -116,12 +121,46 @@ describe('experiment lifecycle and stats', () => {
       { var1: 'f1', operation: 'mean', value: 0.5 },
     ]));
     // An update accepted just before the finish is counted by it.
+    // A finish that sends no dataset-level stats keeps the ones pinned before.
     const third = await writeTrace(exp.uuid);
     await call(stack.app, key, 'PUT', '/trace_log', { trace_id: third, field_name_to_value_map: { scores: [{ name: 'acc', score: 1 }] } });
     await post(`/experiment/${exp.uuid}/finished`, null);
     [listed] = await list({ experiment_uuids: [exp.uuid] });
     expect(listed).toMatchObject({ status: 'completed', num_samples: 3 });
     expect(listed.pinned_stats).toContainEqual({ var1: 'acc', operation: 'mean', value: 2 / 3 });
+    expect(listed.pinned_stats).toContainEqual({ var1: 'correlation', operation: 'custom', value: 0.7 });
+  });
+
+  it('refuses a finish that does not end the experiment', async () => {
+    const exp = await newExperiment();
+    const res = await post(`/experiment/${exp.uuid}/finished`, { status: 'running' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0].loc).toEqual(['body', 'status']);
+  });
+
+  it('keeps the result of the later of two finishes, whichever worker ends last', async () => {
+    const exp = await newExperiment();
+    const org = (await sql`select organization_id from experiments where uuid = ${exp.uuid}`)[0].organization_id;
+    const stored = (seq: number, status: string) => finishExperiment(sql, org, exp.uuid, { seq, status, pinnedStats: [], numSamples: seq, metadata: {} });
+    expect(await stored(20, 'failed')).toBe(true);
+    expect(await stored(10, 'completed')).toBe(false);
+    expect(await statusOf(exp.uuid)).toBe('failed');
+    const [a, b] = await Promise.all([post(`/experiment/${exp.uuid}/finished`, { status: 'completed' }), post(`/experiment/${exp.uuid}/finished`, { status: 'failed' })]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    const [{ finish_seq, status }] = await sql`select finish_seq, status from experiments where uuid = ${exp.uuid}`;
+    expect(Number(finish_seq)).toBeGreaterThan(20);
+    expect(['completed', 'failed']).toContain(status);
+  });
+
+  it('tells a waiting caller at once when its job cannot be read', async () => {
+    const replyTo = randomUUID();
+    const started = Date.now();
+    const outcome = stack.app
+      .awaitReply(replyTo, () => stack.app.finalizeJobs.queue.add('experiment-finalize', { reply_to: replyTo, bogus: true } as never), { timeoutMs: 20_000, timeoutMessage: 'timeout' })
+      .catch((err: Error & { statusCode?: number }) => err);
+    const err = (await outcome) as Error & { statusCode?: number };
+    expect(err.statusCode).toBe(500);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('lists the experiment\'s root trace logs as trees, with the shared filter', async () => {
@@ -130,7 +169,8 @@ describe('experiment lifecycle and stats', () => {
     await writeTrace(exp.uuid, [{ name: 'acc', score: 0 }]);
     const all = (await post(`/experiment/${exp.uuid}/trace_logs`, {})).json();
     expect(all).toHaveLength(2);
-    expect(all[0].children).toHaveLength(2);
+    expect(all[0].children).toHaveLength(1);
+    expect(all[0].children[0].children).toHaveLength(1);
     const good = (await post(`/experiment/${exp.uuid}/trace_logs`, { filter_field: 'score:acc', filter_operator: 'equals', filter_value: '1' })).json();
     expect(good.map((t: { trace_id: string }) => t.trace_id)).toEqual([a]);
     expect((await post(`/experiment/${exp.uuid}/trace_logs`, { filter_field: 'nope', filter_operator: 'equals', filter_value: '1' })).statusCode).toBe(422);

@@ -10,6 +10,8 @@ export type TestStack = {
   app: FastifyInstance;
   prefix: string;
   startWorker(): Promise<void>;
+  /** Tasks the running worker's thread pool has finished. */
+  workerPoolTasks(): number;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
 };
@@ -24,7 +26,7 @@ export async function buildStack(options: { worker?: boolean; env?: Record<strin
   const config = parseEnv(ApiEnv, env);
   const app = await buildApp(config);
   await app.ready();
-  let worker: { close(): Promise<unknown>; release(): Promise<void> } | null = null;
+  let worker: { close(): Promise<unknown>; release(): Promise<void>; poolTasks(): number } | null = null;
 
   const stack: TestStack = {
     app,
@@ -35,8 +37,9 @@ export async function buildStack(options: { worker?: boolean; env?: Record<strin
       const redis = testRedis();
       const workerEnv = parseEnv(WorkerEnv, { WORKER_CONCURRENCY: '50', SPAN_BATCH_SIZE: '200', ...env });
       const running = startWorkers({ sql, redis, env: workerEnv, log: pino({ level: 'silent' }), providerEnv: env });
-      worker = { close: running.close, release: async () => void (await Promise.all([redis.quit(), sql.end()])) };
+      worker = { close: running.close, poolTasks: running.poolTasks, release: async () => void (await Promise.all([redis.quit(), sql.end()])) };
     },
+    workerPoolTasks: () => worker?.poolTasks() ?? 0,
     async stopWorker() {
       if (!worker) return;
       await worker.close();

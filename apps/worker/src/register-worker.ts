@@ -1,7 +1,7 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { queues, RETRY_BACKOFF_TYPE, retryDelayMs, type QueueName, type QueuePayload } from '@sightline/queues';
+import { createReplier, queues, redisKeys, RETRY_BACKOFF_TYPE, retryDelayMs, type QueueName, type QueuePayload } from '@sightline/queues';
 
 export type Processor<N extends QueueName> = (payload: QueuePayload<N>, job: Job) => Promise<unknown>;
 
@@ -18,7 +18,12 @@ export function registerWorker<N extends QueueName>(
     name,
     async (job) => {
       const parsed = queues[name].schema.safeParse(job.data);
-      if (!parsed.success) throw new UnrecoverableError(`invalid ${name} payload: ${parsed.error.message}`);
+      if (!parsed.success) {
+        // A caller waiting on this job hears of the failure now rather than at its timeout.
+        const replyTo = (job.data as { reply_to?: unknown } | null)?.reply_to;
+        if (typeof replyTo === 'string') await createReplier(connection, redisKeys(prefix), replyTo)({ error: `invalid ${name} job`, status: 500 });
+        throw new UnrecoverableError(`invalid ${name} payload: ${parsed.error.message}`);
+      }
       return processor(parsed.data as QueuePayload<N>, job);
     },
     {

@@ -41,6 +41,8 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   ];
   return {
     names: workers.map((w) => w.name),
+    /** Tasks the worker's thread pool has finished. */
+    poolTasks: () => pool.completedTasks(),
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
       await spanWrites.close();

@@ -98,7 +98,8 @@ const ANNOTATION_ATTRS = new Map<string, Scalar>([['score', NUMBER], ['value', T
 // ---- compilation context ----------------------------------------------------------------------
 
 const stripNul = (s: string | null | undefined) => (s == null ? undefined : s.replace(/\0/g, ''));
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+/** An ILIKE pattern matching any text that contains `s` literally. */
+export const containsPattern = (s: string) => `%${s.replace(/[\\%_]/g, '\\$&')}%`;
 const arrayLiteral = (xs: unknown[]) => `{${xs.map((x) => `"${String(x).replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 
 class Ctx {
@@ -137,7 +138,7 @@ class Ctx {
 function compare(c: Ctx, e: string, t: Scalar): string {
   const { op } = c;
   if (op === 'is_null' || op === 'exists') return `${e} IS ${op === 'exists' ? 'NOT ' : ''}NULL`;
-  if (op === 'like') return `${e} ILIKE ${c.bind(`%${escapeLike(c.value())}%`, 'text')}`;
+  if (op === 'like') return `${e} ILIKE ${c.bind(containsPattern(c.value()), 'text')}`;
   const values = c.operands().map((s) => c.typed(t, s));
   if (op === 'in') return `${e} = ANY(${c.bind(values, `${t.cast}[]`)})`;
   const [a, b] = values.map((v) => c.bind(v, t.cast));

@@ -6,3 +6,4 @@ export * from './filters';
 export * from './chainlib';
 export * from './secrets';
 export * from './score-stats';
+export * from './dataset-columns';

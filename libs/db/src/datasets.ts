@@ -3,8 +3,19 @@ import type { Sql } from './client';
 
 export type Dataset = { id: number; name: string; column_names: string[]; created_at: Date; last_updated_at: Date };
 export type TestCase = { id: number; inputs: Record<string, string>; target: string | null; tags: string[]; test_case_collection_id: number };
+export type DatasetRef = { id: number } | { name: string };
 
 const DATASET_COLUMNS = 'id, name, column_names, created_at, last_updated_at';
+const TEST_CASE_COLUMNS = 'id, inputs, target, tags, dataset_id as test_case_collection_id';
+
+function selectDataset(sql: Sql, organizationId: string, ref: DatasetRef, forUpdate = false) {
+  return sql<Dataset[]>`
+    select ${sql.unsafe(DATASET_COLUMNS)} from datasets
+    where organization_id = ${organizationId} and ${'id' in ref ? sql`id = ${ref.id}` : sql`name = ${ref.name}`}
+    ${forUpdate ? sql`for update` : sql``}`;
+}
+
+const touch = (tx: Sql, datasetId: number) => tx`update datasets set last_updated_at = clock_timestamp() where id = ${datasetId}`;
 
 /** Creates a dataset, or returns null when the organization already has one of that name. */
 export async function createDataset(sql: Sql, organizationId: string, name: string, columns: string[], cases: TestCaseInput[]) {
@@ -16,53 +27,52 @@ export async function createDataset(sql: Sql, organizationId: string, name: stri
       returning ${tx.unsafe(DATASET_COLUMNS)}`;
     if (!dataset) return null;
     const ids = await insertTestCases(tx, dataset.id, cases);
-    return { dataset, ids };
+    return { dataset: (await selectDataset(tx, organizationId, { id: dataset.id }))[0], ids };
   });
 }
 
 async function insertTestCases(tx: Sql, datasetId: number, cases: TestCaseInput[]): Promise<number[]> {
   if (!cases.length) return [];
   const rows: Record<string, any>[] = cases.map((c) => ({ dataset_id: datasetId, inputs: tx.json(c.inputs), target: c.target ?? null, tags: c.tags ?? [] }));
-  // Identity values follow the VALUES order of one INSERT, so the ids come back in the order given.
+  // Identity values follow the VALUES order of one INSERT, so sorted ids are in the order given.
   const inserted = await tx<{ id: number }[]>`insert into test_cases ${tx(rows, ['dataset_id', 'inputs', 'target', 'tags'])} returning id`;
-  await tx`update datasets set last_updated_at = now() where id = ${datasetId}`;
+  await touch(tx, datasetId);
   return inserted.map((r) => r.id).sort((a, b) => a - b);
 }
 
-export async function findDataset(sql: Sql, organizationId: string, ref: { id: number } | { name: string }): Promise<Dataset | null> {
-  const [row] = 'id' in ref
-    ? await sql<Dataset[]>`select ${sql.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and id = ${ref.id}`
-    : await sql<Dataset[]>`select ${sql.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and name = ${ref.name}`;
+export async function findDataset(sql: Sql, organizationId: string, ref: DatasetRef): Promise<Dataset | null> {
+  const [row] = await selectDataset(sql, organizationId, ref);
   return row ?? null;
 }
 
 export function listTestCases(sql: Sql, datasetId: number) {
-  return sql<TestCase[]>`
-    select id, inputs, target, tags, dataset_id as test_case_collection_id from test_cases where dataset_id = ${datasetId} order by id`;
+  return sql<TestCase[]>`select ${sql.unsafe(TEST_CASE_COLUMNS)} from test_cases where dataset_id = ${datasetId} order by id`;
 }
 
 /**
- * Adds test cases to the organization's dataset `ref`, creating it (by name) with `columnsIfNew` when it
- * does not exist. `check` sees the dataset's columns and may throw before anything is written.
+ * Adds test cases to the organization's dataset `ref`. A dataset named but not found is created with
+ * `columnsIfNew` (null: no valid columns could be derived). `check` sees the columns the cases must
+ * have (null when the dataset would need creating but cannot be) and throws to refuse the cases.
  */
 export async function addTestCases(
   sql: Sql,
   organizationId: string,
-  ref: { id: number } | { name: string },
+  ref: DatasetRef,
   cases: TestCaseInput[],
-  columnsIfNew: string[],
-  check: (columns: string[]) => void,
+  columnsIfNew: string[] | null,
+  check: (columns: string[] | null) => void,
 ): Promise<number[] | null> {
   return sql.begin(async (txn) => {
     const tx = txn as unknown as Sql;
-    if ('name' in ref) {
+    if ('name' in ref && columnsIfNew) {
       await tx`insert into datasets (organization_id, name, column_names) values (${organizationId}, ${ref.name}, ${columnsIfNew}) on conflict (organization_id, name) do nothing`;
     }
     // The row lock keeps concurrent additions from racing a column check.
-    const [dataset] = 'id' in ref
-      ? await tx<Dataset[]>`select ${tx.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and id = ${ref.id} for update`
-      : await tx<Dataset[]>`select ${tx.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and name = ${ref.name} for update`;
-    if (!dataset) return null;
+    const [dataset] = await selectDataset(tx, organizationId, ref, true);
+    if (!dataset) {
+      if ('name' in ref) check(null);
+      return null;
+    }
     check(dataset.column_names);
     return insertTestCases(tx, dataset.id, cases);
   });
@@ -79,7 +89,7 @@ export async function updateTestCase(
 ): Promise<TestCase | null> {
   return sql.begin(async (txn) => {
     const tx = txn as unknown as Sql;
-    const [dataset] = await tx<Dataset[]>`select ${tx.unsafe(DATASET_COLUMNS)} from datasets where organization_id = ${organizationId} and id = ${datasetId}`;
+    const [dataset] = await selectDataset(tx, organizationId, { id: datasetId });
     if (!dataset) return null;
     check(dataset.column_names);
     const [row] = await tx<TestCase[]>`
@@ -88,8 +98,8 @@ export async function updateTestCase(
         target = ${update.target !== undefined ? tx`${update.target}` : tx`target`},
         tags = coalesce(${update.tags ?? null}::text[], tags)
       where id = ${testCaseId} and dataset_id = ${datasetId}
-      returning id, inputs, target, tags, dataset_id as test_case_collection_id`;
-    if (row) await tx`update datasets set last_updated_at = now() where id = ${datasetId}`;
+      returning ${tx.unsafe(TEST_CASE_COLUMNS)}`;
+    if (row) await touch(tx, datasetId);
     return row ?? null;
   });
 }

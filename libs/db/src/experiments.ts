@@ -1,4 +1,5 @@
 import type { ExperimentList, PinnedStat } from '@sightline/schemas';
+import { containsPattern } from '@sightline/core';
 import type { Sql } from './client';
 
 export type Experiment = {
@@ -37,14 +38,13 @@ export async function findExperiment(sql: Sql, organizationId: string, uuid: str
 }
 
 export function listExperiments(sql: Sql, organizationId: string, f: ExperimentList) {
-  const like = (s: string) => `%${s.replace(/[\\%_]/g, '\\$&')}%`;
   return sql<Experiment[]>`
     select ${sql.unsafe(COLUMNS)} from experiments e
     ${f.project_name ? sql`join projects p on p.id = e.project_id and p.name = ${f.project_name}` : sql``}
     where e.organization_id = ${organizationId}
       ${f.metadata_filter ? sql`and e.metadata @> ${sql.json(f.metadata_filter as never)}` : sql``}
-      ${f.experiment_name_filter ? sql`and e.name ilike ${like(f.experiment_name_filter)}` : sql``}
-      ${f.run_name_filter ? sql`and e.run_name ilike ${like(f.run_name_filter)}` : sql``}
+      ${f.experiment_name_filter ? sql`and e.name ilike ${containsPattern(f.experiment_name_filter)}` : sql``}
+      ${f.run_name_filter ? sql`and e.run_name ilike ${containsPattern(f.run_name_filter)}` : sql``}
       ${f.experiment_uuids ? sql`and e.uuid = any(${sql.array(f.experiment_uuids)}::uuid[])` : sql``}
     order by e.created_at desc`;
 }
@@ -59,30 +59,41 @@ export async function markExperimentsRunning(sql: Sql, pairs: { org: string; exp
 }
 
 /**
- * One row per root trace log of the experiment, in chunks: latency and scores are the root's; tokens and
- * cost are summed over its whole trace, where the LLM calls usually are.
+ * One row per root trace log of the experiment, in pages: latency and scores are the root's; tokens and
+ * cost are summed over its whole trace, where the LLM calls usually are. Each page is its own short
+ * query (keyset on trace_id), so a slow reader never holds a database connection between pages.
  */
-export function rootStats(sql: Sql, organizationId: string, uuid: string, chunkSize = 5000): AsyncIterable<RootStat[]> {
-  return sql<RootStat[]>`
-    select r.trace_id, r.latency, t.input_tokens, t.output_tokens, t.total_tokens, t.cost, coalesce(r.scores, '[]') as scores
-    from spans r
-    cross join lateral (
-      select coalesce(sum(s.input_tokens), 0)::bigint as input_tokens, coalesce(sum(s.output_tokens), 0)::bigint as output_tokens,
-             coalesce(sum(s.total_tokens), 0)::bigint as total_tokens, coalesce(sum(s.cost), 0)::float8 as cost
-      from spans s where s.organization_id = r.organization_id and s.root_trace_id = r.trace_id and s.created
-    ) t
-    where r.organization_id = ${organizationId} and r.experiment_uuid = ${uuid} and r.created and r.depth = 0
-    order by r.start_ts nulls last, r.trace_id`.cursor(chunkSize);
+export async function* rootStats(sql: Sql, organizationId: string, uuid: string, pageSize = 5000): AsyncGenerator<RootStat[]> {
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const page = await sql<RootStat[]>`
+      select r.trace_id, r.latency, t.input_tokens, t.output_tokens, t.total_tokens, t.cost, coalesce(r.scores, '[]') as scores
+      from spans r
+      cross join lateral (
+        select coalesce(sum(s.input_tokens), 0)::bigint as input_tokens, coalesce(sum(s.output_tokens), 0)::bigint as output_tokens,
+               coalesce(sum(s.total_tokens), 0)::bigint as total_tokens, coalesce(sum(s.cost), 0)::float8 as cost
+        from spans s where s.organization_id = r.organization_id and s.root_trace_id = r.trace_id and s.created
+      ) t
+      where r.organization_id = ${organizationId} and r.experiment_uuid = ${uuid} and r.trace_id > ${after} and r.created and r.depth = 0
+      order by r.trace_id
+      limit ${pageSize}`;
+    if (page.length) yield page;
+    if (page.length < pageSize) return;
+    after = page[page.length - 1].trace_id;
+  }
 }
 
+/** Stores a finish unless a later one (by sequence number) is already stored; false when it was not. */
 export async function finishExperiment(
   sql: Sql,
   organizationId: string,
   uuid: string,
-  result: { status: string; pinnedStats: PinnedStat[]; numSamples: number; metadata: Record<string, unknown> },
-): Promise<void> {
-  await sql`
+  result: { seq: number; status: string; pinnedStats: PinnedStat[]; numSamples: number; metadata: Record<string, unknown> },
+): Promise<boolean> {
+  const rows = await sql`
     update experiments set status = ${result.status}, pinned_stats = ${sql.json(result.pinnedStats as never)}, num_samples = ${result.numSamples},
-      metadata = metadata || ${sql.json(result.metadata as never)}, finished_at = now()
-    where organization_id = ${organizationId} and uuid = ${uuid}`;
+      metadata = metadata || ${sql.json(result.metadata as never)}, finished_at = now(), finish_seq = ${result.seq}
+    where organization_id = ${organizationId} and uuid = ${uuid} and (finish_seq is null or finish_seq < ${result.seq})
+    returning 1`;
+  return rows.length > 0;
 }

@@ -220,6 +220,12 @@ export function rootListingSql(q: RootQuery): { count: string; page: string; par
   };
 }
 
+/** One page of root span ids, without the total. */
+export async function rootIds(sql: Sql, q: RootQuery): Promise<string[]> {
+  const { page, params } = rootListingSql(q);
+  return (await sql.unsafe(page, params as never[])).map((r) => r.trace_id as string);
+}
+
 /** One page of root spans with the exact total. */
 export async function listRoots(sql: Sql, q: RootQuery): Promise<{ total: number; ids: string[] }> {
   const { count, page, params } = rootListingSql(q);

@@ -72,6 +72,11 @@ export async function currentWatermark(redis: Redis, keys: RedisKeys): Promise<n
   return Number((await redis.get(keys.seq)) ?? 0);
 }
 
+/** A fresh sequence number, above every span event accepted so far: orders an operation among them. */
+export async function takeWatermark(redis: Redis, keys: RedisKeys): Promise<number> {
+  return redis.incr(keys.seq);
+}
+
 /** Resolves true once none of the organization's events at or below `watermark` is pending, false on timeout. */
 export async function waitUntilApplied(redis: Redis, keys: RedisKeys, organizationId: string, watermark: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RESERVED_COLUMNS } from '@sightline/core';
 import { IndexedText } from './common';
 
 // Clients send input values as strings; anything else is kept as its JSON text.
@@ -15,16 +16,23 @@ export const TestCaseSchema = z.object({
 export type TestCaseInput = z.infer<typeof TestCaseSchema>;
 
 /** `target` and `tags` are the reserved row names of client libraries, never input columns. */
-const ColumnName = z.string().min(1).max(255).refine((c) => c !== 'target' && c !== 'tags', 'target and tags are reserved and cannot be columns');
+const ColumnName = z.string().min(1).max(255).refine((c) => !RESERVED_COLUMNS.has(c), 'target and tags are reserved and cannot be columns');
+export const ColumnNames = z
+  .array(ColumnName)
+  .min(1)
+  .refine((cs) => new Set(cs).size === cs.length, 'column names must be distinct');
+
+// All digits would read back as an id in GET /collection/{identifier}.
+const DatasetName = IndexedText.min(1).refine((n) => !/^\d+$/.test(n), 'a dataset name cannot be all digits (it would read as an id)');
 
 export const DatasetCreateSchema = z.object({
-  name: IndexedText.min(1),
-  column_names: z.array(ColumnName).min(1),
+  name: DatasetName,
+  column_names: ColumnNames,
   test_cases: z.array(TestCaseSchema).default([]),
 });
 
 export const TestCasesAddSchema = z
-  .object({ name: IndexedText.min(1).nullish(), id: z.number().int().positive().nullish(), test_cases: z.array(TestCaseSchema).min(1) })
+  .object({ name: DatasetName.nullish(), id: z.number().int().positive().nullish(), test_cases: z.array(TestCaseSchema).min(1) })
   .refine((v) => v.name || v.id, { message: 'name or id is required', path: ['name'] });
 
 export const TestCaseUpdateSchema = z.object({ inputs: Inputs.nullish(), target: Target.nullish(), tags: z.array(IndexedText).nullish() });

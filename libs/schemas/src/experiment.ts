@@ -24,11 +24,15 @@ export type ExperimentList = z.infer<typeof ExperimentListSchema>;
 
 export const EXPERIMENT_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
 
+const DatasetLevelStat = z.object({ name: z.string(), score: z.number() });
+// A finish ends an experiment: the spec's enum also lists pending and running, which a finish refuses.
+const FinishStatus = z.enum(['completed', 'failed'], { message: 'a finish sets status completed or failed' });
+
 /** The body of POST /experiment/{uuid}/finished; absent or null means `{status: "completed"}`. */
 export const ExperimentFinishSchema = z
   .object({
-    status: z.enum(EXPERIMENT_STATUSES).nullish(),
-    dataset_level_stats: z.array(z.object({ name: z.string(), score: z.number() })).nullish(),
+    status: FinishStatus.nullish(),
+    dataset_level_stats: z.array(DatasetLevelStat).nullish(),
     metadata: JsonObject.nullish(),
   })
   .nullish();
@@ -41,10 +45,14 @@ export const ExperimentFinalizeJobSchema = z.object({
   reply_to: z.string().min(1),
   organization_id: Uuid,
   experiment_uuid: Uuid,
-  status: z.enum(EXPERIMENT_STATUSES),
-  dataset_level_stats: z.array(z.object({ name: z.string(), score: z.number() })),
+  status: FinishStatus,
+  /** Absent: the dataset-level stats pinned by an earlier finish are kept. */
+  dataset_level_stats: z.array(DatasetLevelStat).optional(),
   metadata: JsonObject,
-  /** Every span write the API accepted up to this sequence number is counted. */
+  /**
+   * A sequence number taken when the finish was accepted: every span write accepted before it is
+   * counted, and of two finishes the later one's result is the one stored.
+   */
   watermark: z.number().int().min(0),
 });
 export type ExperimentFinalizeJob = z.infer<typeof ExperimentFinalizeJobSchema>;

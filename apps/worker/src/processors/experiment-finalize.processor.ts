@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { mergeScoreSummaries } from '@sightline/core';
+import { mergeScoreSummaries, type ScoreSummaries } from '@sightline/core';
 import { findExperiment, finishExperiment, rootStats, type Sql } from '@sightline/db';
 import type { Pool } from '@sightline/pool';
 import { createReplier, waitUntilApplied, type RedisKeys, type Reply } from '@sightline/queues';
@@ -10,6 +10,7 @@ import type { Processor } from '../register-worker';
 // How long a finish waits for span writes accepted before it; past that it refuses rather than count
 // partial data.
 const PENDING_WRITES_WAIT_MS = 30_000;
+const MAX_CHUNKS_IN_FLIGHT = 4;
 
 /**
  * Finishes an experiment over every trace log accepted before the finish: waits until they are written,
@@ -34,22 +35,28 @@ export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys
       await reply({ error: 'trace logs accepted before the finish are still being written; retry shortly', status: 503 });
       return;
     }
-    if (!(await findExperiment(deps.sql, org, job.experiment_uuid))) {
+    const experiment = await findExperiment(deps.sql, org, job.experiment_uuid);
+    if (!experiment) {
       await reply({ error: 'experiment not found', status: 404 });
       return;
     }
     let numSamples = 0;
-    const summaries = [];
+    const summaries: Promise<ScoreSummaries>[] = [];
     for await (const chunk of rootStats(deps.sql, org, job.experiment_uuid)) {
       numSamples += chunk.length;
       summaries.push(deps.pool.summarizeScores(chunk.map((r) => r.scores)));
+      // A few chunks in flight keep the pool busy without queueing the whole experiment in memory.
+      if (summaries.length % MAX_CHUNKS_IN_FLIGHT === 0) await Promise.all(summaries.slice(-MAX_CHUNKS_IN_FLIGHT));
     }
     const scores = mergeScoreSummaries(await Promise.all(summaries));
+    const datasetLevel = job.dataset_level_stats
+      ? job.dataset_level_stats.map((d) => ({ var1: d.name, operation: 'custom', value: d.score }))
+      : experiment.pinned_stats.filter((p) => p.operation === 'custom');
     const pinnedStats: PinnedStat[] = [
-      ...job.dataset_level_stats.map((d) => ({ var1: d.name, operation: 'custom', value: d.score })),
+      ...datasetLevel,
       ...Object.entries(scores).map(([name, s]) => ({ var1: name, operation: 'mean', value: s.sum / s.count })),
     ];
-    await finishExperiment(deps.sql, org, job.experiment_uuid, { status: job.status, pinnedStats, numSamples, metadata: job.metadata });
+    await finishExperiment(deps.sql, org, job.experiment_uuid, { seq: job.watermark, status: job.status, pinnedStats, numSamples, metadata: job.metadata });
     deps.log.info({ experiment: job.experiment_uuid, numSamples }, 'experiment finished');
     await reply({ done: { num_samples: numSamples } });
   }

@@ -88,4 +88,5 @@ create index spans_tags on spans using gin (tags);
 create index spans_trace_name on spans (organization_id, project_id, trace_name) where created;
 create index spans_session on spans (organization_id, session_id) where session_id is not null;
 create index spans_end_user on spans (organization_id, end_user_identifier) where end_user_identifier is not null;
-create index spans_experiment on spans (organization_id, experiment_uuid) where experiment_uuid is not null;
+-- An experiment's roots, paged by trace id.
+create index spans_experiment on spans (organization_id, experiment_uuid, trace_id) where experiment_uuid is not null;

@@ -11,6 +11,8 @@ create table experiments (
   pinned_stats jsonb not null default '[]',
   created_at timestamptz not null default now(),
   finished_at timestamptz,
+  -- The sequence number the stored finish took: of two finishes, the later request's result stays.
+  finish_seq bigint,
   unique (project_id, run_name)
 );
 create index experiments_by_org on experiments (organization_id, created_at desc);

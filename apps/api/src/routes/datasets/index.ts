@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { columnMismatch } from '@sightline/core';
 import { addTestCases, createDataset, findDataset, listTestCases, updateTestCase, type Dataset } from '@sightline/db';
 import {
   DatasetCreateSchema,
@@ -7,24 +8,18 @@ import {
   TestCasesAddSchema,
   TestCaseUpdateParams,
   TestCaseUpdateSchema,
-  type TestCaseInput,
+  ColumnNames,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError, type ValidationDetail } from '../../errors';
 
 const iso = (d: Date) => d.toISOString();
 
-/** Every case's input keys must be exactly the dataset's columns. */
+/** Every case's input keys must be the dataset's columns (all of them, unless `exact` is false). */
 function checkColumns(columns: string[], cases: { inputs: Record<string, unknown> }[], at: (i: number) => (string | number)[], exact = true) {
-  const expected = new Set(columns);
   const problems: ValidationDetail[] = [];
   cases.forEach((c, i) => {
-    const keys = Object.keys(c.inputs);
-    const extra = keys.filter((k) => !expected.has(k));
-    const missing = exact ? columns.filter((k) => !(k in c.inputs)) : [];
-    if (extra.length || missing.length) {
-      const parts = [extra.length && `unknown column(s): ${extra.join(', ')}`, missing.length && `missing column(s): ${missing.join(', ')}`].filter(Boolean);
-      problems.push({ loc: at(i), msg: `inputs must have the dataset's columns (${columns.join(', ')}); ${parts.join('; ')}`, type: 'value_error' });
-    }
+    const msg = columnMismatch(columns, c.inputs, exact);
+    if (msg) problems.push({ loc: at(i), msg, type: 'value_error' });
   });
   if (problems.length) throw new RequestValidationError(problems);
 }
@@ -52,10 +47,13 @@ export default async function datasetRoutes(base: FastifyInstance) {
 
   app.post('/testcases', { schema: { body: TestCasesAddSchema, summary: 'Add test cases to a dataset, creating it by name if needed', tags: ['datasets'] } }, async (req) => {
     const { name, id, test_cases } = req.body;
-    const ref = id ? { id } : { name: name! };
-    const ids = await addTestCases(app.sql, req.organizationId, ref, test_cases as TestCaseInput[], Object.keys(test_cases[0].inputs), (columns) =>
-      checkColumns(columns, test_cases, caseLoc),
-    );
+    // A dataset created here takes its columns from the first case, under the same rules as POST /collection.
+    const derived = ColumnNames.safeParse(Object.keys(test_cases[0].inputs));
+    const columnsIfNew = derived.success ? derived.data : null;
+    const ids = await addTestCases(app.sql, req.organizationId, id ? { id } : { name: name ?? '' }, test_cases, columnsIfNew, (columns) => {
+      if (!columns) throw RequestValidationError.fromZod('body', derived.error!.issues.map((issue) => ({ ...issue, path: ['test_cases', 0, 'inputs', ...issue.path] })));
+      checkColumns(columns, test_cases, caseLoc);
+    });
     if (!ids) throw notFound('dataset');
     return ids;
   });

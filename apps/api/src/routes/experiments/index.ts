@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { formatTimestamp } from '@sightline/core';
-import { createExperiment, findExperiment, findProjectById, listExperiments, listRoots, rootStats, spansOfRoots, type Experiment } from '@sightline/db';
-import { currentWatermark, waitUntilApplied } from '@sightline/queues';
+import { createExperiment, findExperiment, findProjectById, listExperiments, rootIds, rootStats, spansOfRoots, type Experiment } from '@sightline/db';
+import { currentWatermark, takeWatermark, waitUntilApplied } from '@sightline/queues';
 import { ExperimentCreateSchema, ExperimentFinishSchema, ExperimentListSchema, ExperimentParams, FilterSchema } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
 import { jsonArrayStream } from '../../json-stream';
@@ -69,8 +69,10 @@ export default async function experimentRoutes(base: FastifyInstance) {
       const org = req.organizationId;
       await ownExperiment(org, experiment_uuid);
       // Everything accepted up to now is counted: the worker waits for it before computing.
-      const watermark = await currentWatermark(app.redis, app.keys);
+      const watermark = await takeWatermark(app.redis, app.keys);
       const replyTo = randomUUID();
+      const closed = new AbortController();
+      reply.raw.on('close', () => reply.raw.writableFinished || closed.abort());
       await app.awaitReply(
         replyTo,
         () =>
@@ -79,11 +81,11 @@ export default async function experimentRoutes(base: FastifyInstance) {
             organization_id: org,
             experiment_uuid,
             status: req.body?.status ?? 'completed',
-            dataset_level_stats: req.body?.dataset_level_stats ?? [],
+            ...(req.body?.dataset_level_stats && { dataset_level_stats: req.body.dataset_level_stats }),
             metadata: req.body?.metadata ?? {},
             watermark,
           }),
-        { timeoutMs: FINISH_TIMEOUT_MS, timeoutMessage: 'the experiment finish did not complete in time; the workers may be overloaded or down' },
+        { timeoutMs: FINISH_TIMEOUT_MS, timeoutMessage: 'the experiment finish did not complete in time; the workers may be overloaded or down', signal: closed.signal },
       );
       return reply.type('application/json').send(statsBody(org, experiment_uuid));
     },
@@ -97,7 +99,7 @@ export default async function experimentRoutes(base: FastifyInstance) {
       const org = req.organizationId;
       await ownExperiment(org, experiment_uuid);
       await waitForAcceptedWrites(org);
-      const { ids } = await listRoots(app.sql, { organizationId: org, projectId: null, experimentUuid: experiment_uuid, filter: req.body ?? undefined, page: 1, pageSize: 100_000 });
+      const ids = await rootIds(app.sql, { organizationId: org, projectId: null, experimentUuid: experiment_uuid, filter: req.body ?? undefined, page: 1, pageSize: 100_000 });
       return app.assembleTrees(await spansOfRoots(app.sql, org, ids), ids);
     },
   );
