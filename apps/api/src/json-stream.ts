@@ -2,17 +2,21 @@ import { Readable } from 'node:stream';
 
 /**
  * A JSON document written piece by piece: `head`, then the items of every chunk as one array, then `tail`.
- * Large answers (an experiment's per-trace stats) never sit whole in memory.
+ * Large answers (an experiment's per-trace stats) never sit whole in memory. The first chunk is read
+ * before anything is sent, so a failure at the start is still an ordinary error answer; a failure
+ * later aborts the connection rather than end a 200 with truncated JSON.
  */
-export function jsonArrayStream<T>(head: string, chunks: AsyncIterable<T[]>, tail: string, map: (item: T) => unknown = (x) => x): Readable {
+export async function jsonArrayStream<T>(head: string, chunks: AsyncIterable<T[]>, tail: string): Promise<Readable> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const first = await iterator.next();
   return Readable.from(
     (async function* () {
       yield head + '[';
-      let first = true;
-      for await (const chunk of chunks) {
-        if (!chunk.length) continue;
-        yield (first ? '' : ',') + chunk.map((item) => JSON.stringify(map(item))).join(',');
-        first = false;
+      let separator = '';
+      for (let step = first; !step.done; step = await iterator.next()) {
+        if (!step.value.length) continue;
+        yield separator + step.value.map((item) => JSON.stringify(item)).join(',');
+        separator = ',';
       }
       yield ']' + tail;
     })(),

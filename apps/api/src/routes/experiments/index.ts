@@ -58,7 +58,7 @@ export default async function experimentRoutes(base: FastifyInstance) {
     const { experiment_uuid } = req.params;
     await ownExperiment(req.organizationId, experiment_uuid);
     await waitForAcceptedWrites(req.organizationId);
-    return reply.type('application/json').send(statsBody(req.organizationId, experiment_uuid));
+    return reply.type('application/json').send(await statsBody(req.organizationId, experiment_uuid));
   });
 
   app.post(
@@ -87,7 +87,7 @@ export default async function experimentRoutes(base: FastifyInstance) {
           }),
         { timeoutMs: FINISH_TIMEOUT_MS, timeoutMessage: 'the experiment finish did not complete in time; the workers may be overloaded or down', signal: closed.signal },
       );
-      return reply.type('application/json').send(statsBody(org, experiment_uuid));
+      return reply.type('application/json').send(await statsBody(org, experiment_uuid));
     },
   );
 
