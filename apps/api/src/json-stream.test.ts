@@ -11,7 +11,7 @@ async function* chunks<T>(...parts: (T[] | Error)[]) {
 
 describe('jsonArrayStream', () => {
   it('writes one JSON document from many chunks', async () => {
-    const stream = await jsonArrayStream('{"items":', chunks([1, 2], [], [{ a: 3 }]), '}');
+    const stream = await jsonArrayStream('{"items":', chunks<unknown>([1, 2], [], [{ a: 3 }]), '}');
     expect(JSON.parse(await text(stream))).toEqual({ items: [1, 2, { a: 3 }] });
     expect(JSON.parse(await text(await jsonArrayStream('{"items":', chunks(), '}')))).toEqual({ items: [] });
   });
