@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSql, type Sql } from '@sightline/db';
-import { redisKeys, type QueuePayload } from '@sightline/queues';
+import { createProducer, redisKeys, type QueuePayload } from '@sightline/queues';
 import { spanWriteProcessor } from '../../apps/worker/src/processors/span-write.processor';
 import { buildStack, call, type TestStack } from '../support/app';
 import { databaseUrl, newOrganization, testRedis, testSql } from '../support/services';
@@ -21,9 +21,13 @@ beforeAll(async () => {
   key = (await newOrganization(sql)).key;
   const workerSql = createSql(databaseUrl(), { max: 2 });
   const redis = testRedis();
-  const processor = spanWriteProcessor({ sql: workerSql, redis, keys: redisKeys(stack.prefix), batchSize: 100, log: pino({ level: 'silent' }) });
+  const evals = createProducer('eval', redis, stack.prefix);
+  const processor = spanWriteProcessor({ sql: workerSql, redis, keys: redisKeys(stack.prefix), batchSize: 100, log: pino({ level: 'silent' }), evals });
   process = (payload) => processor(payload, { id: 'test' } as never);
-  release = async () => void (await Promise.all([redis.quit(), workerSql.end()]));
+  release = async () => {
+    await evals.close();
+    await Promise.all([redis.quit(), workerSql.end()]);
+  };
 });
 afterAll(async () => {
   await stack.close();

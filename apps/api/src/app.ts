@@ -13,6 +13,7 @@ import replies from './plugins/replies';
 import spanIntake from './plugins/span-intake';
 import completionRoutes from './routes/completions/index';
 import datasetRoutes from './routes/datasets/index';
+import evalMetricRoutes from './routes/eval-metrics/index';
 import experimentRoutes from './routes/experiments/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
@@ -61,6 +62,7 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
       await v1.register(providerKeyRoutes);
       await v1.register(datasetRoutes);
       await v1.register(experimentRoutes);
+      await v1.register(evalMetricRoutes);
     },
     { prefix: '/api/svc/v1' },
   );

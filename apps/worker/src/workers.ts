@@ -5,6 +5,7 @@ import { createProducer, createSpanIntake, redisKeys } from '@sightline/queues';
 import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
 import { completionProcessor } from './processors/completion.processor';
+import { evalProcessor } from './processors/eval.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
 import { registerWorker } from './register-worker';
@@ -17,26 +18,25 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const keys = redisKeys(prefix);
   const spanWrites = createProducer('span-write', redis, prefix);
   const pool = createPool({ threads: env.POOL_THREADS });
+  const evals = createProducer('eval', redis, prefix);
+  const runCompletion = completionProcessor({
+    sql,
+    redis,
+    keys,
+    spans: createSpanIntake(redis, spanWrites, keys),
+    log,
+    env: providerEnv,
+    secretsKey: env.SECRETS_KEY,
+    timeoutMs: env.COMPLETION_TIMEOUT_MS,
+    maxRetries: env.PROVIDER_MAX_RETRIES,
+    cacheTtlSeconds: env.COMPLETION_CACHE_TTL_SECONDS,
+  });
   const options = { connection: redis, prefix, log };
   const workers = [
-    registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, log }), { ...options, concurrency: env.WORKER_CONCURRENCY }),
-    registerWorker(
-      'completion',
-      completionProcessor({
-        sql,
-        redis,
-        keys,
-        spans: createSpanIntake(redis, spanWrites, keys),
-        log,
-        env: providerEnv,
-        secretsKey: env.SECRETS_KEY,
-        timeoutMs: env.COMPLETION_TIMEOUT_MS,
-        maxRetries: env.PROVIDER_MAX_RETRIES,
-        cacheTtlSeconds: env.COMPLETION_CACHE_TTL_SECONDS,
-      }),
-      // A stalled completion is failed, never run again: the provider must not be called twice.
-      { ...options, concurrency: env.COMPLETION_CONCURRENCY, maxStalledCount: 0 },
-    ),
+    registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, log, evals }), { ...options, concurrency: env.WORKER_CONCURRENCY }),
+    // A stalled completion is failed, never run again: the provider must not be called twice.
+    registerWorker('completion', runCompletion, { ...options, concurrency: env.COMPLETION_CONCURRENCY, maxStalledCount: 0 }),
+    registerWorker('eval', evalProcessor({ sql, redis, keys, log, runCompletion }), { ...options, concurrency: env.COMPLETION_CONCURRENCY }),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool, log }), { ...options, concurrency: 4 }),
   ];
   return {
@@ -45,7 +45,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     poolTasks: () => pool.completedTasks(),
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
-      await spanWrites.close();
+      await Promise.all([spanWrites.close(), evals.close()]);
       await pool.close();
     },
   };

@@ -7,3 +7,4 @@ export * from './chainlib';
 export * from './secrets';
 export * from './score-stats';
 export * from './dataset-columns';
+export * from './evals';

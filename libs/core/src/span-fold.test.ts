@@ -40,6 +40,28 @@ describe('foldEvents', () => {
   });
 });
 
+describe('evaluation results', () => {
+  const evalEvent = (seq: number, results: object): FoldEvent => ({ kind: 'eval', seq, fields: { eval_scores: results } });
+  it('merge by metric name into scores, idempotently and in any order, and survive a client rewriting its scores', () => {
+    const a = evalEvent(50, { acc: { score: 1, reason: 'ok' } });
+    const b = evalEvent(60, { len: { score: 0.5 } });
+    const retriedA = evalEvent(55, { acc: { score: 1, reason: 'ok' } });
+    const folded = foldEvents(undefined, [create, a, b, a, retriedA]);
+    expect(foldEvents(undefined, [b, retriedA, a, create])).toEqual(folded);
+    const id = '00000000-0000-4000-8000-000000000001';
+    expect(deriveFields(id, folded.fields).scores).toEqual([{ name: 'acc', score: 1, reason: 'ok' }, { name: 'len', score: 0.5 }]);
+    const rewritten = foldEvents(folded, [{ kind: 'update', seq: 70, fields: { scores: [{ name: 'mine', score: 0 }] } }]);
+    expect(deriveFields(id, rewritten.fields).scores).toEqual([{ name: 'mine', score: 0 }, { name: 'acc', score: 1, reason: 'ok' }, { name: 'len', score: 0.5 }]);
+  });
+  it('show errors in metadata under their key, and drop them once the metric succeeds', () => {
+    const id = '00000000-0000-4000-8000-000000000001';
+    const failed = foldEvents(undefined, [{ kind: 'create', seq: 1, fields: { metadata: { team: 'a' } } }, evalEvent(2, { judge: { error: 'unparseable answer' } })]);
+    expect(deriveFields(id, failed.fields)).toMatchObject({ metadata: { team: 'a', sightline_eval_errors: { judge: 'unparseable answer' } }, scores: [] });
+    const fixed = foldEvents(failed, [evalEvent(3, { judge: { score: 0.8 } })]);
+    expect(deriveFields(id, fixed.fields)).toMatchObject({ metadata: { team: 'a' }, scores: [{ name: 'judge', score: 0.8 }] });
+  });
+});
+
 describe('deriveFields', () => {
   const id = '00000000-0000-4000-8000-000000000001';
   it('defaults root and parent to the span itself and makes it a root', () => {

@@ -8,7 +8,7 @@ import { secondsBetween } from './timestamps';
 // its create must not undo the update that followed it). Folding is therefore idempotent and
 // independent of delivery order.
 
-export type SpanEventKind = 'create' | 'update' | 'feedback';
+export type SpanEventKind = 'create' | 'update' | 'feedback' | 'eval';
 export type FoldEvent = { kind: SpanEventKind; seq: number; fields: Record<string, unknown> };
 export type Versions = { create: Record<string, number>; update: Record<string, number> };
 export type SpanState = { created: boolean; versions: Versions; fields: Record<string, unknown> };
@@ -18,6 +18,10 @@ export function foldEvents(state: SpanState | undefined, events: readonly FoldEv
     ? { created: state.created, versions: { create: { ...state.versions.create }, update: { ...state.versions.update } }, fields: { ...state.fields } }
     : { created: false, versions: { create: {}, update: {} }, fields: {} };
   for (const event of events) {
+    if (event.kind === 'eval') {
+      foldEvalResults(next, event);
+      continue;
+    }
     const isCreate = event.kind === 'create';
     if (isCreate) next.created = true;
     const layer = isCreate ? next.versions.create : next.versions.update;
@@ -28,6 +32,39 @@ export function foldEvents(state: SpanState | undefined, events: readonly FoldEv
     }
   }
   return next;
+}
+
+// Evaluation results merge by metric name, each name its own last-writer-wins register, so a re-run or
+// a retried job replaces its own result and never touches another metric's.
+function foldEvalResults(state: SpanState, event: FoldEvent): void {
+  const results = { ...((state.fields.eval_scores as Record<string, unknown> | undefined) ?? {}) };
+  for (const [name, result] of Object.entries((event.fields.eval_scores as Record<string, unknown> | undefined) ?? {})) {
+    const key = `eval:${name}`;
+    if (event.seq <= (state.versions.update[key] ?? 0)) continue;
+    state.versions.update[key] = event.seq;
+    results[name] = result;
+  }
+  state.fields.eval_scores = results;
+  state.versions.update.eval_scores = Math.max(state.versions.update.eval_scores ?? 0, event.seq);
+}
+
+/** Where evaluation errors are shown: a key of the span's metadata. */
+export const EVAL_ERRORS_KEY = 'sightline_eval_errors';
+
+type EvalResults = Record<string, { score?: number; reason?: string | null; error?: string }>;
+
+/** The span's scores with its evaluation results merged in by name, and its metadata with their errors. */
+function withEvalResults(fields: Record<string, unknown>): { scores: unknown; metadata: unknown } {
+  const results = fields.eval_scores as EvalResults | undefined;
+  if (!results || !Object.keys(results).length) return { scores: fields.scores ?? null, metadata: fields.metadata ?? null };
+  const evaluated = Object.entries(results).filter(([, r]) => typeof r.score === 'number');
+  const names = new Set(evaluated.map(([name]) => name));
+  const own = ((fields.scores as { name: string }[] | null | undefined) ?? []).filter((s) => !names.has(s?.name));
+  const scores = [...own, ...evaluated.map(([name, r]) => ({ name, score: r.score, ...(r.reason != null && { reason: r.reason }) }))];
+  const errors = Object.fromEntries(Object.entries(results).filter(([, r]) => r.error !== undefined).map(([name, r]) => [name, r.error]));
+  const { [EVAL_ERRORS_KEY]: _previous, ...metadata } = (fields.metadata as Record<string, unknown> | null | undefined) ?? {};
+  const hasMetadata = fields.metadata != null || Object.keys(errors).length > 0;
+  return { scores, metadata: hasMetadata ? { ...metadata, ...(Object.keys(errors).length && { [EVAL_ERRORS_KEY]: errors }) } : null };
 }
 
 /** The fields the client left out that the server fills: ids default to the span's own, sums and differences. */
@@ -41,6 +78,7 @@ export function deriveFields(traceId: string, fields: Record<string, unknown>): 
   const outputTokens = fields.output_tokens as number | null | undefined;
   return {
     ...fields,
+    ...withEvalResults(fields),
     root_trace_id: rootTraceId,
     parent_trace_id: parentTraceId,
     latency: fields.latency ?? (start && end ? secondsBetween(start, end) : null),

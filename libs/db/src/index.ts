@@ -7,3 +7,4 @@ export * from './provider-keys';
 export * from './prompts';
 export * from './datasets';
 export * from './experiments';
+export * from './eval-metrics';

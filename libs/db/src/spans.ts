@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { compileFilter, deriveFields, foldEvents, formatTimestamp, type FilterInput, type SpanState, type Versions } from '@sightline/core';
+import { compileFilter, deriveFields, foldEvents, formatTimestamp, unitHash, type FilterInput, type SpanState, type Versions } from '@sightline/core';
 import { SpanEventFields, type SpanEvent } from '@sightline/schemas';
 import type { Sql } from './client';
 import { markExperimentsRunning } from './experiments';
 
 // Wire field name -> column, where they differ.
 const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_timestamp: 'end_ts' };
-const JSONB = new Set(['inputs', 'configuration', 'metadata', 'scores', 'images', 'comments', 'annotations']);
+const JSONB = new Set(['inputs', 'configuration', 'metadata', 'scores', 'images', 'comments', 'annotations', 'eval_scores']);
 const TIMESTAMPS = new Set(['start_timestamp', 'end_timestamp']);
 const FIELDS = Object.keys(SpanEventFields.shape);
 const columnOf = (field: string) => COLUMN_OF[field] ?? field;
@@ -29,7 +29,26 @@ async function takeLocks(tx: Sql, names: string[]): Promise<void> {
  * state, and writes every row back in multi-row upserts. Where the tree decides a span's depth or
  * execution order (the client sent none), the touched traces are locked and recomputed.
  */
-export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<void> {
+export type EvalTrigger = { organization_id: string; trace_id: string; metric_names: string[]; seq: number };
+
+// Events that change what an evaluation sees; feedback or a tag change does not re-run the evaluations.
+const EVALUATED_FIELDS = ['output', 'output_for_eval_metrics', 'end_timestamp', 'evaluation_metric_names', 'target'];
+
+/**
+ * The spans of this batch whose evaluations must (re)run: they name metrics, have ended (an output or an
+ * end time), are sampled in by apply_eval_frac (per trace id, so retries decide alike), and this batch
+ * created them or changed what is evaluated.
+ */
+function evalTriggers(key: { organization_id: string; trace_id: string }, list: readonly SpanEvent[], created: boolean, fields: Record<string, unknown>): EvalTrigger | null {
+  const names = fields.evaluation_metric_names as string[] | null | undefined;
+  if (!created || !names?.length || (fields.output == null && fields.end_timestamp == null)) return null;
+  if (!list.some((e) => e.kind === 'create' || EVALUATED_FIELDS.some((f) => f in e.fields))) return null;
+  const fraction = (fields.apply_eval_frac as number | null | undefined) ?? 1;
+  if (fraction < 1 && !(fraction > 0 && unitHash(`eval:${key.trace_id}`) < fraction)) return null;
+  return { ...key, metric_names: [...new Set(names)], seq: Math.max(...list.map((e) => e.seq)) };
+}
+
+export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<EvalTrigger[]> {
   const byKey = new Map<string, SpanEvent[]>();
   for (const e of events) {
     const key = `${e.organization_id}/${e.trace_id}`;
@@ -40,6 +59,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
   const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
   const orgs = keys.map((k) => k.org), ids = keys.map((k) => k.id);
 
+  const triggers: EvalTrigger[] = [];
   await sql.begin(async (txn) => {
     const tx = txn as unknown as Sql;
     await takeLocks(tx, keys.map((k) => `span/${k.org}/${k.id}`));
@@ -60,6 +80,8 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       fields.depth ??= before?.stored_depth ?? null;
       fields.execution_order ??= before?.stored_order ?? null;
       if (state.created) traces.set(`${organization_id}/${fields.root_trace_id}`, { org: organization_id, root: fields.root_trace_id as string });
+      const trigger = evalTriggers({ organization_id, trace_id }, list, state.created, fields);
+      if (trigger) triggers.push(trigger);
       const row: Record<string, any> = { organization_id, trace_id, created: state.created, versions: tx.json(state.versions) };
       for (const field of FIELDS) {
         const value = fields[field] ?? null;
@@ -90,6 +112,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       where s.created and (s.depth is null or s.execution_order is null)`;
     if (unordered.length) await recomputeTreeOrder(tx, unordered);
   });
+  return triggers;
 }
 
 function selectField(field: string): string {

@@ -72,6 +72,18 @@ export async function currentWatermark(redis: Redis, keys: RedisKeys): Promise<n
   return Number((await redis.get(keys.seq)) ?? 0);
 }
 
+/**
+ * Holds the organization's pending set open for work that follows a span write (its evaluations), so a
+ * finish that waits for the span also waits for it. `seq` is the span event's: the work sorts with it.
+ */
+export async function holdPending(redis: Redis, keys: RedisKeys, organizationId: string, member: string, seq: number): Promise<void> {
+  await redis.zadd(keys.pendingOrganization(organizationId), seq, member);
+}
+
+export async function releasePending(redis: Redis, keys: RedisKeys, organizationId: string, member: string): Promise<void> {
+  await redis.zrem(keys.pendingOrganization(organizationId), member);
+}
+
 /** A fresh sequence number, above every span event accepted so far: orders an operation among them. */
 export async function takeWatermark(redis: Redis, keys: RedisKeys): Promise<number> {
   return redis.incr(keys.seq);

@@ -7,9 +7,10 @@ export function createProducer<N extends QueueName>(name: N, connection: Redis, 
   const queue = new Queue(name, { connection, prefix, defaultJobOptions: queues[name].options });
   return {
     queue,
-    async add(payload: QueuePayload<N>) {
+    /** `jobId` makes adding idempotent: a job with an id that is still queued is not added again. */
+    async add(payload: QueuePayload<N>, options: { jobId?: string } = {}) {
       const data = queues[name].schema.parse(payload);
-      return queue.add(name, data);
+      return queue.add(name, data, options);
     },
     close: () => queue.close(),
   };

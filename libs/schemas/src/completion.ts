@@ -147,6 +147,8 @@ export const CompletionLogSchema = z.object({
   omit_inputs: z.boolean(),
   omit_outputs: z.boolean(),
   sample_rate: Fraction.nullish(),
+  // Optional while jobs from before it drain.
+  evaluation_metric_names: z.array(z.string()).optional(),
 });
 
 export const CompletionJobSchema = z.object({

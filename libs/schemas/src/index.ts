@@ -6,3 +6,4 @@ export * from './span-event';
 export * from './completion';
 export * from './experiment';
 export * from './dataset';
+export * from './eval-metric';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Uuid } from './common';
+import { EvalResult } from './eval-metric';
 import { TraceLogFields } from './trace-log';
 
 /** Fields a span-write event may set: the trace-log fields plus the ones the server resolves. */
@@ -9,10 +10,11 @@ export const SpanEventFields = TraceLogFields.extend({
   project_id: Uuid,
   children_ids: z.array(z.string()).nullish(),
   feedback_comment: z.string().nullish(),
+  eval_scores: z.record(z.string(), EvalResult),
 }).partial();
 
 export const SpanEventSchema = z.object({
-  kind: z.enum(['create', 'update', 'feedback']),
+  kind: z.enum(['create', 'update', 'feedback', 'eval']),
   organization_id: Uuid,
   trace_id: Uuid,
   /** Acceptance order, assigned atomically in Redis; makes the fold order-independent. */

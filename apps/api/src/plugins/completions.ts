@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { seal } from '@sightline/core';
-import { configurationOf, findDeployment } from '@sightline/db';
+import { configurationOf, findDeployment, findEvalMetrics } from '@sightline/db';
 import { buildLlmRequest, callBudgetMs, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm';
 import { CompletionResponseSchema, type CompletionJob, type CompletionRequest, type CompletionResponse } from '@sightline/schemas';
 import { AppError, RequestValidationError } from '../errors';
@@ -23,6 +23,19 @@ export default fp(async (app) => {
   // The worker's whole budget for one call, and time for the queue on top.
   const waitBudgetMs = callBudgetMs(config.COMPLETION_TIMEOUT_MS, config.PROVIDER_MAX_RETRIES) + 30_000;
 
+  /** The names of the organization's metrics with these ids; an unknown id is the caller's error. */
+  async function evalMetricNames(organizationId: string, ids: (number | string)[] | null | undefined): Promise<string[]> {
+    if (!ids?.length) return [];
+    const wanted = ids.map(Number);
+    if (wanted.some((id) => !Number.isSafeInteger(id) || id < 1)) {
+      throw new RequestValidationError([{ loc: ['body', 'eval_metric_ids'], msg: 'eval metric ids are positive integers', type: 'value_error' }]);
+    }
+    const found = await findEvalMetrics(app.sql, organizationId, { ids: wanted });
+    const unknown = wanted.filter((id) => !found.some((m) => Number(m.id) === id));
+    if (unknown.length) throw new RequestValidationError([{ loc: ['body', 'eval_metric_ids'], msg: `unknown eval metric id(s): ${unknown.join(', ')}`, type: 'value_error' }]);
+    return found.map((m) => m.name);
+  }
+
   async function prepare(organizationId: string, body: CompletionRequest, stream: boolean): Promise<CompletionJob> {
     const deployment = body.deployment_id ? await findDeployment(app.sql, organizationId, body.deployment_id) : null;
     if (body.deployment_id && !deployment) throw new AppError(404, `deployment '${body.deployment_id}' not found`);
@@ -40,6 +53,7 @@ export default fp(async (app) => {
       project_uuid: body.project_uuid,
       project_name: body.project_uuid ? null : (body.project_name ?? 'default'),
     });
+    const metricNames = await evalMetricNames(organizationId, body.eval_metric_ids);
     const key = body.provider_api_key;
     // The key travels to the worker inside the job, which Redis keeps: never in the clear.
     if (key && !config.SECRETS_KEY) throw new AppError(503, 'provider_api_key needs SECRETS_KEY to be configured on the server; save the key with it, or set it in the server environment');
@@ -66,6 +80,7 @@ export default fp(async (app) => {
         omit_inputs: Boolean(body.log_omit || body.log_omit_inputs),
         omit_outputs: Boolean(body.log_omit || body.log_omit_outputs),
         sample_rate: body.log_sample_rate ?? null,
+        ...(metricNames.length && { evaluation_metric_names: metricNames }),
       },
     };
   }

@@ -173,6 +173,7 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
                 metadata: priceKnown ? (log.metadata ?? null) : { ...log.metadata, price_unknown: true },
                 tags: log.tags ?? null,
                 target: log.target ?? null,
+                ...(log.evaluation_metric_names && { evaluation_metric_names: log.evaluation_metric_names }),
               },
             },
           ])

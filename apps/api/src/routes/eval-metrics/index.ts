@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { formatTimestamp, jsonSchemaError } from '@sightline/core';
+import { createEvalMetric, deleteEvalMetric, listEvalMetrics, type EvalMetric } from '@sightline/db';
+import { EvalMetricCreateSchema, EvalMetricParams } from '@sightline/schemas';
+import { AppError, notFound, RequestValidationError } from '../../errors';
+
+const wire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.created_at) });
+
+/** Deployed evaluation metrics: spans name them in evaluation_metric_names, completions by id. */
+export default async function evalMetricRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/eval-metrics', { schema: { body: EvalMetricCreateSchema, summary: 'Create an evaluation metric', tags: ['evals'] } }, async (req) => {
+    const { name, type, config } = req.body;
+    if (type === 'json_schema') {
+      const problem = jsonSchemaError(config.schema);
+      if (problem) throw new RequestValidationError([{ loc: ['body', 'config', 'schema'], msg: `not a valid JSON schema: ${problem}`, type: 'value_error' }]);
+    }
+    const created = await createEvalMetric(app.sql, req.organizationId, { name, type, config: config ?? {} });
+    if (!created) throw new AppError(409, `an eval metric named '${name}' already exists`);
+    return wire(created);
+  });
+
+  app.get('/eval-metrics', { schema: { summary: 'List evaluation metrics', tags: ['evals'] } }, async (req) => (await listEvalMetrics(app.sql, req.organizationId)).map(wire));
+
+  app.delete('/eval-metrics/:id', { schema: { params: EvalMetricParams, summary: 'Delete an evaluation metric', tags: ['evals'] } }, async (req) => {
+    if (!(await deleteEvalMetric(app.sql, req.organizationId, req.params.id))) throw notFound('eval metric');
+    return { id: req.params.id, deleted: true };
+  });
+}

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { deterministicMetrics, judgePrompt, parseJudgeAnswer, type EvalInput } from '@sightline/core';
+import { applySpanEvents, findEvalMetrics, findSpanForEval, type EvalMetric, type Sql } from '@sightline/db';
+import { buildLlmRequest } from '@sightline/llm';
+import { releasePending, takeWatermark, type RedisKeys } from '@sightline/queues';
+import type { CompletionJob, CompletionResponse, EvalJob, EvalResult } from '@sightline/schemas';
+import type { Processor } from '../register-worker';
+
+type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; log: Logger; runCompletion: (job: CompletionJob, bullJob: Job) => Promise<unknown> };
+
+/**
+ * Runs a span's evaluation metrics and writes each result into the span by metric name (so a retried
+ * job replaces, never duplicates, a score). A judge that fails is retried with backoff; on the last
+ * attempt its error is recorded instead. Unknown metrics are recorded as errors and do not block the rest.
+ */
+export function evalProcessor(deps: Deps): Processor<'eval'> {
+  async function judge(metric: EvalMetric, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, bullJob: Job): Promise<EvalResult> {
+    const c = metric.config;
+    const request = buildLlmRequest({ model: c.model, provider: c.provider, model_params: c.model_params ?? null, messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }] }, {});
+    // Through the gateway's own path, so the judge's call is logged (as a child of the span), costed and cached.
+    const response = (await deps.runCompletion(
+      {
+        reply_to: randomUUID(),
+        organization_id: job.organization_id,
+        trace_id: randomUUID(),
+        stream: false,
+        cache: c.cache ?? true,
+        request,
+        log: { trace_name: `eval-${metric.name}`, project_id: span.project_id, parent_trace_id: job.trace_id, root_trace_id: span.root_trace_id, omit_inputs: false, omit_outputs: false },
+      },
+      bullJob,
+    )) as CompletionResponse;
+    if (response.status === 'error') throw new Error(response.error ?? 'judge call failed');
+    return parseJudgeAnswer(response.content);
+  }
+
+  return async (job, bullJob) => {
+    const span = await findSpanForEval(deps.sql, job.organization_id, job.trace_id);
+    if (!span) return void (await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member));
+    const input: EvalInput = { output: span.output_for_eval_metrics ?? span.output ?? '', target: span.target, inputs: span.inputs ?? {} };
+    const metrics = new Map((await findEvalMetrics(deps.sql, job.organization_id, { names: job.metric_names })).map((m) => [m.name, m]));
+    const results: Record<string, EvalResult> = {};
+    const failed: Record<string, string> = {};
+    for (const name of job.metric_names) {
+      const metric = metrics.get(name);
+      if (!metric) {
+        deps.log.warn({ traceId: job.trace_id, metric: name }, 'unknown eval metric');
+        results[name] = { error: `unknown eval metric '${name}'` };
+      } else if (metric.type === 'llm_judge') {
+        try {
+          results[name] = await judge(metric, job, span, input, bullJob);
+        } catch (err) {
+          failed[name] = (err as Error).message;
+        }
+      } else {
+        try {
+          results[name] = deterministicMetrics[metric.type](input, metric.config);
+        } catch (err) {
+          results[name] = { error: (err as Error).message };
+        }
+      }
+    }
+    const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
+    if (lastAttempt) for (const [name, error] of Object.entries(failed)) results[name] = { error };
+    if (Object.keys(results).length) {
+      const seq = await takeWatermark(deps.redis, deps.keys);
+      await applySpanEvents(deps.sql, [{ kind: 'eval', organization_id: job.organization_id, trace_id: job.trace_id, seq, fields: { eval_scores: results } }]);
+    }
+    if (!lastAttempt && Object.keys(failed).length) {
+      deps.log.warn({ traceId: job.trace_id, failed }, 'eval metrics failed; retrying');
+      throw new Error(`eval metrics failed: ${Object.keys(failed).join(', ')}`);
+    }
+    await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member);
+  };
+}

@@ -1,0 +1,104 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { distance } from 'fastest-levenshtein';
+import type { EvalResult } from '@sightline/schemas';
+
+// The built-in evaluation metrics: deterministic, cheap, run on the worker. Each returns a score in
+// 0..1 with a reason, or an error when it cannot score (never a made-up score).
+
+export type EvalInput = { output: string; target: string | null; inputs: Record<string, unknown> };
+type Config = Record<string, any> | null | undefined;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const schemas = new WeakMap<object, ValidateFunction>();
+
+const needsTarget = (name: string): EvalResult => ({ error: `${name} needs a target on the span` });
+const fold = (s: string, caseSensitive: unknown) => (caseSensitive === false ? s.toLowerCase() : s);
+
+export const deterministicMetrics: Record<string, (input: EvalInput, config: Config) => EvalResult> = {
+  levenshtein({ output, target }) {
+    if (target == null) return needsTarget('levenshtein');
+    const longest = Math.max(output.length, target.length);
+    const score = longest === 0 ? 1 : 1 - distance(output, target) / longest;
+    return { score, reason: `edit distance ${distance(output, target)} over ${longest} characters` };
+  },
+  exact_match({ output, target }, config) {
+    if (target == null) return needsTarget('exact_match');
+    const same = fold(output.trim(), config?.case_sensitive ?? true) === fold(target.trim(), config?.case_sensitive ?? true);
+    return { score: same ? 1 : 0, reason: same ? 'output equals the target' : 'output differs from the target' };
+  },
+  contains({ output, target }, config) {
+    const needle = config?.value ?? target;
+    if (needle == null) return { error: 'contains needs a configured value or a target on the span' };
+    const found = fold(output, config?.case_sensitive ?? true).includes(fold(needle, config?.case_sensitive ?? true));
+    return { score: found ? 1 : 0, reason: `${JSON.stringify(needle)} ${found ? 'found' : 'not found'} in the output` };
+  },
+  regex_match({ output }, config) {
+    const matched = new RegExp(config!.pattern, config?.flags ?? '').test(output);
+    return { score: matched ? 1 : 0, reason: `/${config!.pattern}/ ${matched ? 'matches' : 'does not match'}` };
+  },
+  json_valid({ output }) {
+    try {
+      JSON.parse(output);
+      return { score: 1, reason: 'valid JSON' };
+    } catch (err) {
+      return { score: 0, reason: `not JSON: ${(err as Error).message}` };
+    }
+  },
+  json_schema({ output }, config) {
+    let value: unknown;
+    try {
+      value = JSON.parse(output);
+    } catch {
+      return { score: 0, reason: 'output is not JSON' };
+    }
+    const schema = config!.schema as object;
+    let validate = schemas.get(schema);
+    if (!validate) schemas.set(schema, (validate = ajv.compile(schema)));
+    return validate(value)
+      ? { score: 1, reason: 'valid against the schema' }
+      : { score: 0, reason: ajv.errorsText(validate.errors) };
+  },
+};
+
+/** Whether a JSON schema compiles: checked when a json_schema metric is created. */
+export function jsonSchemaError(schema: object): string | null {
+  try {
+    ajv.compile(schema);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Fills a judge prompt's {{output}}, {{target}} and {{inputs.<name>}} placeholders. */
+export function judgePrompt(template: string, { output, target, inputs }: EvalInput): string {
+  return template.replace(/\{\{\s*([^{}\s]+)\s*\}\}/g, (whole, name: string) => {
+    if (name === 'output') return output;
+    if (name === 'target') return target ?? '';
+    if (name.startsWith('inputs.')) {
+      const value = Object.hasOwn(inputs, name.slice(7)) ? inputs[name.slice(7)] : undefined;
+      return value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+    }
+    return whole;
+  });
+}
+
+/**
+ * Reads a judge's answer: JSON `{"score": x, "reason": "..."}` (possibly inside other text), or a line
+ * `score: x`. The score must lie in 0..1; anything else is an error, never a guess.
+ */
+export function parseJudgeAnswer(answer: string): EvalResult {
+  const json = /\{[\s\S]*\}/.exec(answer)?.[0];
+  if (json) {
+    try {
+      const parsed = JSON.parse(json) as { score?: unknown; reason?: unknown };
+      const score = typeof parsed.score === 'string' ? Number(parsed.score) : parsed.score;
+      if (typeof score === 'number' && score >= 0 && score <= 1) return { score, reason: typeof parsed.reason === 'string' ? parsed.reason : null };
+    } catch {
+      // not JSON after all: try the plain form
+    }
+  }
+  const plain = /score\s*[:=]\s*(-?\d+(?:\.\d+)?)/i.exec(answer);
+  if (plain && Number(plain[1]) >= 0 && Number(plain[1]) <= 1) return { score: Number(plain[1]), reason: answer.trim().slice(0, 1000) };
+  return { error: `the judge's answer holds no score between 0 and 1: ${answer.slice(0, 200)}` };
+}

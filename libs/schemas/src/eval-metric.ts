@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { IndexedText, JsonObject, Uuid } from './common';
+
+const Judge = z.object({
+  /** With {{output}}, {{target}} and {{inputs.<name>}} placeholders. */
+  prompt_template: z.string().min(1),
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  model_params: JsonObject.nullish(),
+  cache: z.boolean().nullish(),
+});
+
+export const EvalMetricCreateSchema = z.discriminatedUnion('type', [
+  z.object({ name: IndexedText.min(1), type: z.literal('levenshtein'), config: z.object({}).nullish() }),
+  z.object({ name: IndexedText.min(1), type: z.literal('exact_match'), config: z.object({ case_sensitive: z.boolean().nullish() }).nullish() }),
+  z.object({ name: IndexedText.min(1), type: z.literal('contains'), config: z.object({ value: z.string().nullish(), case_sensitive: z.boolean().nullish() }).nullish() }),
+  z.object({
+    name: IndexedText.min(1),
+    type: z.literal('regex_match'),
+    config: z.object({ pattern: z.string().min(1).max(1000), flags: z.string().regex(/^[imsu]*$/).nullish() }).refine(
+      (c) => {
+        try {
+          new RegExp(c.pattern, c.flags ?? '');
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'pattern is not a valid regular expression', path: ['pattern'] },
+    ),
+  }),
+  z.object({ name: IndexedText.min(1), type: z.literal('json_valid'), config: z.object({}).nullish() }),
+  z.object({ name: IndexedText.min(1), type: z.literal('json_schema'), config: z.object({ schema: JsonObject }) }),
+  z.object({ name: IndexedText.min(1), type: z.literal('llm_judge'), config: Judge }),
+]);
+export type EvalMetricCreate = z.infer<typeof EvalMetricCreateSchema>;
+export type EvalMetricType = EvalMetricCreate['type'];
+
+export const EvalMetricParams = z.object({ id: z.coerce.number().int().positive() });
+
+/** One evaluation result of a span, by metric name: a score with its reason, or why there is none. */
+export const EvalResult = z.union([z.object({ score: z.number(), reason: z.string().nullish() }), z.object({ error: z.string() })]);
+export type EvalResult = z.infer<typeof EvalResult>;
+
+export const EvalJobSchema = z.object({
+  organization_id: Uuid,
+  trace_id: Uuid,
+  metric_names: z.array(z.string()).min(1),
+  /** The span's entry in its organization's pending set: removed once the results are written. */
+  pending_member: z.string(),
+});
+export type EvalJob = z.infer<typeof EvalJobSchema>;
