@@ -50,6 +50,9 @@ describe('eval metrics', () => {
     expect(created).toMatchObject({ id: expect.any(Number), name: 'temp', type: 'regex_match', config: { pattern: '^a' } });
     expect((await post('/eval-metrics', { name: 'temp', type: 'json_valid' })).statusCode).toBe(409);
     expect((await post('/eval-metrics', { name: 'bad-re', type: 'regex_match', config: { pattern: '(' } })).statusCode).toBe(422);
+    const redos = await post('/eval-metrics', { name: 'redos', type: 'regex_match', config: { pattern: '(a+)+$' } });
+    expect(redos.statusCode).toBe(422);
+    expect(redos.json().detail[0].msg).toMatch(/exponential/);
     expect((await post('/eval-metrics', { name: 'bad-schema', type: 'json_schema', config: { schema: { type: 'nope' } } })).statusCode).toBe(422);
     expect((await post('/eval-metrics', { name: 'no-type', type: 'vibes' })).statusCode).toBe(422);
     expect((await call(gw.stack.app, otherKey, 'GET', '/eval-metrics')).json()).toEqual([]);

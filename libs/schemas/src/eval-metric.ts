@@ -1,3 +1,4 @@
+import isSafeRegex from 'safe-regex2';
 import { z } from 'zod';
 import { IndexedText, JsonObject, Uuid } from './common';
 
@@ -27,7 +28,11 @@ export const EvalMetricCreateSchema = z.discriminatedUnion('type', [
         }
       },
       { message: 'pattern is not a valid regular expression', path: ['pattern'] },
-    ),
+    ).refine((c) => isSafeRegex(c.pattern), {
+      // The worker has no time limit on a match, so patterns that can backtrack catastrophically are refused.
+      message: 'pattern could take exponential time (nested or overlapping repetition)',
+      path: ['pattern'],
+    }),
   }),
   z.object({ name: IndexedText.min(1), type: z.literal('json_valid'), config: z.object({}).nullish() }),
   z.object({ name: IndexedText.min(1), type: z.literal('json_schema'), config: z.object({ schema: JsonObject }) }),
