@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unitHash } from '@sightline/core';
 import type { Sql } from '@sightline/db';
 import { sleep } from '../fakes/fake-server';
 import { call, readTrace } from '../support/app';
@@ -94,6 +95,25 @@ describe('running evaluations', () => {
     expect((await readTrace(gw.stack.app, key, none)).json().scores).toBeNull();
   });
 
+  it('samples deterministically per trace id at fractional rates', async () => {
+    const ids = Array.from({ length: 30 }, () => randomUUID());
+    await Promise.all(ids.map((trace_id) => post('/trace_log', { trace_id, project_name: 'evals', output: 'a', target: 'a', evaluation_metric_names: ['exact'], apply_eval_frac: 0.5 })));
+    const expected = ids.filter((id) => unitHash(`eval:${id}`) < 0.5);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(ids.length);
+    for (const id of expected) await eventually(id, (s) => scoreNames(s).includes('exact'));
+    await sleep(200);
+    for (const id of ids.filter((x) => !expected.includes(x))) expect((await readTrace(gw.stack.app, key, id)).json().scores, id).toBeNull();
+  });
+
+  it('never runs another organization\'s metric', async () => {
+    const id = randomUUID();
+    await post('/trace_log', { trace_id: id, project_name: 'evals', output: 'Paris', target: 'Paris', evaluation_metric_names: ['exact'] }, otherKey);
+    const span = await eventually(id, (s) => s.metadata?.sightline_eval_errors, otherKey);
+    expect(span.metadata.sightline_eval_errors).toEqual({ exact: "unknown eval metric 'exact'" });
+    expect(span.scores).toEqual([]);
+  });
+
   it('does not duplicate a score when an eval job runs again', async () => {
     const id = randomUUID();
     await post('/trace_log', { trace_id: id, project_name: 'evals', output: 'x', target: 'y', evaluation_metric_names: ['exact'] });
@@ -142,13 +162,17 @@ describe('running evaluations', () => {
   it('counts eval scores in an experiment finished right after its traces', async () => {
     const project = (await post('/project', { name: `evals-exp-${randomUUID()}` })).json();
     const exp = (await post('/experiment', { name: 'with-evals', project_uuid: project.uuid })).json();
-    await Promise.all(Array.from({ length: 20 }, (_, i) => post('/trace_log', { project_uuid: project.uuid, experiment_uuid: exp.uuid, output: 'a', target: i % 2 ? 'a' : 'b', evaluation_metric_names: ['exact'] })));
+    // A slow judge makes every evaluation outlast the span writes: the finish must wait for all of them.
+    gw.openai.responseDelayMs = 300;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => post('/trace_log', { project_uuid: project.uuid, experiment_uuid: exp.uuid, output: 'a', target: i % 2 ? 'a' : 'b', evaluation_metric_names: ['judge', 'exact'] })));
     const finished = await post(`/experiment/${exp.uuid}/finished`, {});
+    gw.openai.responseDelayMs = 0;
     expect(finished.statusCode).toBe(200);
     const stats = finished.json().parent_trace_stats;
     expect(stats).toHaveLength(20);
     expect(stats.every((s: { scores: { name: string }[] }) => s.scores.some((x) => x.name === 'exact'))).toBe(true);
     const [listed] = (await post('/experiments', { experiment_uuids: [exp.uuid] })).json();
     expect(listed.pinned_stats).toContainEqual({ var1: 'exact', operation: 'mean', value: 0.5 });
+    expect(listed.pinned_stats).toContainEqual({ var1: 'judge', operation: 'mean', value: 0.75 });
   });
 });

@@ -23,6 +23,8 @@ export abstract class FakeServer {
   private plans: Plan[] = [];
   private server: Server | null = null;
   chunkDelayMs = 5;
+  /** Added before every answer: a slower provider. */
+  responseDelayMs = 0;
   port = 0;
 
   protected abstract answer(req: Recorded, res: ServerResponse, plan: Plan): Promise<void>;
@@ -52,6 +54,7 @@ export abstract class FakeServer {
     this.requests.push(recorded);
     const plan = this.plans.shift() ?? {};
     if (plan.hangMs) await sleep(plan.hangMs);
+    if (this.responseDelayMs) await sleep(this.responseDelayMs);
     if (plan.status) {
       res.writeHead(plan.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { type: 'fake_error', message: `planned failure ${plan.status}` } }));

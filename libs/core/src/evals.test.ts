@@ -34,8 +34,15 @@ describe('built-in metrics', () => {
     expect(m.json_schema(io('{"city": "Oslo"}'), { schema })).toMatchObject({ score: 1 });
     expect(m.json_schema(io('{"city": 3}'), { schema })).toMatchObject({ score: 0, reason: expect.stringContaining('city') });
     expect(m.json_schema(io('nope'), { schema })).toMatchObject({ score: 0 });
-    expect(jsonSchemaError({ type: 'no-such-type' })).toEqual(expect.any(String));
-    expect(jsonSchemaError(schema)).toBeNull();
+    const safe = (p: string) => !/\+\)\+/.test(p);
+    expect(jsonSchemaError({ type: 'no-such-type' }, safe)).toEqual(expect.any(String));
+    expect(jsonSchemaError(schema, safe)).toBeNull();
+    expect(jsonSchemaError({ properties: { a: { type: 'string', pattern: '(a+)+$' } } }, safe)).toMatch(/exponential/);
+  });
+  it('json_schema: a schema with an $id neither clashes with itself nor leaks to another', () => {
+    const schema = { $id: 'https://example.com/order', type: 'object', required: ['id'] };
+    for (let i = 0; i < 3; i++) expect(m.json_schema(io('{"id": 1}'), { schema: { ...schema } })).toMatchObject({ score: 1 });
+    expect(jsonSchemaError({ $ref: 'https://example.com/order' }, () => true)).toEqual(expect.any(String));
   });
 });
 
@@ -49,5 +56,7 @@ describe('llm judge', () => {
     expect(parseJudgeAnswer('Score: 0.25 because it is partial')).toMatchObject({ score: 0.25 });
     expect(parseJudgeAnswer('{"score": 7}')).toEqual({ error: expect.any(String) });
     expect(parseJudgeAnswer('I think it is good')).toEqual({ error: expect.stringContaining('no score') });
+    expect(parseJudgeAnswer('{"score": ""}')).toEqual({ error: expect.any(String) });
+    expect(parseJudgeAnswer('where score: 0 is bad and 1 is good, my final score: 0.9')).toMatchObject({ score: 0.9 });
   });
 });

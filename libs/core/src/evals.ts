@@ -8,8 +8,24 @@ import type { EvalResult } from '@sightline/schemas';
 export type EvalInput = { output: string; target: string | null; inputs: Record<string, unknown> };
 type Config = Record<string, any> | null | undefined;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const schemas = new WeakMap<object, ValidateFunction>();
+// One validator instance for every organization: `addUsedSchema: false` keeps a schema's $id out of its
+// registry, so one organization's schema can neither clash with nor be referenced by another's.
+const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
+const validators = new Map<string, ValidateFunction>();
+const MAX_VALIDATORS = 1000;
+
+function validatorFor(schema: object): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = validators.get(key);
+  if (!validate) {
+    if (validators.size >= MAX_VALIDATORS) validators.delete(validators.keys().next().value!);
+    validators.set(key, (validate = ajv.compile(schema)));
+  }
+  return validate;
+}
+
+// Edit distance is quadratic: longer texts are compared on their first characters only.
+const LEVENSHTEIN_MAX_CHARS = 10_000;
 
 const needsTarget = (name: string): EvalResult => ({ error: `${name} needs a target on the span` });
 const fold = (s: string, caseSensitive: unknown) => (caseSensitive === false ? s.toLowerCase() : s);
@@ -17,9 +33,11 @@ const fold = (s: string, caseSensitive: unknown) => (caseSensitive === false ? s
 export const deterministicMetrics: Record<string, (input: EvalInput, config: Config) => EvalResult> = {
   levenshtein({ output, target }) {
     if (target == null) return needsTarget('levenshtein');
-    const longest = Math.max(output.length, target.length);
-    const score = longest === 0 ? 1 : 1 - distance(output, target) / longest;
-    return { score, reason: `edit distance ${distance(output, target)} over ${longest} characters` };
+    const a = output.slice(0, LEVENSHTEIN_MAX_CHARS), b = target.slice(0, LEVENSHTEIN_MAX_CHARS);
+    const longest = Math.max(a.length, b.length);
+    const d = distance(a, b);
+    const cut = a.length < output.length || b.length < target.length ? ` (first ${LEVENSHTEIN_MAX_CHARS} characters)` : '';
+    return { score: longest === 0 ? 1 : 1 - d / longest, reason: `edit distance ${d} over ${longest} characters${cut}` };
   },
   exact_match({ output, target }, config) {
     if (target == null) return needsTarget('exact_match');
@@ -51,19 +69,33 @@ export const deterministicMetrics: Record<string, (input: EvalInput, config: Con
     } catch {
       return { score: 0, reason: 'output is not JSON' };
     }
-    const schema = config!.schema as object;
-    let validate = schemas.get(schema);
-    if (!validate) schemas.set(schema, (validate = ajv.compile(schema)));
+    const validate = validatorFor(config!.schema as object);
     return validate(value)
       ? { score: 1, reason: 'valid against the schema' }
       : { score: 0, reason: ajv.errorsText(validate.errors) };
   },
 };
 
-/** Whether a JSON schema compiles: checked when a json_schema metric is created. */
-export function jsonSchemaError(schema: object): string | null {
+/**
+ * Why a json_schema metric's schema cannot be used, or null: it must compile, and its regex patterns
+ * (`pattern`, `patternProperties`) must be safe from catastrophic backtracking, as the worker runs them.
+ */
+export function jsonSchemaError(schema: object, isSafePattern: (pattern: string) => boolean): string | null {
+  const stack: unknown[] = [schema];
+  while (stack.length) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'pattern' && typeof value === 'string' && !isSafePattern(value)) return `pattern ${JSON.stringify(value)} could take exponential time`;
+      if (key === 'patternProperties' && value && typeof value === 'object') {
+        const unsafe = Object.keys(value).find((p) => !isSafePattern(p));
+        if (unsafe !== undefined) return `pattern ${JSON.stringify(unsafe)} could take exponential time`;
+      }
+      stack.push(value);
+    }
+  }
   try {
-    ajv.compile(schema);
+    validatorFor(schema);
     return null;
   } catch (err) {
     return (err as Error).message;
@@ -92,13 +124,14 @@ export function parseJudgeAnswer(answer: string): EvalResult {
   if (json) {
     try {
       const parsed = JSON.parse(json) as { score?: unknown; reason?: unknown };
-      const score = typeof parsed.score === 'string' ? Number(parsed.score) : parsed.score;
+      const score = typeof parsed.score === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(parsed.score) ? Number(parsed.score) : parsed.score;
       if (typeof score === 'number' && score >= 0 && score <= 1) return { score, reason: typeof parsed.reason === 'string' ? parsed.reason : null };
     } catch {
       // not JSON after all: try the plain form
     }
   }
-  const plain = /score\s*[:=]\s*(-?\d+(?:\.\d+)?)/i.exec(answer);
+  // The last "score: x" is the verdict; earlier ones are usually the judge reasoning about the scale.
+  const plain = [...answer.matchAll(/score\s*[:=]\s*(-?\d+(?:\.\d+)?)/gi)].at(-1);
   if (plain && Number(plain[1]) >= 0 && Number(plain[1]) <= 1) return { score: Number(plain[1]), reason: answer.trim().slice(0, 1000) };
   return { error: `the judge's answer holds no score between 0 and 1: ${answer.slice(0, 200)}` };
 }

@@ -58,7 +58,12 @@ describe('evaluation results', () => {
     const failed = foldEvents(undefined, [{ kind: 'create', seq: 1, fields: { metadata: { team: 'a' } } }, evalEvent(2, { judge: { error: 'unparseable answer' } })]);
     expect(deriveFields(id, failed.fields)).toMatchObject({ metadata: { team: 'a', sightline_eval_errors: { judge: 'unparseable answer' } }, scores: [] });
     const fixed = foldEvents(failed, [evalEvent(3, { judge: { score: 0.8 } })]);
-    expect(deriveFields(id, fixed.fields)).toMatchObject({ metadata: { team: 'a' }, scores: [{ name: 'judge', score: 0.8 }] });
+    const derived = deriveFields(id, fixed.fields);
+    expect(derived).toMatchObject({ metadata: { team: 'a' }, scores: [{ name: 'judge', score: 0.8 }] });
+    // The stored scores (read back as the span's own) hold the old judge score; a later error removes it.
+    const readBack = { ...fixed, fields: { ...fixed.fields, scores: derived.scores, metadata: derived.metadata } };
+    const broken = foldEvents(readBack, [evalEvent(4, { judge: { error: 'provider down' } })]);
+    expect(deriveFields(id, broken.fields)).toMatchObject({ scores: [], metadata: { sightline_eval_errors: { judge: 'provider down' } } });
   });
 });
 

@@ -58,7 +58,9 @@ function withEvalResults(fields: Record<string, unknown>): { scores: unknown; me
   const results = fields.eval_scores as EvalResults | undefined;
   if (!results || !Object.keys(results).length) return { scores: fields.scores ?? null, metadata: fields.metadata ?? null };
   const evaluated = Object.entries(results).filter(([, r]) => typeof r.score === 'number');
-  const names = new Set(evaluated.map(([name]) => name));
+  // Every evaluated name is the evaluation's, scored or failed: an older score of it read back from the
+  // stored scores must not outlive a later error.
+  const names = new Set(Object.keys(results));
   const own = ((fields.scores as { name: string }[] | null | undefined) ?? []).filter((s) => !names.has(s?.name));
   const scores = [...own, ...evaluated.map(([name, r]) => ({ name, score: r.score, ...(r.reason != null && { reason: r.reason }) }))];
   const errors = Object.fromEntries(Object.entries(results).filter(([, r]) => r.error !== undefined).map(([name, r]) => [name, r.error]));

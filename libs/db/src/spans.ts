@@ -24,11 +24,6 @@ async function takeLocks(tx: Sql, names: string[]): Promise<void> {
   await tx`select pg_advisory_xact_lock(k) from unnest(${tx.array(keys.map(String))}::bigint[]) with ordinality as l(k, i) order by i`;
 }
 
-/**
- * Applies span events in one transaction: locks the touched spans, folds the events into their stored
- * state, and writes every row back in multi-row upserts. Where the tree decides a span's depth or
- * execution order (the client sent none), the touched traces are locked and recomputed.
- */
 export type EvalTrigger = { organization_id: string; trace_id: string; metric_names: string[]; seq: number };
 
 // Events that change what an evaluation sees; feedback or a tag change does not re-run the evaluations.
@@ -48,6 +43,12 @@ function evalTriggers(key: { organization_id: string; trace_id: string }, list: 
   return { ...key, metric_names: [...new Set(names)], seq: Math.max(...list.map((e) => e.seq)) };
 }
 
+/**
+ * Applies span events in one transaction: locks the touched spans, folds the events into their stored
+ * state, and writes every row back in multi-row upserts. Where the tree decides a span's depth or
+ * execution order (the client sent none), the touched traces are locked and recomputed.
+ * Answers the spans whose evaluations must now run.
+ */
 export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<EvalTrigger[]> {
   const byKey = new Map<string, SpanEvent[]>();
   for (const e of events) {

@@ -53,5 +53,7 @@ export const EvalJobSchema = z.object({
   metric_names: z.array(z.string()).min(1),
   /** The span's entry in its organization's pending set: removed once the results are written. */
   pending_member: z.string(),
+  /** Results of earlier attempts, so that a retry re-runs only the metrics that failed. */
+  completed: z.array(z.string()).optional(),
 });
 export type EvalJob = z.infer<typeof EvalJobSchema>;

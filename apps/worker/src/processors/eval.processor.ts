@@ -38,13 +38,16 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
   }
 
   return async (job, bullJob) => {
+    // Numbered before the span is read: a later update's evaluation, reading newer data, outranks this one.
+    const seq = await takeWatermark(deps.redis, deps.keys);
     const span = await findSpanForEval(deps.sql, job.organization_id, job.trace_id);
     if (!span) return void (await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member));
     const input: EvalInput = { output: span.output_for_eval_metrics ?? span.output ?? '', target: span.target, inputs: span.inputs ?? {} };
     const metrics = new Map((await findEvalMetrics(deps.sql, job.organization_id, { names: job.metric_names })).map((m) => [m.name, m]));
     const results: Record<string, EvalResult> = {};
     const failed: Record<string, string> = {};
-    for (const name of job.metric_names) {
+    const done = new Set(job.completed ?? []);
+    for (const name of job.metric_names.filter((n) => !done.has(n))) {
       const metric = metrics.get(name);
       if (!metric) {
         deps.log.warn({ traceId: job.trace_id, metric: name }, 'unknown eval metric');
@@ -66,11 +69,11 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
     if (lastAttempt) for (const [name, error] of Object.entries(failed)) results[name] = { error };
     if (Object.keys(results).length) {
-      const seq = await takeWatermark(deps.redis, deps.keys);
       await applySpanEvents(deps.sql, [{ kind: 'eval', organization_id: job.organization_id, trace_id: job.trace_id, seq, fields: { eval_scores: results } }]);
     }
     if (!lastAttempt && Object.keys(failed).length) {
       deps.log.warn({ traceId: job.trace_id, failed }, 'eval metrics failed; retrying');
+      await bullJob.updateData({ ...job, completed: [...done, ...Object.keys(results)] });
       throw new Error(`eval metrics failed: ${Object.keys(failed).join(', ')}`);
     }
     await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import isSafeRegex from 'safe-regex2';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { formatTimestamp, jsonSchemaError } from '@sightline/core';
 import { createEvalMetric, deleteEvalMetric, listEvalMetrics, type EvalMetric } from '@sightline/db';
@@ -14,7 +15,7 @@ export default async function evalMetricRoutes(base: FastifyInstance) {
   app.post('/eval-metrics', { schema: { body: EvalMetricCreateSchema, summary: 'Create an evaluation metric', tags: ['evals'] } }, async (req) => {
     const { name, type, config } = req.body;
     if (type === 'json_schema') {
-      const problem = jsonSchemaError(config.schema);
+      const problem = jsonSchemaError(config.schema, isSafeRegex);
       if (problem) throw new RequestValidationError([{ loc: ['body', 'config', 'schema'], msg: `not a valid JSON schema: ${problem}`, type: 'value_error' }]);
     }
     const created = await createEvalMetric(app.sql, req.organizationId, { name, type, config: config ?? {} });
