@@ -3,22 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFilter, FilterError, type FilterInput } from '@sightline/core';
 import type { Sql } from '@sightline/db';
 import { testSql } from '../support/services';
+import { filter as f, filterFailure as failure } from '../support/filters';
 
 // The compiled filters run against the real PostgreSQL: every operator on each kind of field, and
 // hostile or malformed data that must neither raise nor match wrongly.
-
-const f = (filter_field: string, filter_operator?: string, filter_value?: string, filter_key?: string): FilterInput =>
-  ({ filter_field, filter_operator, filter_value, filter_key });
-
-function failure(input: FilterInput): string {
-  try {
-    compileFilter(input, 1);
-    return 'no error';
-  } catch (e) {
-    if (e instanceof FilterError) return e.field;
-    throw e;
-  }
-}
 
 describe('compileFilter against PostgreSQL', () => {
   let sql: Sql;

@@ -8,5 +8,19 @@ const address = await app.listen({ port: env.PORT, host: env.HOST });
 app.log.info(`Sightline API listening on ${address} (docs: ${address}/docs, OpenAPI: ${address}/openapi.json)`);
 
 // app.close() stops accepting connections, lets in-flight requests finish, then runs the plugins'
-// onClose hooks in reverse order: queues, pool, Redis, SQL.
-onShutdown([['http and connections', () => app.close()]], { log: app.log as never });
+// onClose hooks in reverse order: queues, pool, Redis, SQL. A response that is still streaming after
+// the grace period (a client that stopped reading) is cut so that the rest of the shutdown can run.
+const GRACE_MS = 10_000;
+onShutdown(
+  [
+    [
+      'http and connections',
+      async () => {
+        const cut = setTimeout(() => app.server.closeAllConnections(), GRACE_MS);
+        await app.close();
+        clearTimeout(cut);
+      },
+    ],
+  ],
+  { log: app.log as never },
+);

@@ -1,20 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { compileFilter, FILTER_OPERATORS, FilterError, type FilterInput } from './filters';
-
-const f = (filter_field: string, filter_operator?: string, filter_value?: string, filter_key?: string): FilterInput =>
-  ({ filter_field, filter_operator, filter_value, filter_key });
-
-/** The input field a FilterError names, or 'no error'. */
-function failure(input: FilterInput): string {
-  try {
-    compileFilter(input, 1);
-    return 'no error';
-  } catch (e) {
-    if (e instanceof FilterError) return e.field;
-    throw e;
-  }
-}
+import { filter as f, filterFailure as failure } from '../../../test/support/filters';
 
 describe('compileFilter (pure)', () => {
   it('exports the 11 operators', () => {
