@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileFilter, FilterError, type FilterInput } from '@sightline/core';
+import { compileFilter, type FilterInput } from '@sightline/core';
 import type { Sql } from '@sightline/db';
 import { testSql } from '../support/services';
 import { filter as f, filterFailure as failure } from '../support/filters';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOrCreateProject, rootListingSql, type RootQuery, type Sql } from '@sightline/db';
 import { newOrganization, testSql } from '../support/services';

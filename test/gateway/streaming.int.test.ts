@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
 import { sleep } from '../fakes/fake-server';
-import { call, readTrace } from '../support/app';
+import { readTrace } from '../support/app';
 import { startGateway, userMessage, type Gateway } from '../support/gateway';
 import { newOrganization, testSql } from '../support/services';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { compileFilter, FILTER_OPERATORS, FilterError, type FilterInput } from './filters';
+import { compileFilter, FILTER_OPERATORS, type FilterInput } from './filters';
 import { filter as f, filterFailure as failure } from '../../../test/support/filters';
 
 describe('compileFilter (pure)', () => {
