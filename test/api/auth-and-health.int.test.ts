@@ -97,6 +97,10 @@ describe('routing and documents', () => {
     const traceLog = doc.paths['/api/svc/v1/trace_log'].post.requestBody.content['application/json'].schema;
     expect(Object.keys(traceLog.properties)).toEqual(expect.arrayContaining(['trace_id', 'start_timestamp', 'log_sample_rate', 'scores']));
     expect(doc.paths['/api/svc/v1/get_trace_logs']).toBeDefined();
+    const completion = doc.paths['/api/svc/v1/completion'].post.responses;
+    expect(Object.keys(completion['200'].content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['content', 'trace_id', 'inference_id', 'cost', 'cache_hit']));
+    expect(completion['422'].content['application/json'].schema.properties.detail.type).toBe('array');
+    expect(doc.paths['/api/svc/v1/experiment/{experiment_uuid}/stats'].get.responses['200']).toBeDefined();
     const docs = await stack.app.inject({ url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.headers['content-type']).toMatch(/html/);

@@ -41,6 +41,8 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
       ? { value: result.data }
       : { error: RequestValidationError.fromZod(LOCATION[httpPart ?? 'body'] ?? 'body', result.error.issues) };
   });
+  // Responses are sent as they are; their schemas only describe them in the OpenAPI document.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await app.register(errors);
   await app.register(jsonBody);
   await app.register(infra, { config });

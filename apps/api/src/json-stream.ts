@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 
 /**
  * A JSON document written piece by piece: `head`, then the items of every chunk as one array, then `tail`.
@@ -21,4 +22,9 @@ export async function jsonArrayStream<T>(head: string, chunks: AsyncIterable<T[]
       yield ']' + tail;
     })(),
   );
+}
+
+/** Sends a JSON stream; the route's response schema describes the document it writes. */
+export function sendJsonStream(reply: { type(t: string): unknown }, stream: Readable) {
+  return ((reply as FastifyReply).type('application/json') as FastifyReply).send(stream);
 }

@@ -34,6 +34,8 @@ export function parseTimestamp(input: string): ParsedTimestamp | null {
 }
 
 /** The wire format of trace-log and experiment timestamps: `YYYY-MM-DD HH:MM:SS` in UTC. */
+export function formatTimestamp(value: Date): string;
+export function formatTimestamp(value: Date | string | null | undefined): string | null;
 export function formatTimestamp(value: Date | string | null | undefined): string | null {
   if (value == null) return null;
   const date = typeof value === 'string' ? parseToDate(value) : value;

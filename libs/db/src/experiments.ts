@@ -10,7 +10,7 @@ export type Experiment = {
   is_public: boolean;
   metadata: Record<string, unknown>;
   created_at: Date;
-  status: string;
+  status: 'pending' | 'running' | 'completed' | 'failed';
   num_samples: number;
   pinned_stats: PinnedStat[];
 };

@@ -7,3 +7,4 @@ export * from './completion';
 export * from './experiment';
 export * from './dataset';
 export * from './eval-metric';
+export * from './responses';

@@ -2,14 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { configurationOf, findDeployment } from '@sightline/db';
 import { fillTemplates } from '@sightline/llm';
-import { CompletionRequestSchema, DeployedPromptRequestSchema, type CompletionResponse } from '@sightline/schemas';
+import { CompletionRequestSchema, CompletionResponseSchema, DeployedPromptRequestSchema, DetailSchema, errorResponses, type CompletionResponse } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
 import { withTemplateErrorsAt } from '../../plugins/completions';
 
 export default async function completionRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/completion', { schema: { body: CompletionRequestSchema, summary: 'Run a completion through the gateway', tags: ['completions'] } }, async (req) => {
+  app.post('/completion', { schema: { body: CompletionRequestSchema, response: { 200: CompletionResponseSchema, 404: DetailSchema, ...errorResponses }, summary: 'Run a completion through the gateway', tags: ['completions'] } }, async (req) => {
     const job = await app.completions.prepare(req.organizationId, req.body, false);
     return app.completions.run(job);
   });

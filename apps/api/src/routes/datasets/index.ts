@@ -9,6 +9,9 @@ import {
   TestCaseUpdateParams,
   TestCaseUpdateSchema,
   ColumnNames,
+  DatasetCreatedSchema,
+  DetailSchema,
+  errorResponses,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError, type ValidationDetail } from '../../errors';
 
@@ -28,7 +31,7 @@ export default async function datasetRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
   const caseLoc = (i: number) => ['body', 'test_cases', i, 'inputs'];
 
-  app.post('/collection', { schema: { body: DatasetCreateSchema, summary: 'Create a dataset', tags: ['datasets'] } }, async (req) => {
+  app.post('/collection', { schema: { body: DatasetCreateSchema, response: { 200: DatasetCreatedSchema, 409: DetailSchema, ...errorResponses }, summary: 'Create a dataset', tags: ['datasets'] } }, async (req) => {
     const { name, column_names, test_cases } = req.body;
     checkColumns(column_names, test_cases, caseLoc);
     const created = await createDataset(app.sql, req.organizationId, name, column_names, test_cases);

@@ -4,9 +4,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { formatTimestamp } from '@sightline/core';
 import { createExperiment, findExperiment, findProjectById, listExperiments, rootIds, rootStats, spansOfRoots, type Experiment } from '@sightline/db';
 import { currentWatermark, takeWatermark, waitUntilApplied } from '@sightline/queues';
-import { ExperimentCreateSchema, ExperimentFinishSchema, ExperimentListSchema, ExperimentParams, FilterSchema } from '@sightline/schemas';
+import { z } from 'zod';
+import { DetailSchema, errorResponses, ExperimentCreateSchema, ExperimentFinishSchema, ExperimentListSchema, ExperimentParams, ExperimentSchema, ExperimentStatsSchema, FilterSchema } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
-import { jsonArrayStream } from '../../json-stream';
+import { jsonArrayStream, sendJsonStream } from '../../json-stream';
 
 const READ_YOUR_WRITES_MS = 2000;
 const FINISH_TIMEOUT_MS = 10 * 60_000;
@@ -37,7 +38,7 @@ export default async function experimentRoutes(base: FastifyInstance) {
   // Small chunks: each is serialized on the event loop, so other requests wait at most for one.
   const statsBody = (org: string, uuid: string) => jsonArrayStream('{"parent_trace_stats":', rootStats(app.sql, org, uuid, 1000), '}');
 
-  app.post('/experiment', { schema: { body: ExperimentCreateSchema, summary: 'Create an experiment', tags: ['experiments'] } }, async (req) => {
+  app.post('/experiment', { schema: { body: ExperimentCreateSchema, response: { 200: ExperimentSchema, 404: DetailSchema, 409: DetailSchema, ...errorResponses }, summary: 'Create an experiment', tags: ['experiments'] } }, async (req) => {
     const { name, project_uuid, run_name, is_public, metadata } = req.body;
     if (!(await findProjectById(app.sql, req.organizationId, project_uuid))) throw notFound('project');
     // A generated name is retried on the rare clash; a given one that clashes is the caller's conflict.
@@ -50,20 +51,20 @@ export default async function experimentRoutes(base: FastifyInstance) {
     throw new AppError(409, 'could not find a free run name; give one');
   });
 
-  app.post('/experiments', { schema: { body: ExperimentListSchema, summary: 'List experiments with their high-level stats', tags: ['experiments'] } }, async (req) =>
+  app.post('/experiments', { schema: { body: ExperimentListSchema, response: { 200: z.array(ExperimentSchema), ...errorResponses }, summary: 'List experiments with their high-level stats', tags: ['experiments'] } }, async (req) =>
     (await listExperiments(app.sql, req.organizationId, req.body)).map(wire),
   );
 
-  app.get('/experiment/:experiment_uuid/stats', { schema: { params: ExperimentParams, summary: "Stats of the experiment's root trace logs", tags: ['experiments'] } }, async (req, reply) => {
+  app.get('/experiment/:experiment_uuid/stats', { schema: { params: ExperimentParams, response: { 200: ExperimentStatsSchema, 404: DetailSchema, ...errorResponses }, summary: "Stats of the experiment's root trace logs", tags: ['experiments'] } }, async (req, reply) => {
     const { experiment_uuid } = req.params;
     await ownExperiment(req.organizationId, experiment_uuid);
     await waitForAcceptedWrites(req.organizationId);
-    return reply.type('application/json').send(await statsBody(req.organizationId, experiment_uuid));
+    return sendJsonStream(reply, await statsBody(req.organizationId, experiment_uuid));
   });
 
   app.post(
     '/experiment/:experiment_uuid/finished',
-    { schema: { params: ExperimentParams, body: ExperimentFinishSchema, summary: 'Finish an experiment and compute its stats', tags: ['experiments'] } },
+    { schema: { params: ExperimentParams, body: ExperimentFinishSchema, response: { 200: ExperimentStatsSchema, 404: DetailSchema, ...errorResponses }, summary: 'Finish an experiment and compute its stats', tags: ['experiments'] } },
     async (req, reply) => {
       const { experiment_uuid } = req.params;
       const org = req.organizationId;
@@ -87,7 +88,7 @@ export default async function experimentRoutes(base: FastifyInstance) {
           }),
         { timeoutMs: FINISH_TIMEOUT_MS, timeoutMessage: 'the experiment finish did not complete in time; the workers may be overloaded or down', signal: closed.signal },
       );
-      return reply.type('application/json').send(await statsBody(org, experiment_uuid));
+      return sendJsonStream(reply, await statsBody(org, experiment_uuid));
     },
   );
 

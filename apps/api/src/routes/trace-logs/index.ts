@@ -5,7 +5,13 @@ import { ChainlibError, isSampledIn, runToSpans } from '@sightline/core';
 import { findProjectByName, findTraceOf, listRoots, spansOfRoots } from '@sightline/db';
 import { waitUntilWritten } from '@sightline/queues';
 import {
+  AcceptedSpanSchema,
   ChainlibRunSchema,
+  DetailSchema,
+  errorResponses,
+  TraceLogPageSchema,
+  TraceLogTreeSchema,
+  type TraceLogTree,
   GetTraceLogsSchema,
   TraceIdParams,
   TraceLogCreateSchema,
@@ -27,7 +33,7 @@ function pickFields(source: Record<string, unknown>): Record<string, unknown> {
 export default async function traceLogRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/trace_log', { schema: { body: TraceLogCreateSchema, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
+  app.post('/trace_log', { schema: { body: TraceLogCreateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
     const body = req.body;
     const traceId = body.trace_id ?? randomUUID();
     const rootId = body.root_trace_id ?? traceId;
@@ -51,7 +57,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     return { trace_id: traceId, sampled: true };
   });
 
-  app.put('/trace_log', { schema: { body: TraceLogUpdateSchema, summary: 'Update fields of a span', tags: ['trace logs'] } }, async (req) => {
+  app.put('/trace_log', { schema: { body: TraceLogUpdateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Update fields of a span', tags: ['trace logs'] } }, async (req) => {
     const { trace_id, root_trace_id, field_name_to_value_map } = req.body;
     await app.acceptSpanEvents([
       {
@@ -65,7 +71,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     return { trace_id };
   });
 
-  app.get('/trace_log/:trace_id', { schema: { params: TraceIdParams, summary: 'A span with its subtree', tags: ['trace logs'] } }, async (req) => {
+  app.get('/trace_log/:trace_id', { schema: { params: TraceIdParams, response: { 200: TraceLogTreeSchema, 404: DetailSchema, ...errorResponses }, summary: 'A span with its subtree', tags: ['trace logs'] } }, async (req) => {
     const { trace_id } = req.params;
     const org = req.organizationId;
     // Read-your-writes: wait (bounded) for writes accepted for this span, or for the trace it roots.
@@ -75,10 +81,10 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     const rows = await findTraceOf(app.sql, org, trace_id);
     if (!rows) throw notFound('trace log');
     const [tree] = await app.assembleTrees(rows, [trace_id]);
-    return tree;
+    return tree as unknown as TraceLogTree;
   });
 
-  app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req) => {
+  app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, response: { 200: TraceLogPageSchema, ...errorResponses }, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req) => {
     const body = req.body;
     const org = req.organizationId;
     const empty = { total: 0, page: body.page, total_pages: 0, page_size: body.page_size, results: [] };
@@ -90,11 +96,12 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     }
     const { total, ids } = await listRoots(app.sql, { organizationId: org, projectId, filter: body, timeRange: body.time_range, status: body.status, page: body.page, pageSize: body.page_size });
     const rows = await spansOfRoots(app.sql, org, ids);
-    return { total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size, results: await app.assembleTrees(rows, ids) };
+    const results = (await app.assembleTrees(rows, ids)) as unknown as TraceLogTree[];
+    return { total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size, results };
   });
 
   const chainlib = {
-    schema: { body: ChainlibRunSchema, summary: 'Record a LangChain run tree as spans', tags: ['trace logs'] },
+    schema: { body: ChainlibRunSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a LangChain run tree as spans', tags: ['trace logs'] },
   };
   const ingestRun = async (req: { body: ChainlibRun; organizationId: string }) => {
     let spans;

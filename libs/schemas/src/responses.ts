@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+// Response shapes, for the OpenAPI document. Responses are serialized as they are; these describe them.
+
+export const DetailSchema = z.object({ detail: z.string() }).meta({ title: 'Error' });
+export const ValidationErrorSchema = z
+  .object({ detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })) })
+  .meta({ title: 'ValidationError' });
+
+/** The error answers every authenticated route may give. */
+export const errorResponses = {
+  401: DetailSchema.describe('missing or unknown API key'),
+  422: ValidationErrorSchema.describe('invalid body or parameter'),
+  503: DetailSchema.describe('a dependency is unavailable, or accepted writes are still being applied'),
+};
+
+export const ProjectSchema = z.object({ uuid: z.string(), name: z.string(), created_at: z.string(), was_created: z.boolean() });
+export const AcceptedSpanSchema = z.object({ trace_id: z.string(), sampled: z.boolean().optional(), spans: z.number().optional() });
+
+const Score = z.object({ name: z.string(), score: z.number(), reason: z.string().nullish() });
+/** A trace log as answered: wire field names, `YYYY-MM-DD HH:MM:SS` timestamps, nested children. */
+export const TraceLogTreeSchema = z
+  .looseObject({
+    trace_id: z.string(),
+    root_trace_id: z.string(),
+    parent_trace_id: z.string(),
+    trace_name: z.string().nullable(),
+    project_uuid: z.string().nullable(),
+    project_name: z.string().nullable(),
+    start_timestamp: z.string().nullable(),
+    end_timestamp: z.string().nullable(),
+    status: z.string().nullable(),
+    depth: z.number().nullable(),
+    execution_order: z.number().nullable(),
+    latency: z.number().nullable(),
+    total_tokens: z.number().nullable(),
+    cost: z.number().nullable(),
+    scores: z.array(Score).nullable(),
+    feedback_score: z.number().nullable(),
+    children_ids: z.array(z.string()),
+    children: z.array(z.looseObject({ trace_id: z.string() })).describe('nested trace logs of the same shape'),
+  })
+  .meta({ title: 'TraceLogTree' });
+// Trees are assembled from stored rows; their typed columns are what the schema lists.
+export type TraceLogTree = z.infer<typeof TraceLogTreeSchema>;
+
+export const TraceLogPageSchema = z.object({
+  total: z.number(),
+  page: z.number(),
+  total_pages: z.number(),
+  page_size: z.number(),
+  results: z.array(TraceLogTreeSchema),
+});
+
+export const ExperimentSchema = z.object({
+  uuid: z.string(),
+  name: z.string(),
+  project_uuid: z.string(),
+  run_name: z.string(),
+  is_public: z.boolean(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  status: z.enum(['pending', 'running', 'completed', 'failed']),
+  num_samples: z.number(),
+  pinned_stats: z.array(z.object({ var1: z.string(), operation: z.string(), value: z.number(), var2: z.string().optional() })),
+});
+
+export const ExperimentStatsSchema = z.object({
+  parent_trace_stats: z.array(
+    z.object({
+      trace_id: z.string(),
+      latency: z.number().nullable(),
+      input_tokens: z.number(),
+      output_tokens: z.number(),
+      total_tokens: z.number(),
+      cost: z.number(),
+      scores: z.array(Score),
+    }),
+  ),
+});
+
+export const DatasetCreatedSchema = z.object({ id: z.number(), last_updated_at: z.string(), test_case_ids: z.array(z.number()) });
