@@ -373,6 +373,23 @@ describe('cache', () => {
     await complete(body, otherKey);
     expect(gw.openai.requests).toHaveLength(2);
   });
+  it('keeps a cached completion for COMPLETION_CACHE_TTL_SECONDS', async () => {
+    const ttl = await startGatewayEnv({ COMPLETION_CACHE_TTL_SECONDS: '120' });
+    await call(ttl.stack.app, key, 'POST', '/completion', { llm_configuration: openaiConfig(`ttl ${randomUUID()}`), cache: true });
+    const [cacheKey] = await ttl.stack.app.redis.keys(`${ttl.stack.prefix}:completion-cache:*`);
+    const remaining = await ttl.stack.app.redis.ttl(cacheKey);
+    expect(remaining).toBeGreaterThan(100);
+    expect(remaining).toBeLessThanOrEqual(120);
+    await ttl.stack.close();
+  });
+
+  it('keys the cache on functions too', async () => {
+    const config = openaiConfig(`fn ${randomUUID()}`);
+    await complete({ llm_configuration: config, cache: true });
+    await complete({ llm_configuration: { ...config, functions: [{ name: 'lookup' }] }, cache: true });
+    expect(gw.openai.requests).toHaveLength(2);
+  });
+
   it('does not read the cache without cache: true, and keys on params', async () => {
     const config = openaiConfig(`nocache ${randomUUID()}`);
     await complete({ llm_configuration: config, cache: true });
