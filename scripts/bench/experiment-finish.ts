@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { addApiKey, createSql, ensureOrganization, getOrCreateProject, migrate } from '@sightline/db';
 
@@ -134,3 +135,6 @@ const admin = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, 
 await new Promise((r) => setTimeout(r, 3000));
 await admin.unsafe(`drop database if exists "${database}" with (force)`);
 await admin.end();
+const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) if (keys.length) await redis.unlink(...keys);
+await redis.quit();
