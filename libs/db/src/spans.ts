@@ -190,10 +190,12 @@ function toTraceLog(row: Record<string, unknown>): TraceLogRow {
 
 /** Every visible span of the trace that holds `traceId`, or null when the span is unknown to this organization. */
 export async function findTraceOf(sql: Sql, organizationId: string, traceId: string): Promise<TraceLogRow[] | null> {
-  const [span] = await sql<{ root_trace_id: string }[]>`
-    select root_trace_id from spans where organization_id = ${organizationId} and trace_id = ${traceId} and created`;
-  if (!span) return null;
-  return spansOfRoots(sql, organizationId, [span.root_trace_id]);
+  const rows = await sql`
+    select ${sql.unsafe(READ_COLUMNS)}
+    from spans s left join projects p on p.id = s.project_id
+    where s.organization_id = ${organizationId} and s.created and s.root_trace_id = (
+      select root_trace_id from spans where organization_id = ${organizationId} and trace_id = ${traceId} and created)`;
+  return rows.length ? rows.map(toTraceLog) : null;
 }
 
 export async function spansOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[]): Promise<TraceLogRow[]> {

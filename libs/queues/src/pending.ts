@@ -89,23 +89,22 @@ export async function takeWatermark(redis: Redis, keys: RedisKeys): Promise<numb
   return redis.incr(keys.seq);
 }
 
-/** Resolves true once none of the organization's events at or below `watermark` is pending, false on timeout. */
-export async function waitUntilApplied(redis: Redis, keys: RedisKeys, organizationId: string, watermark: number, timeoutMs: number): Promise<boolean> {
+/** Asks `done` with growing pauses until it answers true (then true) or `timeoutMs` passes (then false). */
+async function pollUntil(done: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
-    if ((await redis.zcount(keys.pendingOrganization(organizationId), '-inf', watermark)) === 0) return true;
+  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    if (await done()) return true;
     if (Date.now() + delay > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
 
 /** Resolves true once every key's set is empty, false if `timeoutMs` passes first. */
-export async function waitUntilWritten(redis: Redis, pendingKeys: readonly string[], timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
-    const counts = await Promise.all(pendingKeys.map((k) => redis.scard(k)));
-    if (counts.every((c) => c === 0)) return true;
-    if (Date.now() + delay > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-  }
+export function waitUntilWritten(redis: Redis, pendingKeys: readonly string[], timeoutMs: number): Promise<boolean> {
+  return pollUntil(async () => (await Promise.all(pendingKeys.map((k) => redis.scard(k)))).every((c) => c === 0), timeoutMs);
+}
+
+/** Resolves true once none of the organization's events at or below `watermark` is pending, false on timeout. */
+export function waitUntilApplied(redis: Redis, keys: RedisKeys, organizationId: string, watermark: number, timeoutMs: number): Promise<boolean> {
+  return pollUntil(async () => (await redis.zcount(keys.pendingOrganization(organizationId), '-inf', watermark)) === 0, timeoutMs);
 }

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { findProjectById, getOrCreateProject } from '@sightline/db';
+import { findProjectById, findProjectByName, getOrCreateProject } from '@sightline/db';
 import { createSpanIntake, type NewSpanEvent } from '@sightline/queues';
 import { AppError, RequestValidationError } from '../errors';
 
@@ -9,6 +9,8 @@ declare module 'fastify' {
     acceptSpanEvents(events: NewSpanEvent[]): Promise<void>;
     /** The project id for a uuid (which must belong to the organization) or a name (created on demand). */
     resolveProjectId(organizationId: string, ref: { project_uuid?: string | null; project_name?: string | null }): Promise<string>;
+    /** The id of the organization's project of that name, or null; never creates one. */
+    findProjectId(organizationId: string, name: string): Promise<string | null>;
   }
 }
 
@@ -32,8 +34,21 @@ export default fp(async (app) => {
     } else {
       throw new RequestValidationError([{ loc: ['body', 'project_name'], msg: 'project_name or project_uuid is required', type: 'missing' }]);
     }
-    if (projectIds.size > 100_000) projectIds.clear();
-    projectIds.set(cacheKey, id);
+    remember(cacheKey, id);
     return id;
   });
+
+  app.decorate('findProjectId', async (organizationId: string, name: string) => {
+    const cacheKey = `${organizationId}:name:${name}`;
+    const cached = projectIds.get(cacheKey);
+    if (cached) return cached;
+    const project = await findProjectByName(app.sql, organizationId, name);
+    if (project) remember(cacheKey, project.uuid);
+    return project?.uuid ?? null;
+  });
+
+  function remember(key: string, id: string) {
+    if (projectIds.size > 100_000) projectIds.clear();
+    projectIds.set(key, id);
+  }
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ChainlibError, isSampledIn, runToSpans } from '@sightline/core';
-import { findProjectByName, findTraceOf, listRoots, spansOfRoots } from '@sightline/db';
+import { findTraceOf, listRoots, spansOfRoots } from '@sightline/db';
 import { waitUntilWritten } from '@sightline/queues';
 import {
   AcceptedSpanSchema,
@@ -90,9 +90,8 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     const empty = { total: 0, page: body.page, total_pages: 0, page_size: body.page_size, results: [] };
     let projectId: string | null = null;
     if (body.project_name) {
-      const project = await findProjectByName(app.sql, org, body.project_name);
-      if (!project) return empty;
-      projectId = project.uuid;
+      projectId = await app.findProjectId(org, body.project_name);
+      if (!projectId) return empty;
     }
     const { total, ids } = await listRoots(app.sql, { organizationId: org, projectId, filter: body, timeRange: body.time_range, status: body.status, page: body.page, pageSize: body.page_size });
     const rows = await spansOfRoots(app.sql, org, ids);
