@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
 import { buildStack, call, type TestStack } from '../support/app';
@@ -62,6 +63,8 @@ describe('health', () => {
   it('/readyz answers 503 while PostgreSQL is unreachable', async () => {
     const down = await buildStack({ worker: false, env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' } });
     try {
+      // Redis is up: on a loaded machine its connection may still be opening, which /readyz rightly reports.
+      if (down.app.redis.status !== 'ready') await once(down.app.redis, 'ready');
       const res = await down.app.inject({ url: '/readyz' });
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({ postgres: 'unavailable', redis: 'ok' });

@@ -30,8 +30,8 @@ describe('compileFilter against PostgreSQL', () => {
       // Wrong JSON shapes and a huge numeric-looking string: filters must not raise on them.
       { trace_name: 'charlie', start_ts: '2024-01-03T12:00:00.5Z', metadata: { n: 'abc', big: '9'.repeat(200_000) },
         scores: { not: 'an array' }, annotations: { crit1: 'not an object' } },
-      { trace_name: 'delta', status: 'ok', execution_order: 2, tags: [], metadata: { n: null, env: 'prod' }, scores: [], annotations: {} },
-      { trace_name: 'echo', execution_order: 100, metadata: { n: '7' }, scores: [{ name: 'accuracy', score: 'high' }],
+      { trace_name: 'delta', status: 'ok', execution_order: 2, tags: [], metadata: { n: null, env: 'prod' }, scores: [{ name: 'fluency', score: '0.75' }], annotations: {} },
+      { trace_name: 'echo', execution_order: 100, metadata: { n: '7' }, scores: [{ name: 'accuracy', score: 'high' }, { name: 7, score: 0.75 }],
         annotations: { crit1: { u3: ann('u3', 'n/a', 'meh') } } },
     ];
     for (const s of spans) {
@@ -149,7 +149,7 @@ describe('compileFilter against PostgreSQL', () => {
     ['map exists', f('metadata', 'exists', undefined, 'env'), ['alpha', 'bravo', 'delta']],
     ['inputs', f('inputs', 'equals', 'hi', 'q'), ['alpha']],
     ['configuration', f('configuration', 'like', 'GPT', 'model'), ['alpha']],
-    // scores: accuracy is 0.9, 0.2, (not an array), (empty), "high"
+    // scores: accuracy is 0.9, 0.2, (not an array), (none), "high"; delta has fluency "0.75", echo has 7 (a number) 0.75
     ['score equals', f('score:accuracy', 'equals', '0.9'), ['alpha']],
     ['score not_equals', f('score:accuracy', 'not_equals', '0.9'), ['bravo', 'echo']],
     ['score greater_than', f('score:accuracy', 'greater_than', '0.5'), ['alpha']],
@@ -161,6 +161,10 @@ describe('compileFilter against PostgreSQL', () => {
     ['score is_null', f('score:accuracy', 'is_null'), ['charlie', 'delta']],
     ['score exists', f('score:accuracy', 'exists'), ['alpha', 'bravo', 'echo']],
     ['score other name', f('score:tone', 'exists'), ['alpha']],
+    ['score held as a numeric string', f('score:fluency', 'greater_than', '0.7'), ['delta']],
+    ['score held as a numeric string, out of range', f('score:fluency', 'less_than', '0.7'), []],
+    ['score with a name that is not a string', f('score:7', 'between', '0.7,0.8'), ['echo']],
+    ['score with a name that is not a string, in', f('score:7', 'in', '0.75'), ['echo']],
     // annotations under crit1: alpha u1=5; bravo u1=1, u2=4; charlie (not an object); delta none; echo u3="n/a"
     ['annotation score equals', f('annotation:score:crit1', 'equals', '1'), ['bravo']],
     ['annotation score not_equals', f('annotation:score:crit1', 'not_equals', '5'), ['bravo', 'echo']],

@@ -39,4 +39,18 @@ describe('span-write worker', () => {
     expect((await readTrace(stack.app, org.key, good)).json().metadata).toEqual({ a: 'fine' });
     expect((await readTrace(stack.app, org.key, bad)).statusCode).toBe(404);
   });
+
+  it('keeps the events of a job that PostgreSQL accepts when it refuses one of them', async () => {
+    const project_id = (await call(stack.app, org.key, 'POST', '/project', { name: 'refused-one' })).json().uuid;
+    const before = (await stack.app.spanWrites.queue.getFailed()).length;
+    const bad = randomUUID(), good = randomUUID();
+    const event = (trace_id: string, metadata: Record<string, unknown>) => ({ kind: 'create' as const, organization_id: org.id, trace_id, pending_root: trace_id, fields: { project_id, metadata } });
+    // One call: the events travel in one job, as the spans of concurrent requests do.
+    await stack.app.acceptSpanEvents([event(good, { a: 'kept' }), event(bad, { a: 'x\u0000y' })]);
+    expect((await readTrace(stack.app, org.key, good)).json().metadata).toEqual({ a: 'kept' });
+    expect((await readTrace(stack.app, org.key, bad)).statusCode).toBe(404);
+    const failed = await stack.app.spanWrites.queue.getFailed();
+    expect(failed.length).toBe(before + 1);
+    expect(failed.map((j) => j.failedReason)).toContainEqual(expect.stringMatching(/^1 of 2 span events refused by PostgreSQL/));
+  });
 });

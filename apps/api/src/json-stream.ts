@@ -28,3 +28,8 @@ export async function jsonArrayStream<T>(head: string, chunks: AsyncIterable<T[]
 export function sendJsonStream(reply: { type(t: string): unknown }, stream: Readable) {
   return ((reply as FastifyReply).type('application/json') as FastifyReply).send(stream);
 }
+
+/** Sends JSON that is already serialized; the route's response schema describes it. */
+export function sendSerializedJson(reply: { type(t: string): unknown }, json: Buffer) {
+  return ((reply as FastifyReply).type('application/json; charset=utf-8') as FastifyReply).send(json);
+}

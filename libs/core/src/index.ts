@@ -8,3 +8,4 @@ export * from './secrets';
 export * from './score-stats';
 export * from './dataset-columns';
 export * from './evals';
+export * from './batcher';

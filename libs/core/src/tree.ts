@@ -1,7 +1,7 @@
 // Tree assembly for trace-log responses. Input rows are flat trace logs of one or more traces; output
 // nests each span's children under `children` (ordered by execution_order, then start time) and lists
-// their ids in `children_ids`, followed by any child ids the client declared that have not arrived. Iterative, with a visited set, so deep or malformed trees cannot overflow
-// the stack or loop.
+// their ids in `children_ids`, followed by any child ids the client declared that have not arrived.
+// Iterative, with a visited set, so deep or malformed trees cannot overflow the stack or loop.
 
 export type FlatSpan = {
   trace_id: string;
@@ -12,7 +12,24 @@ export type FlatSpan = {
 };
 export type SpanTree = FlatSpan & { children: SpanTree[]; children_ids: string[] };
 
-function compareSiblings(a: FlatSpan, b: FlatSpan): number {
+/**
+ * Spans already serialized, as columns. `members[i]` is the UTF-8 JSON text of span i's fields without the
+ * enclosing braces and without `children` and `children_ids`, which the tree supplies; the other columns
+ * place the span in the tree, `children_ids` being the ids its client declared.
+ */
+export type SpanTexts = {
+  trace_id: string[];
+  parent_trace_id: string[];
+  execution_order: (number | null)[];
+  start_timestamp: (string | null)[];
+  children_ids: (string[] | null)[];
+  members: Uint8Array[];
+};
+
+type Placed = Pick<FlatSpan, 'trace_id' | 'parent_trace_id' | 'execution_order' | 'start_timestamp'> & { children_ids?: unknown };
+type Link<R> = { row: R; children: Link<R>[]; childrenIds: string[] };
+
+function compareSiblings(a: Placed, b: Placed): number {
   const ao = a.execution_order ?? Number.MAX_SAFE_INTEGER, bo = b.execution_order ?? Number.MAX_SAFE_INTEGER;
   if (ao !== bo) return ao - bo;
   const as = a.start_timestamp ?? '', bs = b.start_timestamp ?? '';
@@ -20,23 +37,20 @@ function compareSiblings(a: FlatSpan, b: FlatSpan): number {
   return a.trace_id < b.trace_id ? -1 : a.trace_id > b.trace_id ? 1 : 0;
 }
 
-/** Builds the subtree under each requested id, in the order requested; ids not among the rows are skipped. */
-export function buildTrees(rows: readonly FlatSpan[], rootIds: readonly string[]): SpanTree[] {
-  const byId = new Map<string, SpanTree>();
-  const declared = new Map<string, unknown>();
-  for (const row of rows) {
-    declared.set(row.trace_id, row.children_ids);
-    byId.set(row.trace_id, { ...row, children: [], children_ids: [] });
-  }
-  const childrenOf = new Map<string, SpanTree[]>();
+/** Links the subtree under each requested id, in the order requested; ids not among the rows are skipped. */
+function link<R extends Placed>(rows: readonly R[], rootIds: readonly string[]): Link<R>[] {
+  const byId = new Map<string, Link<R>>();
+  for (const row of rows) byId.set(row.trace_id, { row, children: [], childrenIds: [] });
+  const childrenOf = new Map<string, Link<R>[]>();
   for (const node of byId.values()) {
-    if (node.parent_trace_id === node.trace_id) continue;
-    const siblings = childrenOf.get(node.parent_trace_id);
+    const { trace_id, parent_trace_id } = node.row;
+    if (parent_trace_id === trace_id) continue;
+    const siblings = childrenOf.get(parent_trace_id);
     if (siblings) siblings.push(node);
-    else childrenOf.set(node.parent_trace_id, [node]);
+    else childrenOf.set(parent_trace_id, [node]);
   }
 
-  const trees: SpanTree[] = [];
+  const trees: Link<R>[] = [];
   const visited = new Set<string>();
   for (const rootId of rootIds) {
     const root = byId.get(rootId);
@@ -45,15 +59,85 @@ export function buildTrees(rows: readonly FlatSpan[], rootIds: readonly string[]
     const stack = [root];
     while (stack.length) {
       const node = stack.pop()!;
-      const children = (childrenOf.get(node.trace_id) ?? []).filter((c) => !visited.has(c.trace_id)).sort(compareSiblings);
-      for (const child of children) visited.add(child.trace_id);
+      const children = (childrenOf.get(node.row.trace_id) ?? []).filter((c) => !visited.has(c.row.trace_id)).sort((a, b) => compareSiblings(a.row, b.row));
+      for (const child of children) visited.add(child.row.trace_id);
       node.children = children;
-      node.children_ids = children.map((c) => c.trace_id);
-      const promised = declared.get(node.trace_id);
-      if (Array.isArray(promised)) for (const id of promised) if (!node.children_ids.includes(id)) node.children_ids.push(id);
-      stack.push(...children);
+      node.childrenIds = children.map((c) => c.row.trace_id);
+      const promised = node.row.children_ids;
+      if (Array.isArray(promised) && promised.length) {
+        const listed = new Set(node.childrenIds);
+        for (const id of promised) if (!listed.has(id)) listed.add(id), node.childrenIds.push(id);
+      }
+      for (const child of children) stack.push(child);
     }
     trees.push(root);
   }
   return trees;
+}
+
+/** Builds the subtree under each requested id, in the order requested; ids not among the rows are skipped. */
+export function buildTrees(rows: readonly FlatSpan[], rootIds: readonly string[]): SpanTree[] {
+  return link(rows, rootIds).map((root) => {
+    const tree: SpanTree = { ...root.row, children: [], children_ids: root.childrenIds };
+    const stack: [Link<FlatSpan>, SpanTree][] = [[root, tree]];
+    while (stack.length) {
+      const [node, out] = stack.pop()!;
+      for (const child of node.children) {
+        const made: SpanTree = { ...child.row, children: [], children_ids: child.childrenIds };
+        out.children.push(made);
+        stack.push([child, made]);
+      }
+    }
+    return tree;
+  });
+}
+
+/**
+ * The JSON of the subtree under each requested id, as buildTrees would nest it, the trees separated by
+ * commas, as UTF-8. The spans' bytes are copied once into the output, never decoded; pieces are listed in
+ * output order first, so the cost is linear in the size of the output at any depth.
+ */
+export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffer {
+  const rows = spans.trace_id.map((trace_id, i) => ({
+    i,
+    trace_id,
+    parent_trace_id: spans.parent_trace_id[i],
+    execution_order: spans.execution_order[i],
+    start_timestamp: spans.start_timestamp[i],
+    children_ids: spans.children_ids[i],
+  }));
+  // The output alternates text and (as a number) the members of a span; adjacent text is joined as it comes.
+  const pieces: (string | number)[] = [];
+  let text = '';
+  for (const root of link(rows, rootIds)) {
+    if (pieces.length || text) text += ',';
+    const stack: (Link<(typeof rows)[number]> | string)[] = [root];
+    while (stack.length) {
+      const item = stack.pop()!;
+      if (typeof item === 'string') {
+        text += item;
+        continue;
+      }
+      const { i } = item.row;
+      pieces.push(text + '{', i);
+      text = `${spans.members[i].length ? ',' : ''}"children_ids":${JSON.stringify(item.childrenIds)},"children":[`;
+      stack.push(']}');
+      for (let c = item.children.length - 1; c >= 0; c--) {
+        stack.push(item.children[c]);
+        if (c) stack.push(',');
+      }
+    }
+  }
+  pieces.push(text);
+  let length = 0;
+  for (const piece of pieces) length += typeof piece === 'number' ? spans.members[piece].length : Buffer.byteLength(piece);
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) {
+    if (typeof piece === 'number') {
+      out.set(spans.members[piece], at);
+      at += spans.members[piece].length;
+    } else at += out.write(piece, at);
+  }
+  return out;
 }

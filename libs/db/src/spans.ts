@@ -1,18 +1,31 @@
 import { createHash } from 'node:crypto';
-import { compileFilter, deriveFields, foldEvents, formatTimestamp, unitHash, type FilterInput, type SpanState, type Versions } from '@sightline/core';
+import { compileFilter, deriveFields, foldEvents, formatTimestamp, unitHash, type FilterInput, type SpanState, type SpanTexts, type Versions } from '@sightline/core';
 import { SpanEventFields, type SpanEvent } from '@sightline/schemas';
 import type { Sql } from './client';
 import { markExperimentsRunning } from './experiments';
 
 // Wire field name -> column, where they differ.
 const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_timestamp: 'end_ts' };
-const JSONB = new Set(['inputs', 'configuration', 'metadata', 'scores', 'images', 'comments', 'annotations', 'eval_scores']);
 const TIMESTAMPS = new Set(['start_timestamp', 'end_timestamp']);
 const FIELDS = Object.keys(SpanEventFields.shape);
 const columnOf = (field: string) => COLUMN_OF[field] ?? field;
 const WRITE_COLUMNS = ['organization_id', 'trace_id', 'created', 'versions', ...FIELDS.map(columnOf)];
-// PostgreSQL takes at most 65535 parameters in one statement.
-const ROWS_PER_STATEMENT = Math.floor(60_000 / WRITE_COLUMNS.length);
+
+// Rows travel to PostgreSQL as one JSON document per statement, unpacked by json_populate_recordset into
+// the columns' types: native JSON.stringify and PostgreSQL's JSON parser cost a fraction of binding
+// forty parameters a row, which was the worker's main CPU cost per span.
+const UPSERT = `
+  insert into spans (${WRITE_COLUMNS.join(', ')})
+  select ${WRITE_COLUMNS.join(', ')} from json_populate_recordset(null::spans, $1::text::json)
+  on conflict (organization_id, trace_id) do update set
+    ${WRITE_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', ')},
+    updated_at = now()`;
+
+/** JSON text of the rows. Lone surrogates become U+FFFD, as when text is sent as UTF-8; PostgreSQL refuses them in JSON. */
+function rowsJson(rows: Record<string, unknown>[]): string {
+  const json = JSON.stringify(rows);
+  return /\\u[dD][89abAB]/.test(json) ? JSON.stringify(rows, (_key, value) => (typeof value === 'string' ? value.toWellFormed() : value)) : json;
+}
 
 /**
  * Transaction-scoped advisory locks, taken in sorted order so that concurrent workers cannot deadlock.
@@ -83,11 +96,8 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       if (state.created) traces.set(`${organization_id}/${fields.root_trace_id}`, { org: organization_id, root: fields.root_trace_id as string });
       const trigger = evalTriggers({ organization_id, trace_id }, list, state.created, fields);
       if (trigger) triggers.push(trigger);
-      const row: Record<string, any> = { organization_id, trace_id, created: state.created, versions: tx.json(state.versions) };
-      for (const field of FIELDS) {
-        const value = fields[field] ?? null;
-        row[columnOf(field)] = value !== null && JSONB.has(field) ? tx.json(value as never) : value;
-      }
+      const row: Record<string, any> = { organization_id, trace_id, created: state.created, versions: state.versions };
+      for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
       return row;
     });
 
@@ -96,13 +106,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
     // the trace committed, and orders the spans still waiting for their place in the tree.
     const roots = [...traces.values()];
     if (roots.length) await takeLocks(tx, roots.map((r) => `root/${r.org}/${r.root}`));
-    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-      await tx`
-        insert into spans ${tx(rows.slice(i, i + ROWS_PER_STATEMENT), WRITE_COLUMNS)}
-        on conflict (organization_id, trace_id) do update set
-          ${tx.unsafe(WRITE_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', '))},
-          updated_at = now()`;
-    }
+    await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
     const experiments = rows.filter((r) => r.created && r.experiment_uuid).map((r) => ({ org: r.organization_id as string, experiment: r.experiment_uuid as string }));
     await markExperimentsRunning(tx, [...new Map(experiments.map((e) => [`${e.org}/${e.experiment}`, e])).values()]);
     if (!roots.length) return;
@@ -168,15 +172,76 @@ function explicit(field: 'depth' | 'execution_order'): string {
 
 // ---- Reading -------------------------------------------------------------------------------------------
 
-const READ_COLUMNS = `
-  s.trace_id, s.root_trace_id, s.parent_trace_id, s.trace_name, s.project_id as project_uuid, p.name as project_name,
-  s.organization_id, s.inputs, s.output, s.target, s.start_ts as start_timestamp, s.end_ts as end_timestamp,
-  s.status, s.error, s.configuration, s.metadata, s.tags, s.depth, s.execution_order, s.time_to_first_token,
-  s.latency, s.input_tokens, s.output_tokens, s.total_tokens, s.cost, s.output_for_eval_metrics,
-  s.evaluation_metric_names, s.scores, s.feedback_score, s.feedback_comment, s.children_ids,
-  coalesce(s.apply_eval_frac, 1) as apply_eval_frac, coalesce(s.log_sample_rate, 1) as log_sample_rate,
-  s.deployment_id, s.cache_hit, s.end_user_identifier, s.session_id, s.experiment_uuid, s.images, s.comments,
-  s.annotations`;
+// The fields of a trace log as the API returns them, with their SQL types. Timestamps go out as
+// `YYYY-MM-DD HH:MM:SS` in UTC; `declared` is the client's list of child ids, which the tree replaces.
+type ReadType = 'uuid' | 'text' | 'integer' | 'float' | 'boolean' | 'text[]' | 'jsonb' | 'timestamp' | 'declared';
+type ReadColumn = { name: string; sql: string; type: ReadType };
+const READ: readonly ReadColumn[] = [
+  ...columns('uuid', 'trace_id root_trace_id parent_trace_id'), ...columns('text', 'trace_name'),
+  { name: 'project_uuid', sql: 's.project_id', type: 'uuid' },
+  { name: 'project_name', sql: 'p.name', type: 'text' },
+  ...columns('uuid', 'organization_id'), ...columns('jsonb', 'inputs'), ...columns('text', 'output target'),
+  { name: 'start_timestamp', sql: 's.start_ts', type: 'timestamp' },
+  { name: 'end_timestamp', sql: 's.end_ts', type: 'timestamp' },
+  ...columns('text', 'status error'), ...columns('jsonb', 'configuration metadata'), ...columns('text[]', 'tags'),
+  ...columns('integer', 'depth execution_order'), ...columns('float', 'time_to_first_token latency'),
+  ...columns('integer', 'input_tokens output_tokens total_tokens'), ...columns('float', 'cost'), ...columns('text', 'output_for_eval_metrics'),
+  ...columns('text[]', 'evaluation_metric_names'), ...columns('jsonb', 'scores'), ...columns('float', 'feedback_score'),
+  ...columns('text', 'feedback_comment'), ...columns('declared', 'children_ids'),
+  { name: 'apply_eval_frac', sql: 'coalesce(s.apply_eval_frac, 1)', type: 'float' },
+  { name: 'log_sample_rate', sql: 'coalesce(s.log_sample_rate, 1)', type: 'float' },
+  ...columns('text', 'deployment_id'), ...columns('boolean', 'cache_hit'), ...columns('text', 'end_user_identifier session_id'),
+  ...columns('uuid', 'experiment_uuid'), ...columns('jsonb', 'images comments annotations'),
+];
+function columns(type: ReadType, names: string): ReadColumn[] {
+  return names.split(' ').map((name) => ({ name, sql: `s.${name}`, type }));
+}
+
+const READ_COLUMNS = READ.map((c) => `${c.sql} as ${c.name}`).join(', ');
+
+const wireTimestamp = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
+/**
+ * SQL for the JSON text of one field, as JSON.stringify writes the value toTraceLog reads (null included).
+ * Each type takes its cheapest exact path: uuids and formatted timestamps need no escaping, numbers and
+ * booleans are their own text (NaN and infinities, which JSON lacks, become null), and only free text
+ * goes through to_json.
+ */
+function jsonValue({ sql: e, type }: ReadColumn): string {
+  const text = (() => {
+    switch (type) {
+      case 'jsonb': return `${e}::text`;
+      case 'timestamp': return `'"' || ${wireTimestamp(e)} || '"'`;
+      case 'uuid': return `'"' || ${e} || '"'`;
+      case 'float': return `(case when ${e} in ('NaN', 'Infinity', '-Infinity') then null else ${e} end)::text`;
+      case 'integer': case 'boolean': return `${e}::text`;
+      case 'text[]': return `array_to_json(${e})::text`;
+      default: return `to_json(${e})::text`;
+    }
+  })();
+  return `coalesce(${text}, 'null')`;
+}
+// Spans serialized by PostgreSQL as it reads them: `members` is a span's JSON without its braces. This costs
+// PostgreSQL less than sending the columns costs Node to parse; Node only nests the spans, and the bytes go
+// from the socket to the answer without becoming strings. concat() takes each piece once (a chain of ||
+// would copy the growing text at every step).
+const TEXT_COLUMNS = `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp('s.start_ts')} as start_timestamp,
+  array_to_json(s.children_ids)::text as children_ids,
+  concat(${READ.filter((c) => c.type !== 'declared').map((c, i) => `'${i ? ',' : ''}"${c.name}":' || ${jsonValue(c)}`).join(', ')}) as members`;
+
+/** Raw rows of TEXT_COLUMNS as columns; the members stay the bytes PostgreSQL sent. */
+function toSpanTexts(rows: (Buffer | null)[][]): SpanTexts {
+  const n = rows.length;
+  const spans: SpanTexts = { trace_id: new Array(n), parent_trace_id: new Array(n), execution_order: new Array(n), start_timestamp: new Array(n), children_ids: new Array(n), members: new Array(n) };
+  rows.forEach(([id, parent, order, start, declared, members], i) => {
+    spans.trace_id[i] = id!.toString('latin1');
+    spans.parent_trace_id[i] = parent!.toString('latin1');
+    spans.execution_order[i] = order && Number(order.toString('latin1'));
+    spans.start_timestamp[i] = start && start.toString('latin1');
+    spans.children_ids[i] = declared && (JSON.parse(declared.toString('utf8')) as string[]);
+    spans.members[i] = members!;
+  });
+  return spans;
+}
 
 export type TraceLogRow = Record<string, unknown> & { trace_id: string; parent_trace_id: string; root_trace_id: string };
 
@@ -188,23 +253,52 @@ function toTraceLog(row: Record<string, unknown>): TraceLogRow {
   };
 }
 
+const traceQuery = (sql: Sql, organizationId: string, traceId: string, columns: string) => sql`
+  select ${sql.unsafe(columns)}
+  from spans s left join projects p on p.id = s.project_id
+  where s.organization_id = ${organizationId} and s.created and s.root_trace_id = (
+    select root_trace_id from spans where organization_id = ${organizationId} and trace_id = ${traceId} and created)`;
+
+const rootsQuery = (sql: Sql, organizationId: string, rootIds: readonly string[], columns: string) => sql`
+  select ${sql.unsafe(columns)}
+  from spans s left join projects p on p.id = s.project_id
+  where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[]) and s.created`;
+
 /** Every visible span of the trace that holds `traceId`, or null when the span is unknown to this organization. */
 export async function findTraceOf(sql: Sql, organizationId: string, traceId: string): Promise<TraceLogRow[] | null> {
-  const rows = await sql`
-    select ${sql.unsafe(READ_COLUMNS)}
-    from spans s left join projects p on p.id = s.project_id
-    where s.organization_id = ${organizationId} and s.created and s.root_trace_id = (
-      select root_trace_id from spans where organization_id = ${organizationId} and trace_id = ${traceId} and created)`;
+  const rows = await traceQuery(sql, organizationId, traceId, READ_COLUMNS);
   return rows.length ? rows.map(toTraceLog) : null;
+}
+
+// Serializing is most of the cost of reading a large trace, and one backend does it on one core: a large
+// trace is read in parts, in parallel, each part the spans whose id hashes to it.
+const SPANS_PER_PART = 4000, MAX_PARTS = 4;
+
+/** findTraceOf, with each span serialized for renderTrees. */
+export async function findTraceTextOf(sql: Sql, organizationId: string, traceId: string): Promise<SpanTexts | null> {
+  // The size only sets the number of parts: it counts the trace's index entries, without reading the rows.
+  const [trace] = await sql<{ root: string; size: number }[]>`
+    select t.root_trace_id as root, (select count(*)::int from spans where organization_id = t.organization_id and root_trace_id = t.root_trace_id) as size
+    from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created`;
+  if (!trace) return null;
+  const parts = Math.min(MAX_PARTS, Math.ceil(trace.size / SPANS_PER_PART));
+  const read = (part: number) => sql`
+    select ${sql.unsafe(TEXT_COLUMNS)}
+    from spans s left join projects p on p.id = s.project_id
+    where s.organization_id = ${organizationId} and s.root_trace_id = ${trace.root} and s.created
+      ${parts > 1 ? sql`and (uuid_hash(s.trace_id) & 2147483647) % ${parts} = ${part}` : sql``}`.raw();
+  const rows = await Promise.all(Array.from({ length: parts }, (_, part) => read(part)));
+  return toSpanTexts(rows.flat() as never);
 }
 
 export async function spansOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[]): Promise<TraceLogRow[]> {
   if (!rootIds.length) return [];
-  const rows = await sql`
-    select ${sql.unsafe(READ_COLUMNS)}
-    from spans s left join projects p on p.id = s.project_id
-    where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[]) and s.created`;
-  return rows.map(toTraceLog);
+  return (await rootsQuery(sql, organizationId, rootIds, READ_COLUMNS)).map(toTraceLog);
+}
+
+/** spansOfRoots, with each span serialized for renderTrees. */
+export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[]): Promise<SpanTexts> {
+  return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, TEXT_COLUMNS).raw()) as never) : []);
 }
 
 const TIME_RANGE_INTERVAL: Record<string, string | null> = {
@@ -252,12 +346,15 @@ export async function rootIds(sql: Sql, q: RootQuery): Promise<string[]> {
   return (await sql.unsafe(page, params as never[])).map((r) => r.trace_id as string);
 }
 
+/** The exact number of roots the listing matches. */
+export async function countRoots(sql: Sql, q: RootQuery): Promise<number> {
+  const { count, params } = rootListingSql(q);
+  const [{ total }] = await sql.unsafe(count, params.slice(0, -2) as never[]);
+  return total as number;
+}
+
 /** One page of root spans with the exact total. */
 export async function listRoots(sql: Sql, q: RootQuery): Promise<{ total: number; ids: string[] }> {
-  const { count, page, params } = rootListingSql(q);
-  const [[{ total }], rows] = await Promise.all([
-    sql.unsafe(count, params.slice(0, -2) as never[]),
-    sql.unsafe(page, params as never[]),
-  ]);
-  return { total, ids: rows.map((r) => r.trace_id as string) };
+  const [total, ids] = await Promise.all([countRoots(sql, q), rootIds(sql, q)]);
+  return { total, ids };
 }

@@ -20,6 +20,7 @@ local last = tonumber(redis.call('GET', KEYS[1]) or '0')
 local seq = math.max(now, last + 1)
 redis.call('SET', KEYS[1], string.format('%d', seq + n - 1))
 local out = {}
+local orgs = {}
 for i = 1, n do
   local s = string.format('%d', seq + i - 1)
   out[i] = s
@@ -31,6 +32,9 @@ for i = 1, n do
   end
   local org = KEYS[3 * i + 1]
   redis.call('ZADD', org, s, s)
+  orgs[org] = true
+end
+for org in pairs(orgs) do
   redis.call('ZREMRANGEBYSCORE', org, '-inf', string.format('%d', now - ${PENDING_TTL_SECONDS} * 1000000))
   redis.call('EXPIRE', org, ${PENDING_TTL_SECONDS})
 end
@@ -92,7 +96,8 @@ export async function takeWatermark(redis: Redis, keys: RedisKeys): Promise<numb
 /** Asks `done` with growing pauses until it answers true (then true) or `timeoutMs` passes (then false). */
 async function pollUntil(done: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+  // Short pauses: the wait is usually a few milliseconds, and each question is one cheap Redis command.
+  for (let delay = 2; ; delay = Math.min(delay * 2, 25)) {
     if (await done()) return true;
     if (Date.now() + delay > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, delay));

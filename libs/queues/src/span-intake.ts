@@ -1,10 +1,14 @@
 import type { Redis } from 'ioredis';
+import { createBatcher } from '@sightline/core';
 import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
 import { clearPending, takeSequenceNumbers } from './pending';
 import type { Producer } from './producer';
 
 export type NewSpanEvent = Omit<SpanEvent, 'seq'>;
+
+/** Span events in one job at most: a job of 1000 spans of a few KB each stays a few MB in Redis. */
+const EVENTS_PER_JOB = 1000;
 
 /** The one way span events enter the system, from the API or from a worker (completion logs). */
 export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>, keys: RedisKeys) {
@@ -16,17 +20,19 @@ export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>,
       throw err;
     }
   }
+  async function reserve(events: NewSpanEvent[]): Promise<SpanEvent[]> {
+    const seqs = await takeSequenceNumbers(redis, keys, events);
+    return events.map((e, i) => ({ ...e, seq: seqs[i] }));
+  }
+  // Concurrent requests share one numbering script and one job: per span, Redis work is a few set
+  // operations instead of a job's whole life (add, fetch, complete, remove), which bounds the ingest rate.
+  const batcher = createBatcher<NewSpanEvent>(async (events) => enqueue(await reserve(events)), { maxItems: EVENTS_PER_JOB, lingerMs: 0, maxConcurrent: 4 });
   return {
     /** Numbers the events in acceptance order and marks them pending, so reads wait for them from now on. */
-    async reserve(events: NewSpanEvent[]): Promise<SpanEvent[]> {
-      const seqs = await takeSequenceNumbers(redis, keys, events);
-      return events.map((e, i) => ({ ...e, seq: seqs[i] }));
-    },
+    reserve,
     enqueue,
-    /** Durable once it resolves: Redis holds the job. */
-    async accept(events: NewSpanEvent[]): Promise<void> {
-      await enqueue(await this.reserve(events));
-    },
+    /** Durable once it resolves: Redis holds the job with these events. */
+    accept: (events: NewSpanEvent[]) => batcher.add(events),
   };
 }
 export type SpanIntake = ReturnType<typeof createSpanIntake>;

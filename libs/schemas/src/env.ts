@@ -45,7 +45,8 @@ export const StartEnv = BaseEnv.extend({
 });
 
 export const WorkerEnv = BaseEnv.extend({
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
+  /** Span-write jobs a worker holds at once; a job carries the spans of many requests (up to 1000). */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(16),
   SPAN_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Completions a worker process runs at once; they mostly wait on the provider. */
   COMPLETION_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(100),

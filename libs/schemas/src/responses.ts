@@ -16,6 +16,18 @@ export const errorResponses = {
 
 export const ProjectSchema = z.object({ uuid: z.string(), name: z.string(), created_at: z.string(), was_created: z.boolean() });
 export const AcceptedSpanSchema = z.object({ trace_id: z.string(), sampled: z.boolean().optional(), spans: z.number().optional() });
+const ValidationDetail = ValidationErrorSchema.shape.detail;
+export const BatchResultSchema = z.object({
+  results: z.array(
+    z.object({
+      index: z.number(),
+      status: z.number().describe('200 accepted, 404 unknown project_uuid, 422 invalid (see detail)'),
+      trace_id: z.string().optional(),
+      sampled: z.boolean().optional(),
+      detail: z.union([ValidationDetail, z.string()]).optional(),
+    }),
+  ),
+});
 
 const Score = z.object({ name: z.string(), score: z.number(), reason: z.string().nullish() });
 /** A trace log as answered: wire field names, `YYYY-MM-DD HH:MM:SS` timestamps, nested children. */

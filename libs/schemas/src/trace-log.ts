@@ -75,6 +75,12 @@ export const TraceLogCreateSchema = TraceLogFields.extend({
 });
 export type TraceLogCreate = z.infer<typeof TraceLogCreateSchema>;
 
+export const MAX_BATCH_SPANS = 1000;
+/** Items are checked one by one (a bad item does not refuse its neighbours), so the envelope takes any. */
+export const TraceLogBatchSchema = z.object({
+  trace_logs: z.array(z.unknown()).min(1).max(MAX_BATCH_SPANS).describe(`up to ${MAX_BATCH_SPANS} trace logs, each as POST /trace_log takes it`),
+});
+
 export const TraceLogUpdateSchema = z.object({
   trace_id: Uuid,
   root_trace_id: Uuid.nullish(),

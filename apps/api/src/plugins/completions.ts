@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { seal } from '@sightline/core';
 import { configurationOf, findDeployment, findEvalMetrics } from '@sightline/db';
-import { buildLlmRequest, callBudgetMs, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm';
+import { buildLlmRequest, callBudgetMs, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm/prepare';
 import { CompletionResponseSchema, type CompletionJob, type CompletionRequest, type CompletionResponse } from '@sightline/schemas';
 import { AppError, RequestValidationError } from '../errors';
 
@@ -58,7 +58,7 @@ export default fp(async (app) => {
     // The key travels to the worker inside the job, which Redis keeps: never in the clear.
     if (key && !config.SECRETS_KEY) throw new AppError(503, 'provider_api_key needs SECRETS_KEY to be configured on the server; save the key with it, or set it in the server environment');
     return {
-      reply_to: randomUUID(),
+      reply_to: app.newReplyTo(),
       organization_id: organizationId,
       trace_id: traceId,
       stream,

@@ -31,7 +31,9 @@ export default fp<{ config: ApiEnv }>(async (app, { config }) => {
   const redis = new Redis(config.REDIS_URL, redisOptions);
   const queueRedis = new Redis(config.REDIS_URL, redisOptions);
   for (const conn of [redis, queueRedis]) conn.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
-  const sql = createSql(config.DATABASE_URL);
+  // No JIT for the API's queries: compiling costs 0.1-1 s, more than any listing query should take, and the
+  // planner turns it on by estimated cost (a filter evaluated on every root of a large project).
+  const sql = createSql(config.DATABASE_URL, { connection: { jit: 'off' } });
   const pool = createPool({ threads: config.POOL_THREADS });
 
   app.decorate('config', config);

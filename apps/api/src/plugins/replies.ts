@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import type { ZodType } from 'zod';
@@ -10,18 +11,46 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Subscribes to a job's reply channel, enqueues the job, and resolves with its `done` reply. */
     awaitReply<T>(replyTo: string, enqueue: () => Promise<unknown>, options: WaitOptions<T>): Promise<T>;
+    /** A new reply id in this node's namespace, which `awaitReply` waits on without a subscription of its own. */
+    newReplyTo(): string;
   }
 }
 
-/** Each API node holds one Redis subscriber connection, shared by every request that waits on a job. */
+/**
+ * Each API node holds one Redis subscriber connection, shared by every request that waits on a job.
+ *
+ * Reply ids made by `newReplyTo` live under this node's own prefix, which the connection subscribes to
+ * once, by pattern: a request waiting on one has no SUBSCRIBE/UNSUBSCRIBE round trip of its own before it
+ * enqueues (workers publish on the job's channel as before). Any other reply id gets a subscription of its
+ * own. Either way the subscription is confirmed before the job is enqueued, so nothing is published unseen.
+ */
 export default fp(async (app) => {
   const subscriber = new Redis(app.config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   subscriber.on('error', (err) => app.log.debug({ err }, 'redis subscriber error'));
   const listeners = new Map<string, (reply: Reply<unknown>) => void>();
-  subscriber.on('message', (channel: string, message: string) => listeners.get(channel)?.(JSON.parse(message) as Reply<unknown>));
+  const dispatch = (channel: string, message: string) => listeners.get(channel)?.(JSON.parse(message) as Reply<unknown>);
+  subscriber.on('message', dispatch);
+  subscriber.on('pmessage', (_pattern: string, channel: string, message: string) => dispatch(channel, message));
+
+  const node = `${randomBytes(8).toString('hex')}:`;
+  // Queue prefixes are letters, digits and _ . : - only, so the pattern has no glob character but its '*'.
+  const pattern = app.keys.replies(`${node}*`);
+  let patternLive = false;
+  /** Fails, as a subscription does, while Redis is away (no offline queue): nothing is enqueued then. */
+  const listenByPattern = async () => {
+    await subscriber.psubscribe(pattern);
+    patternLive = subscriber.status === 'ready';
+  };
+  // A new connection has no subscriptions until they are sent again (ioredis resends them, and so do we):
+  // until the pattern is confirmed on it, requests wait for that confirmation before they enqueue.
+  subscriber.on('close', () => (patternLive = false));
+  subscriber.on('ready', () => void listenByPattern().catch((err: Error) => app.log.warn({ err: err.message }, 'reply pattern subscription failed')));
+
+  app.decorate('newReplyTo', () => `${node}${randomUUID()}`);
 
   app.decorate('awaitReply', async <T>(replyTo: string, enqueue: () => Promise<unknown>, { timeoutMs, timeoutMessage, onChunk, signal, schema }: WaitOptions<T>) => {
     const channel = app.keys.replies(replyTo);
+    const byPattern = replyTo.startsWith(node);
     let settle!: (r: { value: T } | Error) => void;
     const outcome = new Promise<{ value: T } | Error>((resolve) => (settle = resolve));
     listeners.set(channel, (reply) => {
@@ -33,7 +62,8 @@ export default fp(async (app) => {
     const abort = () => settle(new AppError(499, 'client closed the request'));
     signal?.addEventListener('abort', abort);
     try {
-      await subscriber.subscribe(channel);
+      if (!byPattern) await subscriber.subscribe(channel);
+      else if (!patternLive) await listenByPattern();
       await enqueue();
       const result = await outcome;
       if (result instanceof Error) throw result;
@@ -42,7 +72,7 @@ export default fp(async (app) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', abort);
       listeners.delete(channel);
-      subscriber.unsubscribe(channel).catch(() => {});
+      if (!byPattern) subscriber.unsubscribe(channel).catch(() => {});
     }
   });
 

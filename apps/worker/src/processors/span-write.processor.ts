@@ -1,10 +1,10 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { createBatcher } from '@sightline/core';
 import { applySpanEvents, type EvalTrigger, type Sql } from '@sightline/db';
 import { clearPending, holdPending, type Producer, type RedisKeys } from '@sightline/queues';
 import type { SpanEvent } from '@sightline/schemas';
-import { createBatcher } from '../batcher';
 import type { Processor } from '../register-worker';
 
 // PostgreSQL refusing the data itself (SQLSTATE classes 22 data exception, 23 integrity, 54 program
@@ -26,22 +26,37 @@ export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
     }
   }
 
-  const batcher = createBatcher<SpanEvent>(
-    async (events) => {
-      await scheduleEvals(await applySpanEvents(deps.sql, events));
-      // After the commit: a read that waits on these sets now finds the data.
-      await clearPending(deps.redis, deps.keys, events);
-    },
-    { maxItems: deps.batchSize, lingerMs: 2 },
-  );
+  async function write(events: SpanEvent[]) {
+    await scheduleEvals(await applySpanEvents(deps.sql, events));
+    // After the commit: a read that waits on these sets now finds the data.
+    await clearPending(deps.redis, deps.keys, events);
+  }
+  const batcher = createBatcher<SpanEvent>(write, { maxItems: deps.batchSize, lingerMs: 2 });
+
   return async (payload, job) => {
     try {
-      await batcher.add(payload.events);
+      // A job can hold up to 1000 events; no transaction takes more than a batch of them (each span and
+      // each trace takes a lock, and PostgreSQL's lock table is shared by every connection).
+      const chunks = [];
+      for (let i = 0; i < payload.events.length; i += deps.batchSize) chunks.push(payload.events.slice(i, i + deps.batchSize));
+      await Promise.all(chunks.map((chunk) => batcher.add(chunk)));
     } catch (err) {
       if (!isDataError(err)) throw err;
-      deps.log.error({ jobId: job.id, err: (err as Error).message, traces: payload.events.map((e) => e.trace_id) }, 'span events refused by PostgreSQL; dropped');
-      await clearPending(deps.redis, deps.keys, payload.events);
-      throw new UnrecoverableError(`refused by PostgreSQL: ${(err as Error).message}`);
+      // A job holds the spans of many requests: find the events PostgreSQL refuses and keep the rest.
+      const refused: { event: SpanEvent; err: Error }[] = [];
+      for (const event of payload.events) {
+        try {
+          await write([event]);
+        } catch (eventErr) {
+          if (!isDataError(eventErr)) throw eventErr;
+          refused.push({ event, err: eventErr as Error });
+        }
+      }
+      if (!refused.length) return;
+      deps.log.error({ jobId: job.id, refused: refused.map(({ event, err }) => ({ trace_id: event.trace_id, kind: event.kind, err: err.message })) }, 'span events refused by PostgreSQL; dropped');
+      await clearPending(deps.redis, deps.keys, refused.map((r) => r.event));
+      // The job stays in the failed set as a record; the events that were written are not retried.
+      throw new UnrecoverableError(`${refused.length} of ${payload.events.length} span events refused by PostgreSQL: ${refused[0].err.message}`);
     }
   };
 }

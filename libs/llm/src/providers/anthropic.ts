@@ -1,9 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../request';
+import { reuseClient } from './clients';
 import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
 // Anthropic requires max_tokens; this is used when the request gives none.
 const DEFAULT_MAX_TOKENS = 4096;
+const clients = new Map<string, Anthropic>();
 
 function body(req: LlmRequest): Anthropic.MessageCreateParamsNonStreaming {
   // System messages travel in `system`; function/tool results become user turns (no tool-call ids here).
@@ -47,7 +49,9 @@ const usageOf = (u: Usage | undefined) => {
 export function anthropicAdapter(): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
-      const client = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries });
+      const client = reuseClient(clients, [opts.apiKey, opts.baseURL ?? null, opts.timeoutMs, opts.maxRetries], () =>
+        new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries }),
+      );
       const deadline = callDeadline(opts);
       const { signal } = deadline;
       try {

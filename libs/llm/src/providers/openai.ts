@@ -1,7 +1,10 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { LlmRequest } from '../request';
+import { reuseClient } from './clients';
 import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
+
+const clients = new Map<string, OpenAI>();
 
 function body(req: LlmRequest): ChatCompletionCreateParamsBase {
   const params: ChatCompletionCreateParamsBase = {
@@ -36,7 +39,9 @@ export function openAiAdapter(kind: 'openai' | 'azure', provider: string, apiVer
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
       const common = { apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries };
-      const client = kind === 'azure' ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' }) : new OpenAI(common);
+      const client = reuseClient(clients, [kind, common.apiKey, common.baseURL ?? null, common.timeout, common.maxRetries, apiVersion ?? null], () =>
+        kind === 'azure' ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' }) : new OpenAI(common),
+      );
       const deadline = callDeadline(opts);
       const { signal } = deadline;
       try {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { configurationOf, findDeployment } from '@sightline/db';
-import { fillTemplates } from '@sightline/llm';
+import { fillTemplates } from '@sightline/llm/prepare';
 import { CompletionRequestSchema, CompletionResponseSchema, DeployedPromptRequestSchema, DetailSchema, errorResponses, type CompletionResponse } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
 import { withTemplateErrorsAt } from '../../plugins/completions';

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ChainlibError, isSampledIn, runToSpans } from '@sightline/core';
-import { findTraceOf, listRoots, spansOfRoots } from '@sightline/db';
-import { waitUntilWritten } from '@sightline/queues';
+import { ChainlibError, isSampledIn, renderTrees, runToSpans } from '@sightline/core';
+import { countRoots, findTraceTextOf, rootIds, spanTextsOfRoots } from '@sightline/db';
+import { waitUntilWritten, type NewSpanEvent } from '@sightline/queues';
 import {
   AcceptedSpanSchema,
   ChainlibRunSchema,
@@ -11,17 +12,22 @@ import {
   errorResponses,
   TraceLogPageSchema,
   TraceLogTreeSchema,
-  type TraceLogTree,
   GetTraceLogsSchema,
   TraceIdParams,
   TraceLogCreateSchema,
+  TraceLogBatchSchema,
+  BatchResultSchema,
+  MAX_BATCH_SPANS,
+  type TraceLogCreate,
   TraceLogFields,
   TraceLogUpdateSchema,
   type ChainlibRun,
   type SpanEvent,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
+import { sendSerializedJson } from '../../json-stream';
 
+type BatchResult = z.infer<typeof BatchResultSchema>['results'][number];
 const FIELD_NAMES = Object.keys(TraceLogFields.shape);
 const READ_YOUR_WRITES_MS = 2000;
 function pickFields(source: Record<string, unknown>): Record<string, unknown> {
@@ -33,29 +39,68 @@ function pickFields(source: Record<string, unknown>): Record<string, unknown> {
 export default async function traceLogRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/trace_log', { schema: { body: TraceLogCreateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
-    const body = req.body;
-    const traceId = body.trace_id ?? randomUUID();
+  /** Whether the span's trace is kept (`log_sample_rate` decides per root, so a trace is kept whole). */
+  const sampledIn = (body: TraceLogCreate, traceId: string) => isSampledIn(body.root_trace_id ?? traceId, body.log_sample_rate);
+
+  function createEvent(organizationId: string, body: TraceLogCreate, projectId: string, traceId: string): NewSpanEvent {
     const rootId = body.root_trace_id ?? traceId;
-    if (!isSampledIn(rootId, body.log_sample_rate)) return { trace_id: traceId, sampled: false };
-    const projectId = await app.resolveProjectId(req.organizationId, body);
-    await app.acceptSpanEvents([
-      {
-        kind: 'create',
-        organization_id: req.organizationId,
-        trace_id: traceId,
-        pending_root: rootId,
-        fields: {
-          ...pickFields(body),
-          project_id: projectId,
-          root_trace_id: rootId,
-          parent_trace_id: body.parent_trace_id ?? traceId,
-          ...(body.children != null && { children_ids: body.children }),
-        },
+    return {
+      kind: 'create',
+      organization_id: organizationId,
+      trace_id: traceId,
+      pending_root: rootId,
+      fields: {
+        ...pickFields(body),
+        project_id: projectId,
+        root_trace_id: rootId,
+        parent_trace_id: body.parent_trace_id ?? traceId,
+        ...(body.children != null && { children_ids: body.children }),
       },
-    ]);
+    };
+  }
+
+  app.post('/trace_log', { schema: { body: TraceLogCreateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
+    const traceId = req.body.trace_id ?? randomUUID();
+    if (!sampledIn(req.body, traceId)) return { trace_id: traceId, sampled: false };
+    await app.acceptSpanEvents([createEvent(req.organizationId, req.body, await app.resolveProjectId(req.organizationId, req.body), traceId)]);
     return { trace_id: traceId, sampled: true };
   });
+
+  // Each item is checked and accepted on its own terms, as if posted alone; the valid ones are accepted
+  // together (in array order, so a later item about the same span wins) even when others are refused.
+  app.post(
+    '/trace_logs/batch',
+    { schema: { body: TraceLogBatchSchema, response: { 200: BatchResultSchema, 207: BatchResultSchema, ...errorResponses }, summary: `Record up to ${MAX_BATCH_SPANS} spans`, tags: ['trace logs'] } },
+    async (req, reply) => {
+      const org = req.organizationId;
+      const results: BatchResult[] = [];
+      const events: NewSpanEvent[] = [];
+      for (const [index, item] of req.body.trace_logs.entries()) {
+        const parsed = TraceLogCreateSchema.safeParse(item);
+        if (!parsed.success) {
+          results.push({ index, status: 422, detail: RequestValidationError.fromZod('body', parsed.error.issues).detail.map((d) => ({ ...d, loc: ['body', 'trace_logs', index, ...d.loc.slice(1)] })) });
+          continue;
+        }
+        const traceId = parsed.data.trace_id ?? randomUUID();
+        if (!sampledIn(parsed.data, traceId)) {
+          results.push({ index, status: 200, trace_id: traceId, sampled: false });
+          continue;
+        }
+        let projectId: string;
+        try {
+          projectId = await app.resolveProjectId(org, parsed.data);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          results.push({ index, status: err.statusCode, trace_id: traceId, detail: err.message });
+          continue;
+        }
+        events.push(createEvent(org, parsed.data, projectId, traceId));
+        results.push({ index, status: 200, trace_id: traceId, sampled: true });
+      }
+      if (events.length) await app.acceptSpanEvents(events);
+      return reply.code(results.every((r) => r.status === 200) ? 200 : 207).send({ results });
+    },
+  );
 
   app.put('/trace_log', { schema: { body: TraceLogUpdateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Update fields of a span', tags: ['trace logs'] } }, async (req) => {
     const { trace_id, root_trace_id, field_name_to_value_map } = req.body;
@@ -71,20 +116,22 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     return { trace_id };
   });
 
-  app.get('/trace_log/:trace_id', { schema: { params: TraceIdParams, response: { 200: TraceLogTreeSchema, 404: DetailSchema, ...errorResponses }, summary: 'A span with its subtree', tags: ['trace logs'] } }, async (req) => {
+  app.get('/trace_log/:trace_id', { schema: { params: TraceIdParams, response: { 200: TraceLogTreeSchema, 404: DetailSchema, ...errorResponses }, summary: 'A span with its subtree', tags: ['trace logs'] } }, async (req, reply) => {
     const { trace_id } = req.params;
     const org = req.organizationId;
     // Read-your-writes: wait (bounded) for writes accepted for this span, or for the trace it roots.
     const written = await waitUntilWritten(app.redis, [app.keys.pendingSpan(org, trace_id), app.keys.pendingRoot(org, trace_id)], READ_YOUR_WRITES_MS);
     // Past the bound, say so rather than answer 404 or stale data for a write that was accepted.
     if (!written) throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
-    const rows = await findTraceOf(app.sql, org, trace_id);
-    if (!rows) throw notFound('trace log');
-    const [tree] = await app.assembleTrees(rows, [trace_id]);
-    return tree as unknown as TraceLogTree;
+    // PostgreSQL serializes the spans and the tree is written as bytes: nothing is parsed into objects and
+    // serialized again. Nesting is cheaper than moving the spans to the thread pool and back would be, so it
+    // stays on the event loop even for traces of thousands of spans.
+    const spans = await findTraceTextOf(app.sql, org, trace_id);
+    if (!spans) throw notFound('trace log');
+    return sendSerializedJson(reply, renderTrees(spans, [trace_id]));
   });
 
-  app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, response: { 200: TraceLogPageSchema, ...errorResponses }, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req) => {
+  app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, response: { 200: TraceLogPageSchema, ...errorResponses }, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req, reply) => {
     const body = req.body;
     const org = req.organizationId;
     const empty = { total: 0, page: body.page, total_pages: 0, page_size: body.page_size, results: [] };
@@ -93,10 +140,14 @@ export default async function traceLogRoutes(base: FastifyInstance) {
       projectId = await app.findProjectId(org, body.project_name);
       if (!projectId) return empty;
     }
-    const { total, ids } = await listRoots(app.sql, { organizationId: org, projectId, filter: body, timeRange: body.time_range, status: body.status, page: body.page, pageSize: body.page_size });
-    const rows = await spansOfRoots(app.sql, org, ids);
-    const results = (await app.assembleTrees(rows, ids)) as unknown as TraceLogTree[];
-    return { total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size, results };
+    const query = { organizationId: org, projectId, filter: body, timeRange: body.time_range, status: body.status, page: body.page, pageSize: body.page_size };
+    // The exact total is counted while the page and its spans are read.
+    const [total, trees] = await Promise.all([
+      countRoots(app.sql, query),
+      rootIds(app.sql, query).then(async (ids) => renderTrees(await spanTextsOfRoots(app.sql, org, ids), ids)),
+    ]);
+    const head = JSON.stringify({ total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size });
+    return sendSerializedJson(reply, Buffer.concat([Buffer.from(`${head.slice(0, -1)},"results":[`), trees, Buffer.from(']}')]));
   });
 
   const chainlib = {

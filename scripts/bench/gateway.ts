@@ -1,0 +1,389 @@
+// Benchmark: the latency a gateway adds to an LLM call. A fake OpenAI upstream (its own process, a fixed
+// 20 ms before it answers) is called three ways, at 1 and at 64 connections: directly, through Sightline's
+// POST /completion (the real API and worker processes, with the queue hop and the trace log), and through
+// Portkey's open-source gateway (its own process, pointed at the same upstream with its custom-host
+// header). Overhead is a gateway's latency minus the direct latency measured in the same round. Streaming
+// is measured by our own client, which times the first SSE event that carries a token.
+//
+// Rounds interleave the three targets (in a rotating order) so that the machine's noise falls on all of
+// them alike; each figure is the median over rounds. Writes bench/results/gateway.json.
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createInterface } from 'node:readline';
+import { Queue } from 'bullmq';
+import { load } from './lib/load';
+import { median, quantile, round, writeResult, type Row } from './lib/report';
+import { createBenchStack, freePort, peakRssMb, ROOT, waitForHttp, type BenchStack } from './lib/stack';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 4);
+const STREAM_SEC = Number(process.env.BENCH_STREAM_SEC ?? 3);
+const UPSTREAM_DELAY_MS = Number(process.env.BENCH_UPSTREAM_DELAY_MS ?? 20);
+const CONNECTIONS = [1, 64] as const;
+const MODEL = 'gpt-4o-mini';
+const UPSTREAM_KEY = 'sk-bench-upstream';
+
+const messages = [
+  { role: 'system' as const, content: 'You are a terse assistant. Answer in one short sentence.' },
+  { role: 'user' as const, content: 'Name a quick brown animal that jumps over lazy dogs, and say why it does so.' },
+];
+
+type Target = 'direct' | 'sightline' | 'portkey';
+const TARGETS: Target[] = ['direct', 'sightline', 'portkey'];
+type Endpoint = { url: string; headers: Record<string, string>; body: string };
+const loadOf = ({ url, headers, body }: Endpoint) => ({ url, headers, body: () => body });
+type StreamEndpoint = Endpoint & { isToken(data: string): boolean; isEnd(data: string): boolean };
+
+const CLOCK_TICKS = Number(execSync('getconf CLK_TCK').toString().trim());
+/** CPU milliseconds (user + system) a process has used so far. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+const children: ChildProcess[] = [];
+
+/** The fake upstream, in its own process; resolves with its base URL once it listens. */
+async function startUpstream(): Promise<{ baseURL: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/lib/fake-openai-upstream.ts', `--delay-ms=${UPSTREAM_DELAY_MS}`], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const [line] = (await Promise.race([
+    new Promise((resolve) => createInterface({ input: child.stdout! }).once('line', (l) => resolve([l]))),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('the fake upstream did not start')), 20_000)),
+  ])) as [string];
+  const { port } = JSON.parse(line) as { port: number };
+  return { baseURL: `http://127.0.0.1:${port}/v1`, child };
+}
+
+/**
+ * Portkey 1.15.2 cannot stream on the @hono/node-server it installs with (1.19): it appends its
+ * x-portkey-* headers to a Response built over the upstream fetch() response, and node-server's
+ * lightweight Response keeps that response's immutable Headers, so every streamed call fails with
+ * "TypeError: immutable" (500). This preload gives upstream event streams fresh, mutable headers before
+ * Portkey sees them (Node's own Response, captured before node-server replaces the global). JSON answers
+ * are left as they come, so the non-streaming path runs exactly as shipped. (Its postinstall
+ * `patch-package` changes nothing: the package ships no patches/ folder.)
+ */
+const PORTKEY_STREAM_SHIM =
+  'data:text/javascript,' +
+  encodeURIComponent(
+    'const f=globalThis.fetch,R=globalThis.Response;' +
+      "globalThis.fetch=async(...a)=>{const r=await f(...a);return (r.headers.get('content-type')||'').startsWith('text/event-stream')?new R(r.body,{status:r.status,statusText:r.statusText,headers:r.headers}):r};",
+  );
+
+/** Portkey's gateway as `npx @portkey-ai/gateway` would run it: its published bin, in its own process. */
+async function startPortkey(): Promise<{ base: string; child: ChildProcess; stderr: () => string }> {
+  const dir = `${ROOT}/node_modules/@portkey-ai/gateway`;
+  const { bin } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { bin: string | Record<string, string> };
+  const script = typeof bin === 'string' ? bin : Object.values(bin)[0];
+  const port = await freePort();
+  // Headless: no bundled web UI or its log stream; the gateway routes are the same.
+  const child = spawn(process.execPath, ['--import', PORTKEY_STREAM_SHIM, `${dir}/${script}`, `--port=${port}`, '--headless'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`portkey exited with ${code}: ${stderr}`))));
+  exited.catch(() => {});
+  await Promise.race([waitForHttp(`http://127.0.0.1:${port}/`), exited]);
+  return { base: `http://127.0.0.1:${port}`, child, stderr: () => stderr };
+}
+
+async function upstreamCalls(baseURL: string): Promise<number> {
+  const res = await fetch(baseURL.replace(/\/v1$/, '/stats'));
+  return ((await res.json()) as { requests: number }).requests;
+}
+
+/** The data of each complete SSE event in `text`, and the unfinished rest. */
+function sseData(text: string): { events: string[]; rest: string } {
+  const parts = text.split(/\r?\n\r?\n/);
+  const rest = parts.pop() ?? '';
+  const events = parts.map((event) =>
+    event
+      .split(/\r?\n/)
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).trimStart())
+      .join('\n'),
+  );
+  return { events: events.filter(Boolean), rest };
+}
+
+type StreamRun = { ok: number; errors: number; incomplete: number; ttft: number[]; total: number[] };
+
+/**
+ * Streams as fast as the targets answer over `connections` keep-alive connections for `durationSec`,
+ * timing for each request the first SSE event that carries a token and the end of the stream.
+ */
+async function streamLoad(target: StreamEndpoint, connections: number, durationSec: number): Promise<StreamRun> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const run: StreamRun = { ok: 0, errors: 0, incomplete: 0, ttft: [], total: [] };
+  const body = Buffer.from(target.body);
+  const headers = { ...target.headers, 'content-length': String(body.length), accept: 'text/event-stream' };
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      let ttft: number | undefined;
+      let last = '';
+      let buffer = '';
+      const req = request(target.url, { method: 'POST', agent, headers }, (res) => {
+        if (res.statusCode !== 200) {
+          run.errors++;
+          res.resume().on('end', resolve);
+          return;
+        }
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => {
+          const now = performance.now();
+          const { events, rest } = sseData(buffer + text);
+          buffer = rest;
+          for (const data of events) {
+            if (ttft === undefined && target.isToken(data)) ttft = now - t0;
+            last = data;
+          }
+        });
+        res.on('end', () => {
+          if (ttft === undefined || !target.isEnd(last)) run.incomplete++;
+          else {
+            run.ok++;
+            run.ttft.push(ttft);
+            run.total.push(performance.now() - t0);
+          }
+          resolve();
+        });
+        res.on('error', () => (run.errors++, resolve()));
+      });
+      req.on('error', () => (run.errors++, resolve()));
+      req.end(body);
+    });
+  const deadline = performance.now() + durationSec * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < deadline) await one();
+    }),
+  );
+  agent.destroy();
+  return run;
+}
+
+let stack: BenchStack | undefined;
+let spanWrites: Queue | undefined;
+async function cleanup() {
+  await spanWrites?.close().catch(() => {});
+  await stack?.stop().catch((err: Error) => console.error('stack cleanup failed:', err.message));
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+}
+process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+
+try {
+  const upstream = await startUpstream();
+  const portkey = await startPortkey();
+  const apiPort = await freePort();
+  const providerEnv = { OPENAI_BASE_URL: upstream.baseURL, OPENAI_API_KEY: UPSTREAM_KEY };
+  const sightline = (stack = await createBenchStack({ port: apiPort, apiEnv: providerEnv, workerEnv: providerEnv }));
+  const spanQueue = (spanWrites = new Queue('span-write', { connection: sightline.redis, prefix: sightline.prefix }));
+  await sightline.start();
+  const openAiBody = { model: MODEL, messages };
+  const sightlineBody = { llm_configuration: { model: MODEL, provider: 'openai', messages }, project_name: 'gateway-bench', trace_name: 'bench' };
+  const portkeyHeaders = { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream.baseURL };
+  const endpoints: Record<Target, Endpoint> = {
+    direct: { url: `${upstream.baseURL}/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` }, body: JSON.stringify(openAiBody) },
+    sightline: { url: `${stack.base}/completion`, headers: stack.headers, body: JSON.stringify(sightlineBody) },
+    portkey: { url: `${portkey.base}/v1/chat/completions`, headers: portkeyHeaders, body: JSON.stringify(openAiBody) },
+  };
+  const openAiStream = JSON.stringify({ ...openAiBody, stream: true, stream_options: { include_usage: true } });
+  const openAiToken = (data: string) => data !== '[DONE]' && Boolean((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content);
+  const streams: Record<Target, StreamEndpoint> = {
+    direct: { ...endpoints.direct, body: openAiStream, isToken: openAiToken, isEnd: (d) => d === '[DONE]' },
+    sightline: {
+      ...endpoints.sightline,
+      url: `${stack.base}/completion/stream`,
+      isToken: (d) => Boolean((JSON.parse(d) as { chunk?: string }).chunk),
+      isEnd: (d) => (JSON.parse(d) as { status?: string }).status === 'success',
+    },
+    portkey: { ...endpoints.portkey, body: openAiStream, isToken: openAiToken, isEnd: (d) => d === '[DONE]' },
+  };
+
+  // Every target must really answer before anything is timed: an error page is fast, and proves nothing.
+  for (const target of TARGETS) {
+    const { url, headers, body } = endpoints[target];
+    const res = await fetch(url, { method: 'POST', headers, body });
+    const json = (await res.json()) as { content?: string; status?: string; choices?: { message: { content: string } }[] };
+    const content = target === 'sightline' ? json.status === 'success' && json.content : json.choices?.[0]?.message.content;
+    if (res.status !== 200 || !content) throw new Error(`${target} did not answer a completion: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  }
+
+  /** Sightline logs each completion after answering; its span writes finish before the next target runs. */
+  async function settle() {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const counts = await spanQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized');
+      if (Object.values(counts).every((n) => n === 0) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+
+  // Warm-up: JIT, connection pools, the project and auth caches.
+  for (const connections of CONNECTIONS) {
+    for (const target of TARGETS) {
+      await load({ ...loadOf(endpoints[target]), connections, durationSec: 1 });
+      await streamLoad(streams[target], connections, 1);
+      await settle();
+    }
+  }
+
+  type Run = {
+    round: number;
+    connections: number;
+    target: Target;
+    ok: number;
+    rps: number;
+    non2xx: number;
+    errors: number;
+    upstream_calls: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+    cpu_ms_per_request: Record<string, number>;
+  };
+  // The gateway's own processes. Redis and PostgreSQL serve every session on this machine, so their CPU is
+  // left out of these figures; they are Sightline's alone.
+  const gatewayPids: Record<Target, Record<string, number>> = {
+    direct: {},
+    sightline: { api: sightline.apiPid, worker: sightline.workerPid },
+    portkey: { portkey: portkey.child.pid! },
+  };
+  const cpuOf = (t: Target) => Object.fromEntries(Object.entries(gatewayPids[t]).map(([name, pid]) => [name, cpuMs(pid)]));
+  type StreamMeasure = { round: number; connections: number; target: Target; ok: number; errors: number; incomplete: number; ttft_p50: number; ttft_p99: number; total_p50: number };
+  const runs: Run[] = [];
+  const streamRuns: StreamMeasure[] = [];
+  const started = performance.now();
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = TARGETS.map((_, i) => TARGETS[(i + r) % TARGETS.length]);
+    for (const connections of CONNECTIONS) {
+      for (const target of order) {
+        const before = await upstreamCalls(upstream.baseURL);
+        const cpuBefore = cpuOf(target);
+        const res = await load({ ...loadOf(endpoints[target]), connections, durationSec: DURATION_SEC, keepLatencies: true });
+        // Settling is part of the work: Sightline writes each completion's log after answering.
+        await settle();
+        const cpuAfter = cpuOf(target);
+        const l = res.latencies!;
+        const run: Run = {
+          round: r + 1,
+          connections,
+          target,
+          ok: res.ok,
+          rps: round(res.okPerSec),
+          non2xx: res.non2xx,
+          errors: res.errors + res.timeouts,
+          upstream_calls: (await upstreamCalls(upstream.baseURL)) - before,
+          p50: round(quantile(l, 0.5), 2),
+          p90: round(quantile(l, 0.9), 2),
+          p99: round(quantile(l, 0.99), 2),
+          max: round(Math.max(...l), 2),
+          cpu_ms_per_request: Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, round((cpuAfter[k] - cpuBefore[k]) / Math.max(1, res.ok), 3)])),
+        };
+        runs.push(run);
+        console.log(`round ${run.round} c=${connections} ${target.padEnd(9)} ${run.rps} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms  non2xx ${run.non2xx} errors ${run.errors}`);
+      }
+    }
+    for (const connections of CONNECTIONS) {
+      for (const target of order) {
+        const s = await streamLoad(streams[target], connections, STREAM_SEC);
+        await settle();
+        const m: StreamMeasure = {
+          round: r + 1,
+          connections,
+          target,
+          ok: s.ok,
+          errors: s.errors,
+          incomplete: s.incomplete,
+          ttft_p50: round(quantile(s.ttft, 0.5), 2),
+          ttft_p99: round(quantile(s.ttft, 0.99), 2),
+          total_p50: round(quantile(s.total, 0.5), 2),
+        };
+        streamRuns.push(m);
+        console.log(`round ${m.round} c=${connections} ${target.padEnd(9)} stream: ${m.ok} ok  TTFT p50 ${m.ttft_p50} ms  p99 ${m.ttft_p99} ms  errors ${m.errors + m.incomplete}`);
+      }
+    }
+  }
+  const measuredSeconds = (performance.now() - started) / 1000;
+
+  // Overheads are taken within each round (gateway minus the direct call of that round), then the median.
+  const find = (c: number, t: Target, r: number) => runs.find((x) => x.connections === c && x.target === t && x.round === r)!;
+  const findStream = (c: number, t: Target, r: number) => streamRuns.find((x) => x.connections === c && x.target === t && x.round === r)!;
+  const roundsList = Array.from({ length: ROUNDS }, (_, i) => i + 1);
+  const summary: Row[] = [];
+  const overheads: Record<string, unknown> = {};
+  const fmt = (x: number) => `${round(x, 2)} ms`;
+  for (const c of CONNECTIONS) {
+    const per = (t: Target, q: 'p50' | 'p99') => roundsList.map((r) => find(c, t, r)[q] - find(c, 'direct', r)[q]);
+    const direct = (q: 'p50' | 'p99') => median(roundsList.map((r) => find(c, 'direct', r)[q]));
+    const rps = (t: Target) => median(roundsList.map((r) => find(c, t, r).rps));
+    summary.push({ figure: `Direct call, ${c} conn.: p50 / p99 (req/s)`, value: `${fmt(direct('p50'))} / ${fmt(direct('p99'))} (${round(rps('direct'))})` });
+    for (const [q, k, target] of [['p50', 1, "ratio ≤ 1"], ['p99', 1.5, "ratio ≤ 1.5"]] as const) {
+      const s = per('sightline', q), p = per('portkey', q);
+      // Compared within each round (same machine state), then the median of those ratios. A round where
+      // Portkey added nothing measurable counts against Sightline unless Sightline added nothing either.
+      const ratios = s.map((x, i) => (p[i] > 0 ? x / p[i] : x > 0 ? Infinity : 0));
+      const ratio = median(ratios);
+      overheads[`c${c}_${q}`] = { sightline_ms: s.map((x) => round(x, 2)), portkey_ms: p.map((x) => round(x, 2)), ratios: ratios.map((x) => round(x, 2)) };
+      summary.push({
+        figure: `Overhead ${q}, ${c} conn.: Sightline (Portkey); ratio`,
+        value: `${fmt(median(s))} (${fmt(median(p))}); ${round(ratio, 2)}`,
+        target,
+        met: ratio <= k,
+      });
+    }
+    summary.push({ figure: `Throughput, ${c} conn.: Sightline / Portkey`, value: `${round(rps('sightline'))} / ${round(rps('portkey'))} req/s` });
+    const cpu = (t: Target, k: string) => round(median(roundsList.map((r) => find(c, t, r).cpu_ms_per_request[k])), 2);
+    summary.push({
+      figure: `Gateway CPU per request, ${c} conn.: Sightline API + worker (Portkey)`,
+      value: `${cpu('sightline', 'api')} + ${cpu('sightline', 'worker')} ms (${cpu('portkey', 'portkey')} ms)`,
+    });
+  }
+  for (const c of CONNECTIONS) {
+    const per = (t: Target) => roundsList.map((r) => findStream(c, t, r).ttft_p50 - findStream(c, 'direct', r).ttft_p50);
+    const s = per('sightline'), p = per('portkey');
+    overheads[`c${c}_ttft_p50`] = { sightline_ms: s.map((x) => round(x, 2)), portkey_ms: p.map((x) => round(x, 2)) };
+    summary.push({
+      figure: `Streaming TTFT p50, ${c} conn.: added by Sightline (Portkey)`,
+      value: `${fmt(median(s))} (${fmt(median(p))}) over direct ${fmt(median(roundsList.map((r) => findStream(c, 'direct', r).ttft_p50)))}`,
+      target: '≤ 2 ms',
+      met: median(s) <= 2,
+    });
+  }
+  const failures = runs.reduce((n, r) => n + r.non2xx + r.errors, 0) + streamRuns.reduce((n, r) => n + r.errors + r.incomplete, 0);
+  summary.push({ figure: 'Failed requests (all runs)', value: String(failures) });
+
+  writeResult({
+    benchmark: 'gateway',
+    summary,
+    method: {
+      rounds: ROUNDS,
+      duration_sec: DURATION_SEC,
+      stream_sec: STREAM_SEC,
+      upstream_delay_ms: UPSTREAM_DELAY_MS,
+      connections: CONNECTIONS,
+      measured_seconds: round(measuredSeconds),
+      load_generator: 'autocannon (non-streaming, per-response latencies kept at sub-ms precision); own keep-alive SSE client (streaming)',
+      overhead: 'per round: gateway percentile minus the direct percentile of the same round; figures are medians over rounds',
+      sightline: 'POST /api/svc/v1/completion and /completion/stream, real API + worker processes, LOG_LEVEL=warn, every completion logged as a span',
+      portkey: `@portkey-ai/gateway build/start-server.js --headless, x-portkey-provider: openai, x-portkey-custom-host: <upstream>`,
+    },
+    overheads,
+    runs,
+    stream_runs: streamRuns,
+    peak_rss_mb: { api: round(peakRssMb(stack.apiPid)), worker: round(peakRssMb(stack.workerPid)), portkey: round(peakRssMb(portkey.child.pid!)) },
+    portkey_stderr_tail: portkey.stderr().slice(-1000) || null,
+  });
+} finally {
+  await cleanup();
+}
+

@@ -1,0 +1,265 @@
+// The ingest benchmark, for single spans (`POST /trace_log`) and for batches (`POST /trace_logs/batch`).
+// Each round measures, one after the other on the same machine: the bare-Fastify ceiling, the direct
+// PostgreSQL ceiling, and Sightline at its maximum rate; then Sightline at fixed rates with visibility
+// probes. Figures are medians over the rounds; ceilings are compared with the Sightline run of the same round.
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { redisKeys } from '@sightline/queues';
+import { load, type LoadResult } from './load';
+import { median, quantile, round, type Row } from './report';
+import { createBenchStack, peakRssMb, rssMb, spawnNode, waitForHttp, type BenchStack } from './stack';
+import { spanBodies } from './spans';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const CEILING_SECONDS = Number(process.env.BENCH_CEILING_SECONDS ?? 20);
+const FIXED_SECONDS = Number(process.env.BENCH_FIXED_SECONDS ?? 30);
+const BARE_PORT = 8191;
+
+export type IngestMode = { name: 'ingest' | 'ingest-batch'; spansPerRequest: number; connections: number };
+
+/** CPU seconds (user + system) used so far by the processes whose command line matches. */
+function cpuSeconds(pids: number[]): number {
+  const ticks = Number(execSync('getconf CLK_TCK').toString().trim());
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / ticks;
+    } catch {
+      // exited
+    }
+  }
+  return total;
+}
+const pidsOf = (pattern: string) =>
+  execSync(`pgrep -f '${pattern}' || true`).toString().split('\n').filter(Boolean).map(Number);
+
+function bodyMaker(mode: IngestMode, project: string): () => string {
+  const next = spanBodies(project);
+  if (mode.spansPerRequest === 1) return next;
+  return () => `{"trace_logs":[${Array.from({ length: mode.spansPerRequest }, next).join(',')}]}`;
+}
+
+/** Rows as the worker writes them, upserted straight into the spans table in 500-row statements. */
+async function directPostgres(stack: BenchStack, seconds: number): Promise<number> {
+  const [{ id: project_id }] = await stack.sql`insert into projects (organization_id, name) values (${stack.organizationId}, 'ceiling') returning id`;
+  const next = spanBodies('ceiling');
+  const columns = ['organization_id', 'trace_id', 'project_id', 'root_trace_id', 'parent_trace_id', 'created', 'versions', 'trace_name', 'depth', 'execution_order', 'start_ts', 'end_ts', 'status',
+    'inputs', 'output', 'metadata', 'tags', 'configuration', 'latency', 'input_tokens', 'output_tokens', 'total_tokens', 'cost', 'end_user_identifier', 'session_id', 'children_ids'];
+  const row = (span: Record<string, any>): Record<string, any> => ({
+    organization_id: stack.organizationId, trace_id: span.trace_id, project_id, root_trace_id: span.root_trace_id, parent_trace_id: span.parent_trace_id, created: true,
+    versions: stack.sql.json({}), trace_name: span.trace_name, depth: span.depth, execution_order: span.execution_order, start_ts: span.start_timestamp, end_ts: span.end_timestamp,
+    status: span.status, inputs: stack.sql.json(span.inputs), output: span.output, metadata: stack.sql.json(span.metadata), tags: span.tags, configuration: stack.sql.json(span.configuration),
+    latency: span.latency, input_tokens: span.input_tokens, output_tokens: span.output_tokens, total_tokens: span.total_tokens, cost: span.cost,
+    end_user_identifier: span.end_user_identifier, session_id: span.session_id, children_ids: span.children ?? null,
+  });
+  const update = columns.slice(2).map((c) => `${c} = excluded.${c}`).join(', ');
+  let written = 0;
+  const deadline = performance.now() + seconds * 1000;
+  // Two writers, as the worker's batcher runs two flushes at once.
+  await Promise.all([0, 1].map(async () => {
+    while (performance.now() < deadline) {
+      const rows = Array.from({ length: 500 }, () => row(JSON.parse(next())));
+      await stack.sql`insert into spans ${stack.sql(rows as never, columns)} on conflict (organization_id, trace_id) do update set ${stack.sql.unsafe(update)}`;
+      written += rows.length;
+    }
+  }));
+  return written / seconds;
+}
+
+/** Posts a marked root span now and then, and times how long after its 200 it shows up in each read. */
+function visibilityProbes(stack: BenchStack, intervalMs: number) {
+  const byId: number[] = [], inListing: number[] = [];
+  let running = true;
+  let n = 0;
+  const post = (path: string, body: unknown) => fetch(`${stack.base}${path}`, { method: 'POST', headers: stack.headers, body: JSON.stringify(body) });
+  const probe = async () => {
+    const trace_id = crypto.randomUUID();
+    const trace_name = `probe-${trace_id}`;
+    const res = await post('/trace_log', { trace_id, project_name: 'bench', trace_name, status: 'success', output: 'probe' });
+    await res.arrayBuffer();
+    if (res.status !== 200) return;
+    const accepted = performance.now();
+    await Promise.all([
+      (async () => {
+        // GET waits (bounded) for the span's pending writes itself; 503 means the bound passed.
+        for (;;) {
+          const got = await fetch(`${stack.base}/trace_log/${trace_id}`, { headers: stack.headers });
+          await got.arrayBuffer();
+          if (got.status === 200) return byId.push(performance.now() - accepted);
+        }
+      })(),
+      (async () => {
+        for (;;) {
+          const got = await post('/get_trace_logs', { project_name: 'bench', filter_field: 'trace_name', filter_operator: 'equals', filter_value: trace_name, page_size: 1 });
+          if (((await got.json()) as { total: number }).total === 1) return inListing.push(performance.now() - accepted);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })(),
+    ]);
+  };
+  const done = (async () => {
+    const inFlight: Promise<unknown>[] = [];
+    while (running) {
+      inFlight.push(probe().catch(() => {}));
+      n++;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+    await Promise.all(inFlight);
+  })();
+  return { stop: async () => ((running = false), await done, { probes: n, byId, inListing }) };
+}
+
+/** Samples the API's and the worker's resident memory and the backlog (span events accepted, not yet written). */
+function sampler(stack: BenchStack) {
+  const keys = redisKeys(stack.prefix);
+  const samples: { t: number; api_mb: number; worker_mb: number; backlog: number }[] = [];
+  const t0 = performance.now();
+  const timer = setInterval(async () => {
+    const backlog = await stack.redis.zcard(keys.pendingOrganization(stack.organizationId));
+    samples.push({ t: round((performance.now() - t0) / 1000), api_mb: round(rssMb(stack.apiPid)), worker_mb: round(rssMb(stack.workerPid)), backlog });
+  }, 1000);
+  return { samples, stop: () => clearInterval(timer) };
+}
+
+async function waitForBacklog(stack: BenchStack, timeoutMs = 600_000): Promise<void> {
+  const key = redisKeys(stack.prefix).pendingOrganization(stack.organizationId);
+  const deadline = Date.now() + timeoutMs;
+  while ((await stack.redis.zcard(key)) > 0) {
+    if (Date.now() > deadline) throw new Error('backlog not drained in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const storedSpans = async (stack: BenchStack) => (await stack.sql`select count(*)::int as n from spans s join projects p on p.id = s.project_id where p.name = 'bench' and s.created`)[0].n as number;
+
+export async function runIngestBenchmark(mode: IngestMode) {
+  const path = mode.spansPerRequest === 1 ? '/trace_log' : '/trace_logs/batch';
+  const stack = await createBenchStack();
+  await stack.start();
+  const bare = spawnNode('scripts/bench/lib/bare-fastify.ts', { PORT: String(BARE_PORT) });
+  await waitForHttp(`http://127.0.0.1:${BARE_PORT}/`);
+  const machineCpu = () => ({ api: cpuSeconds([stack.apiPid]), worker: cpuSeconds([stack.workerPid]), postgres: cpuSeconds(pidsOf('postgres')), redis: cpuSeconds(pidsOf('redis-server')), loadgen: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 });
+  const spansPer = (r: LoadResult) => r.okPerSec * mode.spansPerRequest;
+  const loadAt = (url: string, seconds: number, rate?: number, connections = mode.connections) =>
+    load({ url, headers: stack.headers, connections, durationSec: seconds, rate, body: bodyMaker(mode, 'bench') });
+
+  // Warm-up: JIT, connection pools, the project cache.
+  await loadAt(`${stack.base}${path}`, 5);
+  await waitForBacklog(stack);
+
+  /** One round: both ceilings, then Sightline at its maximum rate until everything accepted is stored. */
+  async function measureRound() {
+    const bareRun = await loadAt(`http://127.0.0.1:${BARE_PORT}/api/svc/v1${path}`, CEILING_SECONDS);
+    const pgSpansPerSec = await directPostgres(stack, CEILING_SECONDS);
+
+    const storedBefore = await storedSpans(stack);
+    const watch = sampler(stack);
+    const cpuBefore = machineCpu();
+    const t0 = performance.now();
+    const run = await loadAt(`${stack.base}${path}`, SECONDS);
+    const acceptedSeconds = (performance.now() - t0) / 1000;
+    await waitForBacklog(stack);
+    const endToEndSeconds = (performance.now() - t0) / 1000;
+    watch.stop();
+    const cpuAfter = machineCpu();
+    const stored = (await storedSpans(stack)) - storedBefore;
+    const accepted = run.ok * mode.spansPerRequest;
+    return {
+      bare: { requests_per_sec: round(bareRun.okPerSec), spans_per_sec: round(spansPer(bareRun)), p50_ms: bareRun.p50, p99_ms: bareRun.p99 },
+      direct_postgres_spans_per_sec: round(pgSpansPerSec),
+      sightline: {
+        accepted_spans: accepted,
+        // Every span id is new, so stored = accepted means none was lost or duplicated.
+        stored_spans: stored,
+        accepted_spans_per_sec: round(accepted / SECONDS),
+        accepted_requests_per_sec: round(run.okPerSec),
+        p50_ms: run.p50,
+        p99_ms: run.p99,
+        non_2xx: run.non2xx,
+        errors: run.errors,
+        persisted_spans_per_sec: round(stored / endToEndSeconds),
+        drain_seconds_after_load: round(endToEndSeconds - acceptedSeconds),
+        peak_backlog: Math.max(0, ...watch.samples.map((s) => s.backlog)),
+        cpu_seconds: Object.fromEntries(Object.entries(cpuAfter).map(([k, v]) => [k, round(v - cpuBefore[k as keyof typeof cpuBefore])])),
+        rss_mb: watch.samples,
+      },
+    };
+  }
+
+  const rounds: Awaited<ReturnType<typeof measureRound>>[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    rounds.push(await measureRound());
+    console.log(`round ${r + 1}:`, JSON.stringify({ ...rounds.at(-1), sightline: { ...rounds.at(-1)!.sightline, rss_mb: undefined } }));
+  }
+  bare.kill('SIGTERM');
+
+  const med = (pick: (r: (typeof rounds)[number]) => number) => round(median(rounds.map(pick)));
+  const persisted = med((r) => r.sightline.persisted_spans_per_sec);
+  const acceptedRate = med((r) => r.sightline.accepted_spans_per_sec);
+
+  // Fixed rates: a quarter and a half of the end-to-end maximum, with visibility probes every 100 ms.
+  const fixed = [];
+  for (const share of [0.25, 0.5]) {
+    const spansPerSec = persisted * share;
+    const requestsPerSec = Math.max(1, Math.round(spansPerSec / mode.spansPerRequest));
+    const probes = visibilityProbes(stack, 100);
+    const run = await loadAt(`${stack.base}${path}`, FIXED_SECONDS, requestsPerSec, Math.min(mode.connections, requestsPerSec));
+    const lag = await probes.stop();
+    await waitForBacklog(stack);
+    fixed.push({
+      share_of_max: share,
+      target_spans_per_sec: round(spansPerSec),
+      accepted_spans_per_sec: round(spansPer(run)),
+      p50_ms: run.p50,
+      p99_ms: run.p99,
+      non_2xx: run.non2xx,
+      visibility_lag_ms: {
+        probes: lag.probes,
+        get_trace_log: { n: lag.byId.length, p50: round(quantile(lag.byId, 0.5)), p99: round(quantile(lag.byId, 0.99)) },
+        get_trace_logs: { n: lag.inListing.length, p50: round(quantile(lag.inListing, 0.5)), p99: round(quantile(lag.inListing, 0.99)) },
+      },
+    });
+    console.log('fixed rate:', JSON.stringify(fixed.at(-1)));
+  }
+  const peak = { api: round(peakRssMb(stack.apiPid)), worker: round(peakRssMb(stack.workerPid)) };
+  await stack.stop();
+  return { rounds, fixed, peak, persisted, acceptedRate, med };
+}
+
+export type IngestRun = Awaited<ReturnType<typeof runIngestBenchmark>>;
+
+/** The summary rows both ingest benchmarks share. */
+export function ingestRows(run: IngestRun, targets: { endToEnd: number; ceilingShare: { of: 'bare' | 'postgres'; share: number } }): Row[] {
+  const { med, fixed, peak } = run;
+  const half = fixed.find((f) => f.share_of_max === 0.5)!;
+  const ceiling = targets.ceilingShare.of === 'bare' ? med((r) => r.bare.spans_per_sec) : med((r) => r.direct_postgres_spans_per_sec);
+  const share = median(run.rounds.map((r) => (targets.ceilingShare.of === 'bare' ? r.sightline.accepted_spans_per_sec / r.bare.spans_per_sec : r.sightline.persisted_spans_per_sec / r.direct_postgres_spans_per_sec)));
+  return [
+    { figure: 'accepted spans/s at maximum rate', value: String(run.acceptedRate) },
+    { figure: 'accept latency p50 / p99 (ms)', value: `${med((r) => r.sightline.p50_ms)} / ${med((r) => r.sightline.p99_ms)}` },
+    { figure: 'persisted spans/s, end to end', value: String(run.persisted), target: `≥ ${targets.endToEnd}`, met: run.persisted >= targets.endToEnd },
+    { figure: 'bare Fastify ceiling, spans/s', value: String(med((r) => r.bare.spans_per_sec)) },
+    { figure: 'direct PostgreSQL upsert ceiling, spans/s', value: String(med((r) => r.direct_postgres_spans_per_sec)) },
+    {
+      figure: targets.ceilingShare.of === 'bare' ? 'accepted / bare-Fastify ceiling' : 'end to end / direct-PostgreSQL ceiling',
+      value: `${round(share * 100)}% (of ${ceiling})`,
+      target: `≥ ${targets.ceilingShare.share * 100}%`,
+      met: share >= targets.ceilingShare.share,
+    },
+    {
+      figure: `visibility lag p50 / p99 at half the end-to-end maximum (${half.target_spans_per_sec} spans/s), GET /trace_log/{id} (ms)`,
+      value: `${half.visibility_lag_ms.get_trace_log.p50} / ${half.visibility_lag_ms.get_trace_log.p99}`,
+      target: 'p99 ≤ 250',
+      met: half.visibility_lag_ms.get_trace_log.p99 <= 250,
+    },
+    {
+      figure: 'visibility lag p50 / p99 at the same rate, get_trace_logs (ms)',
+      value: `${half.visibility_lag_ms.get_trace_logs.p50} / ${half.visibility_lag_ms.get_trace_logs.p99}`,
+      target: 'p99 ≤ 250',
+      met: half.visibility_lag_ms.get_trace_logs.p99 <= 250,
+    },
+    { figure: 'peak RSS API / worker (MB)', value: `${peak.api} / ${peak.worker}`, target: 'API ≤ 300', met: peak.api <= 300 },
+  ];
+}

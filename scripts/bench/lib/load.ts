@@ -1,0 +1,88 @@
+// The load generator: autocannon, in this process. Each request can carry a freshly made body.
+import autocannon from 'autocannon';
+
+export type LoadOptions = {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  connections: number;
+  durationSec: number;
+  /** Requests per second over all connections; unset means as fast as the server answers. */
+  rate?: number;
+  body?: () => string;
+  /**
+   * Keeps the latency of every 2xx response, in ms with sub-millisecond precision, in `latencies`
+   * (autocannon's own percentiles come from a histogram of whole milliseconds).
+   */
+  keepLatencies?: boolean;
+};
+
+export type LoadResult = { requests: number; ok: number; okPerSec: number; non2xx: number; errors: number; timeouts: number; p50: number; p90: number; p99: number; max: number; latencies?: number[] };
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const makeBody = options.body;
+  const latencies: number[] | undefined = options.keepLatencies ? [] : undefined;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        method: options.method ?? 'POST',
+        headers: options.headers,
+        connections: options.connections,
+        duration: options.durationSec,
+        timeout: 30,
+        ...(options.rate && { overallRate: options.rate }),
+        ...(makeBody && { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: makeBody() }) }] }),
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    if (latencies) instance.on('response', (_client, statusCode, _bytes, responseTime) => void (statusCode >= 200 && statusCode < 300 && latencies.push(responseTime)));
+  });
+  const ok = result['2xx'];
+  return {
+    requests: result.requests.total,
+    ok,
+    okPerSec: ok / options.durationSec,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    ...(latencies && { latencies }),
+  };
+}
+
+export type TimedRequest = { url: string; method?: 'GET' | 'POST' | 'PUT'; headers?: Record<string, string>; body?: string };
+
+/**
+ * Latencies (ms) of `count` requests sent one after another, each timed from send to the last byte of the
+ * body, after `warmup` untimed ones. Sequential on purpose: it measures the service time of one request,
+ * not queueing. Any answer other than 200 throws, so that an error page is never timed as a result.
+ */
+export async function timeSequential(request: TimedRequest, count: number, warmup = 0): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < warmup + count; i++) {
+    const t0 = performance.now();
+    const res = await fetch(request.url, { method: request.method ?? 'GET', headers: request.headers, body: request.body });
+    await res.arrayBuffer();
+    const ms = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`${request.method ?? 'GET'} ${request.url} answered ${res.status}`);
+    if (i >= warmup) latencies.push(ms);
+  }
+  return latencies;
+}
+
+/** Sends a request in a loop, pausing `pauseMs` between them and recording each latency, until stopped. */
+export function probe(request: TimedRequest, pauseMs = 10) {
+  const latencies: number[] = [];
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      latencies.push(...(await timeSequential(request, 1)));
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  })();
+  return { latencies, stop: async () => ((running = false), await done, latencies) };
+}

@@ -1,0 +1,84 @@
+// Realistic spans written straight into PostgreSQL with generate_series, for benchmarks that need a large
+// table before the API starts. Values come from hashes of the row numbers instead of random(), so that
+// every run seeds the same data; ids are md5-derived, so that a span can name its parent.
+import type { Sql } from '@sightline/db';
+
+const uuidOf = (name: string) => `md5(${name})::uuid`;
+
+/**
+ * Traces of 5 spans: a root (span 0) with children 1, 2 and 4, and span 3 under span 2. Roots are named
+ * among 4 names and children among 4 others; trace i starts 12.96 s before trace i - 1 (200k traces cover
+ * 30 days). One trace in 10 failed. Every span has inputs (two chat messages), an output of about 250
+ * characters, metadata with five keys (a customer id among 1000, env, region, app version, step) and
+ * tags; span 2 is the LLM call with configuration, tokens and cost; roots carry two scores.
+ */
+export async function seedTraces(
+  sql: Sql,
+  o: { organizationId: string; projectId: string; traces: number; batch?: number; onProgress?: (spans: number) => void },
+): Promise<void> {
+  const batch = o.batch ?? 25_000;
+  for (let first = 1; first <= o.traces; first += batch) {
+    const last = Math.min(o.traces, first + batch - 1);
+    await sql.unsafe(`
+      insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, trace_name,
+                         inputs, output, start_ts, end_ts, status, error, configuration, metadata, tags, depth,
+                         execution_order, latency, input_tokens, output_tokens, total_tokens, cost, scores,
+                         end_user_identifier, session_id)
+      select $1::uuid, ${uuidOf("i || '/' || c")}, $2::uuid, ${uuidOf("i || '/0'")},
+             ${uuidOf("i || '/' || case c when 3 then 2 else 0 end")}, true,
+             case c when 0 then (array['chat', 'rag-query', 'summarize', 'classify'])[1 + i % 4]
+                    else (array['retrieve', 'llm-call', 'tool-call', 'format'])[c] end,
+             jsonb_build_object('messages', jsonb_build_array(
+               jsonb_build_object('role', 'system', 'content', 'You are a helpful assistant for account ' || h % 1000),
+               jsonb_build_object('role', 'user', 'content', 'Question ' || i || ' step ' || c || ': ' || md5(i || 'q' || c) || ' ' || md5(i || 'r' || c) || ' ' || md5(i || 's' || c)))),
+             'Answer ' || i || '/' || c || ': ' || md5(i || 'a' || c) || ' ' || md5(i || 'b' || c) || ' ' || md5(i || 'd' || c) || ' '
+               || md5(i || 'e' || c) || ' ' || md5(i || 'f' || c) || ' ' || md5(i || 'g' || c) || ' ' || md5(i || 'k' || c),
+             start_ts, start_ts + latency * interval '1 second',
+             case when i % 10 = 0 and c in (0, 3) then 'error' else 'success' end,
+             case when i % 10 = 0 and c in (0, 3) then 'tool timed out after 30 s' end,
+             case when c = 2 then jsonb_build_object('model', 'gpt-4o-mini', 'temperature', 0.2, 'max_tokens', 512) end,
+             jsonb_build_object('customer_id', 'customer-' || lpad((h % 1000)::text, 4, '0'), 'env', (array['prod', 'staging', 'dev'])[1 + i % 3],
+                                'region', (array['us-east-1', 'eu-west-1', 'ap-south-1'])[1 + (h / 7) % 3], 'app_version', '1.' || (i % 17),
+                                'step', c),
+             array['team-' || (h % 8)] || case when i % 5 = 0 then array['beta'] else array[]::text[] end,
+             case c when 0 then 0 when 3 then 2 else 1 end, c, latency,
+             case when c = 2 then 400 + h % 800 end, case when c = 2 then 50 + h % 300 end,
+             case when c = 2 then 450 + h % 800 + h % 300 end, case when c = 2 then (450 + h % 1100) * 0.000001 end,
+             case when c = 0 then jsonb_build_array(jsonb_build_object('name', 'accuracy', 'score', (h % 1000) / 1000.0),
+                                                    jsonb_build_object('name', 'relevance', 'score', ((h / 1000) % 1000) / 1000.0)) end,
+             'user-' || (h % 5000), 'session-' || (i / 4)
+      from (select i, c, abs(hashint4(i)) as h,
+                   now() - i * interval '12.96 seconds' + c * interval '50 ms' as start_ts,
+                   (abs(hashint4(i * 5 + c)) % 5000) / 1000.0 as latency
+            from generate_series($3::int, $4::int) i cross join generate_series(0, 4) c) g`,
+      [o.organizationId, o.projectId, first, last]);
+    o.onProgress?.(last * 5);
+  }
+}
+
+/**
+ * One agent run: a root, `steps` steps under it and `callsPerStep` tool calls under each step, all with
+ * inputs, output, metadata and tags like the spans of seedTraces. Answers the root's id.
+ */
+export async function seedAgentTrace(sql: Sql, o: { organizationId: string; projectId: string; steps: number; callsPerStep: number }): Promise<string> {
+  // Span n: 0 is the root; step s (1..steps) is n = (s - 1) * (calls + 1) + 1, and its call k follows it at n + k.
+  const stride = o.callsPerStep + 1;
+  await sql.unsafe(`
+    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, trace_name,
+                       inputs, output, start_ts, end_ts, status, metadata, tags, depth, execution_order, latency)
+    select $1::uuid, ${uuidOf("'agent/' || n")}, $2::uuid, ${uuidOf("'agent/0'")},
+           ${uuidOf(`'agent/' || case when k = 0 then 0 else (s - 1) * ${stride} + 1 end`)}, true,
+           case when s = 0 then 'agent-run' when k = 0 then 'step' else 'tool-call' end,
+           jsonb_build_object('messages', jsonb_build_array(jsonb_build_object('role', 'user', 'content', 'Step ' || s || ' call ' || k || ': ' || md5(n || 'q') || ' ' || md5(n || 'r')))),
+           'Result ' || n || ': ' || md5(n || 'a') || ' ' || md5(n || 'b') || ' ' || md5(n || 'c') || ' ' || md5(n || 'd'),
+           start_ts, start_ts + interval '8 ms', 'success',
+           jsonb_build_object('customer_id', 'customer-1000', 'env', 'prod', 'step', s, 'call', k), array['agents'],
+           case when s = 0 then 0 when k = 0 then 1 else 2 end, n, 0.008
+    from (select s, k, n, now() - interval '1 hour' + n * interval '10 ms' as start_ts
+          from (select 0 as s, 0 as k, 0 as n
+                union all
+                select s, k, (s - 1) * ${stride} + 1 + k from generate_series(1, $3::int) s cross join generate_series(0, $4::int) k) t) g`,
+    [o.organizationId, o.projectId, o.steps, o.callsPerStep]);
+  const [{ id }] = await sql.unsafe(`select ${uuidOf("'agent/0'")} as id`);
+  return id as string;
+}

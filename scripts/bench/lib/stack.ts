@@ -1,0 +1,117 @@
+// A private Sightline for one benchmark: its own database and queue prefix on the local PostgreSQL and
+// Redis, and the real API and worker processes, so figures include every hop a user's request takes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+import { addApiKey, createSql, ensureOrganization, migrate, type Sql } from '@sightline/db';
+
+export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Peak resident memory (VmHWM) of a process, in MB. */
+export const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+/** Current resident memory (VmRSS) of a process, in MB. */
+export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+export function spawnNode(script: string, env: Record<string, string>, args: string[] = [], nodeArgs: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/** A TCP port nothing listens on now, so that benchmarks run side by side do not collide. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export type BenchStack = Awaited<ReturnType<typeof createBenchStack>>;
+
+/**
+ * Creates the database (migrated, with an organization and key) and the queue prefix. `start()` runs
+ * API and worker processes; a benchmark that seeds data first calls it after seeding.
+ */
+export async function createBenchStack(
+  options: { port?: number; apiEnv?: Record<string, string>; workerEnv?: Record<string, string>; apiNodeArgs?: string[]; workerNodeArgs?: string[] } = {},
+) {
+  const tag = randomBytes(3).toString('hex');
+  const database = `sightline_bench_${tag}`;
+  const databaseUrl = `postgres://postgres@127.0.0.1:5432/${database}`;
+  const prefix = `bench-${tag}`;
+  const key = `sl-bench-${randomBytes(8).toString('hex')}`;
+  const port = options.port ?? 8190;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${database}"`);
+  await migrate(databaseUrl);
+  const sql: Sql = createSql(databaseUrl, { max: 4 });
+  const organizationId = await ensureOrganization(sql, 'bench');
+  await addApiKey(sql, organizationId, key);
+  const redis = new Redis(REDIS_URL);
+  const children: ChildProcess[] = [];
+  const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: prefix, REDIS_URL };
+  let api: ChildProcess | undefined;
+  let worker: ChildProcess | undefined;
+
+  return {
+    database,
+    databaseUrl,
+    prefix,
+    key,
+    organizationId,
+    sql,
+    redis,
+    base: `http://127.0.0.1:${port}/api/svc/v1`,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    get apiPid() {
+      return api!.pid!;
+    },
+    get workerPid() {
+      return worker!.pid!;
+    },
+    /** Starts the API and (unless `worker: false`) the worker, and waits until the API answers. */
+    async start({ worker: withWorker = true }: { worker?: boolean } = {}) {
+      api = spawnNode('apps/api/src/server.ts', { ...env, PORT: String(port), ...options.apiEnv }, [], options.apiNodeArgs);
+      children.push(api);
+      if (withWorker) await this.startWorker();
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    },
+    async startWorker() {
+      worker = spawnNode('apps/worker/src/main.ts', { ...env, ...options.workerEnv }, [], options.workerNodeArgs);
+      children.push(worker);
+      await new Promise((r) => setTimeout(r, 1500));
+    },
+    /** Stops the processes, drops the database and removes the Redis keys. */
+    async stop() {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+      await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+      await sql.end();
+      await admin.unsafe(`drop database if exists "${database}" with (force)`);
+      await admin.end();
+      for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) if (keys.length) await redis.unlink(...(keys as string[]));
+      await redis.quit();
+    },
+  };
+}

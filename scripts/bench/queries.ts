@@ -1,0 +1,143 @@
+// Benchmark 4, queries: get_trace_logs and GET /trace_log/{id} over 1M spans seeded straight into
+// PostgreSQL, answered by the real API process. Writes bench/results/queries.json.
+//
+// Data: project `bench` holds 200k traces of 5 spans (a root with three children and one grandchild),
+// spread over 30 days, with realistic columns: 4 root names and 4 child names, 10% errors, metadata with
+// five keys (a customer id among 1000), tags, inputs, output, configuration, token counts and, on roots,
+// two scores. Project `agent` holds one trace of 10,000 spans (a root, 99 steps, 100 calls under each).
+//
+// Each case is timed with sequential requests (service time, not queueing): per round, a warm-up and then
+// REPS timed requests; cases are interleaved within a round so that noise from other work on the machine
+// spreads over all of them. Figures are the median over ROUNDS of each round's p50 and p99.
+import { getOrCreateProject } from '@sightline/db';
+import { timeSequential } from './lib/load';
+import { seedAgentTrace, seedTraces } from './lib/seed';
+import { median, quantile, round, writeResult, type Row } from './lib/report';
+import { createBenchStack, freePort, peakRssMb } from './lib/stack';
+
+const TRACES = Number(process.env.BENCH_TRACES ?? 200_000);
+const BIG_TRACE_STEPS = 99, BIG_TRACE_CALLS = 100; // 1 + 99 + 99 * 100 = 10,000 spans
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const REPS = Number(process.env.BENCH_REPS ?? 200);
+const WARMUP = 10;
+/**
+ * A case slower than BUDGET_MS / REPS per request gets fewer requests per round (at least MIN_REPS), so
+ * that the run stays within minutes: its p99 then rests on fewer samples, which the results state.
+ */
+const BUDGET_MS = Number(process.env.BENCH_CASE_BUDGET_MS ?? 20_000);
+const MIN_REPS = 15;
+const PAGE_SIZE = 50;
+/** The deep page: page 500 (rows 24,951-25,000), or the middle page of a result with fewer than 1000 pages. */
+const DEEP_PAGE = 500;
+
+const stack = await createBenchStack({ port: await freePort() });
+const { sql } = stack;
+
+try {
+  const project = await getOrCreateProject(sql, stack.organizationId, 'bench');
+  const agent = await getOrCreateProject(sql, stack.organizationId, 'agent');
+  const org = stack.organizationId;
+
+  // ---- seed --------------------------------------------------------------------------------------------
+  let t = performance.now();
+  await seedTraces(sql, { organizationId: org, projectId: project.uuid, traces: TRACES, onProgress: (n) => process.stdout.write(`\rseeded ${n} spans`) });
+  const bigRoot = await seedAgentTrace(sql, { organizationId: org, projectId: agent.uuid, steps: BIG_TRACE_STEPS, callsPerStep: BIG_TRACE_CALLS });
+  // What autovacuum does after a bulk insert: statistics and the visibility map (for index-only scans).
+  await sql`vacuum (analyze) spans`;
+  const seedSeconds = (performance.now() - t) / 1000;
+  const [{ spans, big }] = await sql`
+    select count(*)::int as spans, count(*) filter (where root_trace_id = ${bigRoot})::int as big from spans`;
+  const [{ size }] = await sql`select pg_size_pretty(pg_total_relation_size('spans')) as size`;
+  console.log(`\nseeded ${spans} spans (${big} in the agent trace) in ${round(seedSeconds)} s; spans table with indexes: ${size}`);
+
+  // ---- measure -----------------------------------------------------------------------------------------
+  await stack.start({ worker: true });
+  const listUrl = `${stack.base}/get_trace_logs`;
+  const list = async (body: object) => {
+    const res = await fetch(listUrl, { method: 'POST', headers: stack.headers, body: JSON.stringify(body) });
+    if (res.status !== 200) throw new Error(`get_trace_logs ${JSON.stringify(body)} answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as { total: number; total_pages: number; results: { trace_id: string; children: unknown[] }[] };
+  };
+
+  const filters: Record<string, object> = {
+    'no filter': {},
+    'trace_name = rag-query (indexed)': { filter_field: 'trace_name', filter_operator: 'equals', filter_value: 'rag-query' },
+    'status = error (indexed)': { status: 'error' },
+    'metadata customer_id = customer-0042': { filter_field: 'metadata', filter_key: 'customer_id', filter_operator: 'equals', filter_value: 'customer-0042' },
+    'score:accuracy >= 0.9': { filter_field: 'score:accuracy', filter_operator: 'greater_than_or_equal', filter_value: '0.9' },
+  };
+  type Case = { name: string; request: { url: string; method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }; reps: number; info: Record<string, unknown> };
+  const cases: Case[] = [];
+  for (const [name, filter] of Object.entries(filters)) {
+    const first = await list({ project_name: 'bench', ...filter, page: 1, page_size: PAGE_SIZE });
+    const deepPage = Math.min(DEEP_PAGE, Math.ceil(first.total_pages / 2));
+    const deep = await list({ project_name: 'bench', ...filter, page: deepPage, page_size: PAGE_SIZE });
+    // A page must come back full, each root with its whole trace: otherwise we would time an empty answer.
+    for (const [page, number] of [[first, 1], [deep, deepPage]] as const) {
+      const expected = Math.min(PAGE_SIZE, first.total - (number - 1) * PAGE_SIZE);
+      if (!expected || page.results.length !== expected) throw new Error(`${name}: page ${number} has ${page.results.length} roots`);
+      if (page.results.some((r) => r.children.length !== 3)) throw new Error(`${name}: a root without its children`);
+    }
+    for (const [label, page] of [['first page', 1], [`deep page ${deepPage}`, deepPage]] as const) {
+      const body = JSON.stringify({ project_name: 'bench', ...filter, page, page_size: PAGE_SIZE });
+      cases.push({ name: `get_trace_logs, ${name}, ${label}`, request: { url: listUrl, method: 'POST', headers: stack.headers, body }, reps: REPS, info: { matching_roots: first.total, page, page_size: PAGE_SIZE } });
+    }
+  }
+  const treeUrl = `${stack.base}/trace_log/${bigRoot}`;
+  const tree = await fetch(treeUrl, { headers: stack.headers });
+  const treeBody = await tree.text();
+  const countSpans = (n: { children: unknown[] }): number => 1 + n.children.reduce<number>((a, c) => a + countSpans(c as { children: unknown[] }), 0);
+  const treeSpans = countSpans(JSON.parse(treeBody));
+  if (tree.status !== 200 || treeSpans !== big) throw new Error(`the agent trace answered ${tree.status} with ${treeSpans} spans`);
+  cases.push({ name: `GET trace_log/{id}, ${big}-span tree`, request: { url: treeUrl, method: 'GET', headers: stack.headers }, reps: REPS, info: { spans: treeSpans, response_mb: round(treeBody.length / 2 ** 20, 2) } });
+
+  for (const c of cases) {
+    const probe = median(await timeSequential(c.request, 3));
+    if (probe * REPS > BUDGET_MS) c.reps = Math.max(MIN_REPS, Math.floor(BUDGET_MS / probe));
+  }
+
+  const perRound = new Map(cases.map((c) => [c.name, [] as { p50: number; p99: number; mean: number }[]]));
+  for (let r = 1; r <= ROUNDS; r++) {
+    for (const c of cases) {
+      const xs = await timeSequential(c.request, c.reps, Math.min(WARMUP, Math.ceil(c.reps / 10)));
+      const figures = { p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), mean: xs.reduce((a, b) => a + b, 0) / xs.length };
+      perRound.get(c.name)!.push(figures);
+      console.log(`round ${r}/${ROUNDS}  ${c.name}: p50 ${round(figures.p50)} ms, p99 ${round(figures.p99)} ms`);
+    }
+  }
+
+  const results = cases.map((c) => {
+    const rounds = perRound.get(c.name)!;
+    return {
+      case: c.name,
+      ...c.info,
+      requests_per_round: c.reps,
+      p50_ms: round(median(rounds.map((x) => x.p50))),
+      p99_ms: round(median(rounds.map((x) => x.p99))),
+      rounds: rounds.map((x) => ({ p50: round(x.p50), p99: round(x.p99), mean: round(x.mean) })),
+    };
+  });
+  const figure = (name: string) => results.find((x) => x.case === name)!;
+  const indexedFirst = figure(`get_trace_logs, trace_name = rag-query (indexed), first page`);
+  const treeFigure = figure(cases.at(-1)!.name);
+  const summary: Row[] = [];
+  for (const x of results) {
+    const isIndexed = x === indexedFirst, isTree = x === treeFigure;
+    summary.push({
+      figure: `${x.case}: p50 / p99${x.requests_per_round < REPS ? ` (${x.requests_per_round} requests a round)` : ''}`,
+      value: `${x.p50_ms} / ${x.p99_ms} ms`,
+      ...(isIndexed && { target: 'p50 ≤ 20 ms, p99 ≤ 100 ms', met: x.p50_ms <= 20 && x.p99_ms <= 100 }),
+      ...(isTree && { target: '≤ 150 ms (p50 and p99)', met: x.p50_ms <= 150 && x.p99_ms <= 150 }),
+    });
+  }
+  writeResult({
+    benchmark: 'queries',
+    summary,
+    method: `${ROUNDS} rounds; per round and case up to ${WARMUP} warm-up requests, then requests_per_round sequential requests (${REPS}, or fewer for a case slower than ${BUDGET_MS / REPS} ms, at least ${MIN_REPS}); figures are medians over rounds of each round's p50 and p99, timed by the client to the last byte`,
+    data: { spans, traces: TRACES, spans_per_trace: 5, agent_trace_spans: big, seed_seconds: round(seedSeconds), spans_table_size: size },
+    results,
+    peak_rss_mb: { api: round(peakRssMb(stack.apiPid)) },
+  });
+} finally {
+  await stack.stop();
+}
