@@ -135,7 +135,7 @@ describe('trace-log write and read', () => {
     expect(sub.children_ids).toEqual([a1]);
   });
 
-  it('assembles a trace of thousands of spans into the right tree', async () => {
+  it('assembles a trace of thousands of spans (on the thread pool) into the right tree', async () => {
     // A LangChain run tree: a root with 50 chains of 60 nested runs each, 3001 spans in all.
     const project = (await call(stack.app, key, 'POST', '/project', { name: 'big' })).json();
     const root = { id: randomUUID(), name: 'root', run_type: 'chain', project_uuid: project.uuid, child_runs: [] as object[] };
@@ -150,7 +150,9 @@ describe('trace-log write and read', () => {
       }
     }
     expect((await call(stack.app, key, 'POST', '/trace_log/chainlib', root)).statusCode).toBe(200);
+    const pooled = stack.app.pool.completedTasks();
     const tree = (await get(root.id)).json();
+    expect(stack.app.pool.completedTasks()).toBe(pooled + 1);
     expect(tree.children).toHaveLength(50);
     let node = tree.children[7];
     for (let level = 1; level < 60; level++) node = node.children[0];

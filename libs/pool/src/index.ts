@@ -1,6 +1,6 @@
 import os from 'node:os';
 import Piscina from 'piscina';
-import type { FlatSpan, ScoreSummaries, SpanTree } from '@sightline/core';
+import type { FlatSpan, ScoreSummaries, SpanTexts, SpanTree } from '@sightline/core';
 
 // The one thread pool for CPU-heavy work (tree assembly, statistics), so that it never blocks an event
 // loop. Tasks are TypeScript modules; the threads load them through tsx like the main thread does.
@@ -18,6 +18,11 @@ export function createPool(options: { threads?: number } = {}) {
   return {
     buildTrees: (rows: FlatSpan[], rootIds: string[]): Promise<SpanTree[]> =>
       piscina.run({ rows, rootIds }, { filename: new URL('build-trees.task.ts', TASKS).href }),
+    /** The spans' bytes are copied to the thread and the answer's bytes back: a memory copy, no parsing. */
+    renderTrees: async (spans: SpanTexts, rootIds: string[]): Promise<Buffer> => {
+      const out: Uint8Array = await piscina.run({ spans, rootIds }, { filename: new URL('render-trees.task.ts', TASKS).href });
+      return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    },
     summarizeScores: (scoreLists: unknown[][]): Promise<ScoreSummaries> =>
       piscina.run({ scoreLists }, { filename: new URL('score-stats.task.ts', TASKS).href }),
     /** Tasks the threads have finished: lets tests and metrics see that work went to the pool. */

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
-import { buildTrees, type FlatSpan, type SpanTree } from '@sightline/core';
+import { buildTrees, renderTrees, type FlatSpan, type SpanTexts, type SpanTree } from '@sightline/core';
 import { createSql, type Sql } from '@sightline/db';
 import { createProducer, redisKeys, type Producer, type RedisKeys } from '@sightline/queues';
 import { createPool, type Pool } from '@sightline/pool';
@@ -18,6 +18,8 @@ declare module 'fastify' {
     pool: Pool;
     /** Trees of many spans are assembled on the thread pool, small ones on the event loop. */
     assembleTrees(rows: FlatSpan[], rootIds: string[]): Promise<SpanTree[]>;
+    /** The trees' JSON from spans PostgreSQL serialized; many spans are rendered on the thread pool. */
+    renderTrees(spans: SpanTexts, rootIds: string[]): Promise<Buffer>;
   }
 }
 
@@ -46,6 +48,9 @@ export default fp<{ config: ApiEnv }>(async (app, { config }) => {
   app.decorate('pool', pool);
   app.decorate('assembleTrees', async (rows: FlatSpan[], rootIds: string[]) =>
     rows.length > POOL_TREE_THRESHOLD ? pool.buildTrees(rows, rootIds) : buildTrees(rows, rootIds),
+  );
+  app.decorate('renderTrees', async (spans: SpanTexts, rootIds: string[]) =>
+    spans.trace_id.length > POOL_TREE_THRESHOLD ? pool.renderTrees(spans, rootIds) : renderTrees(spans, rootIds),
   );
 
   app.addHook('onClose', async () => {

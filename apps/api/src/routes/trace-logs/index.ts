@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ChainlibError, isSampledIn, renderTrees, runToSpans } from '@sightline/core';
+import { ChainlibError, isSampledIn, runToSpans } from '@sightline/core';
 import { countRoots, findTraceTextOf, rootIds, spanTextsOfRoots } from '@sightline/db';
 import { waitUntilWritten, type NewSpanEvent } from '@sightline/queues';
 import {
@@ -124,11 +124,10 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     // Past the bound, say so rather than answer 404 or stale data for a write that was accepted.
     if (!written) throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
     // PostgreSQL serializes the spans and the tree is written as bytes: nothing is parsed into objects and
-    // serialized again. Nesting is cheaper than moving the spans to the thread pool and back would be, so it
-    // stays on the event loop even for traces of thousands of spans.
+    // serialized again.
     const spans = await findTraceTextOf(app.sql, org, trace_id);
     if (!spans) throw notFound('trace log');
-    return sendSerializedJson(reply, renderTrees(spans, [trace_id]));
+    return sendSerializedJson(reply, await app.renderTrees(spans, [trace_id]));
   });
 
   app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, response: { 200: TraceLogPageSchema, ...errorResponses }, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req, reply) => {
@@ -144,7 +143,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     // The exact total is counted while the page and its spans are read.
     const [total, trees] = await Promise.all([
       countRoots(app.sql, query),
-      rootIds(app.sql, query).then(async (ids) => renderTrees(await spanTextsOfRoots(app.sql, org, ids), ids)),
+      rootIds(app.sql, query).then(async (ids) => app.renderTrees(await spanTextsOfRoots(app.sql, org, ids), ids)),
     ]);
     const head = JSON.stringify({ total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size });
     return sendSerializedJson(reply, Buffer.concat([Buffer.from(`${head.slice(0, -1)},"results":[`), trees, Buffer.from(']}')]));
