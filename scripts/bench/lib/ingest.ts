@@ -4,6 +4,7 @@
 // probes. Figures are medians over the rounds; ceilings are compared with the Sightline run of the same round.
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { getOrCreateProject } from '@sightline/db';
 import { redisKeys } from '@sightline/queues';
 import { load, type LoadResult } from './load';
 import { median, quantile, round, type Row } from './report';
@@ -43,7 +44,7 @@ function bodyMaker(mode: IngestMode, project: string): () => string {
 
 /** Rows as the worker writes them, upserted straight into the spans table in 500-row statements. */
 async function directPostgres(stack: BenchStack, seconds: number): Promise<number> {
-  const [{ id: project_id }] = await stack.sql`insert into projects (organization_id, name) values (${stack.organizationId}, 'ceiling') returning id`;
+  const { uuid: project_id } = await getOrCreateProject(stack.sql, stack.organizationId, 'ceiling');
   const next = spanBodies('ceiling');
   const columns = ['organization_id', 'trace_id', 'project_id', 'root_trace_id', 'parent_trace_id', 'created', 'versions', 'trace_name', 'depth', 'execution_order', 'start_ts', 'end_ts', 'status',
     'inputs', 'output', 'metadata', 'tags', 'configuration', 'latency', 'input_tokens', 'output_tokens', 'total_tokens', 'cost', 'end_user_identifier', 'session_id', 'children_ids'];
@@ -68,7 +69,11 @@ async function directPostgres(stack: BenchStack, seconds: number): Promise<numbe
   return written / seconds;
 }
 
-/** Posts a marked root span now and then, and times how long after its 200 it shows up in each read. */
+/**
+ * Posts a marked root span, times how long after its 200 it shows up in each read, and starts the next
+ * probe no sooner than `intervalMs` after the previous one. One probe at a time: the probes' own reads
+ * (the listing is asked every 10 ms) must not add load that grows with the lag they measure.
+ */
 function visibilityProbes(stack: BenchStack, intervalMs: number) {
   const byId: number[] = [], inListing: number[] = [];
   let running = true;
@@ -94,19 +99,18 @@ function visibilityProbes(stack: BenchStack, intervalMs: number) {
         for (;;) {
           const got = await post('/get_trace_logs', { project_name: 'bench', filter_field: 'trace_name', filter_operator: 'equals', filter_value: trace_name, page_size: 1 });
           if (((await got.json()) as { total: number }).total === 1) return inListing.push(performance.now() - accepted);
-          await new Promise((r) => setTimeout(r, 5));
+          await new Promise((r) => setTimeout(r, 10));
         }
       })(),
     ]);
   };
   const done = (async () => {
-    const inFlight: Promise<unknown>[] = [];
     while (running) {
-      inFlight.push(probe().catch(() => {}));
+      const next = new Promise((r) => setTimeout(r, intervalMs));
+      await probe().catch(() => {});
       n++;
-      await new Promise((r) => setTimeout(r, intervalMs));
+      await next;
     }
-    await Promise.all(inFlight);
   })();
   return { stop: async () => ((running = false), await done, { probes: n, byId, inListing }) };
 }
@@ -139,6 +143,7 @@ export async function runIngestBenchmark(mode: IngestMode) {
   const stack = await createBenchStack();
   await stack.start();
   const bare = spawnNode('scripts/bench/lib/bare-fastify.ts', { PORT: String(BARE_PORT) });
+  process.once('exit', () => bare.kill('SIGKILL'));
   await waitForHttp(`http://127.0.0.1:${BARE_PORT}/`);
   const machineCpu = () => ({ api: cpuSeconds([stack.apiPid]), worker: cpuSeconds([stack.workerPid]), postgres: cpuSeconds(pidsOf('postgres')), redis: cpuSeconds(pidsOf('redis-server')), loadgen: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 });
   const spansPer = (r: LoadResult) => r.okPerSec * mode.spansPerRequest;
@@ -199,7 +204,7 @@ export async function runIngestBenchmark(mode: IngestMode) {
   const persisted = med((r) => r.sightline.persisted_spans_per_sec);
   const acceptedRate = med((r) => r.sightline.accepted_spans_per_sec);
 
-  // Fixed rates: a quarter and a half of the end-to-end maximum, with visibility probes every 100 ms.
+  // Fixed rates: a quarter and a half of the end-to-end maximum, with a visibility probe every 100 ms at most.
   const fixed = [];
   for (const share of [0.25, 0.5]) {
     const spansPerSec = persisted * share;
@@ -249,7 +254,7 @@ export function ingestRows(run: IngestRun, targets: { endToEnd: number; ceilingS
       met: share >= targets.ceilingShare.share,
     },
     {
-      figure: `visibility lag p50 / p99 at half the end-to-end maximum (${half.target_spans_per_sec} spans/s), GET /trace_log/{id} (ms)`,
+      figure: `visibility lag p50 / p99 at about half the end-to-end maximum (${half.accepted_spans_per_sec} spans/s sent), GET /trace_log/{id} (ms)`,
       value: `${half.visibility_lag_ms.get_trace_log.p50} / ${half.visibility_lag_ms.get_trace_log.p99}`,
       target: 'p99 ≤ 250',
       met: half.visibility_lag_ms.get_trace_log.p99 <= 250,

@@ -71,6 +71,8 @@ export async function createBenchStack(
   await addApiKey(sql, organizationId, key);
   const redis = new Redis(REDIS_URL);
   const children: ChildProcess[] = [];
+  // A benchmark that fails must not leave its API and worker running.
+  process.once('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: prefix, REDIS_URL };
   let api: ChildProcess | undefined;
   let worker: ChildProcess | undefined;
