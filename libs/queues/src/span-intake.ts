@@ -12,9 +12,11 @@ const EVENTS_PER_JOB = 1000;
 
 /** The one way span events enter the system, from the API or from a worker (completion logs). */
 export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>, keys: RedisKeys) {
-  async function enqueue(events: SpanEvent[]): Promise<void> {
+  const addJob = async (events: SpanEvent[]) => void (await producer.add({ events }));
+  /** Adds the job; if it cannot, the events' pending marks go, so no read waits for them. */
+  async function addJobOrRelease(events: SpanEvent[]): Promise<void> {
     try {
-      await producer.add({ events });
+      await addJob(events);
     } catch (err) {
       await clearPending(redis, keys, events).catch(() => {});
       throw err;
@@ -24,15 +26,26 @@ export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>,
     const seqs = await takeSequenceNumbers(redis, keys, events);
     return events.map((e, i) => ({ ...e, seq: seqs[i] }));
   }
-  // Concurrent requests share one numbering script and one job: per span, Redis work is a few set
+  // Concurrent callers share one numbering script and one job: per span, Redis work is a few set
   // operations instead of a job's whole life (add, fetch, complete, remove), which bounds the ingest rate.
-  const batcher = createBatcher<NewSpanEvent>(async (events) => enqueue(await reserve(events)), { maxItems: EVENTS_PER_JOB, lingerMs: 0, maxConcurrent: 4 });
+  const batching = { maxItems: EVENTS_PER_JOB, lingerMs: 0, maxConcurrent: 4 };
+  const accepting = createBatcher<NewSpanEvent>(async (events) => addJobOrRelease(await reserve(events)), batching);
+  // Events reserved earlier keep their marks while a failed shared job is retried per caller.
+  const enqueuing = createBatcher<SpanEvent>(addJob, batching);
   return {
     /** Numbers the events in acceptance order and marks them pending, so reads wait for them from now on. */
     reserve,
-    enqueue,
+    /** Queues events `reserve` numbered, with those of concurrent callers. Durable once it resolves. */
+    async enqueue(events: SpanEvent[]): Promise<void> {
+      try {
+        await enqueuing.add(events);
+      } catch (err) {
+        await clearPending(redis, keys, events).catch(() => {});
+        throw err;
+      }
+    },
     /** Durable once it resolves: Redis holds the job with these events. */
-    accept: (events: NewSpanEvent[]) => batcher.add(events),
+    accept: (events: NewSpanEvent[]) => accepting.add(events),
   };
 }
 export type SpanIntake = ReturnType<typeof createSpanIntake>;

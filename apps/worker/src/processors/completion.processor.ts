@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createBatcher, isSampledIn, unseal } from '@sightline/core';
+import { isSampledIn, unseal } from '@sightline/core';
 import { findProviderKey, type Sql } from '@sightline/db';
 import { cacheDigest, costOf, countMessageTokens, countTextTokens, resolveProvider } from '@sightline/llm';
 import { createReplier, type RedisKeys, type SpanIntake } from '@sightline/queues';
-import { LlmResultSchema, type CompletionJob, type CompletionResponse, type LlmResult, type SpanEvent } from '@sightline/schemas';
+import { LlmResultSchema, type CompletionJob, type CompletionResponse, type LlmResult } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
 export type CompletionDeps = {
@@ -22,18 +22,11 @@ export type CompletionDeps = {
 
 type Outcome = { result: LlmResult | null; error: string | null; cacheHit: boolean; latency: number; timeToFirstToken: number | null };
 
-// Completion logs per span-write job at most: a log holds the messages and the output, a few KB.
-const LOGS_PER_JOB = 200;
-
 /**
  * Calls the provider once (the SDK retries transient failures inside the call), always answers on the
  * job's reply channel, then logs the completion through the span-write queue, off the caller's path.
  */
 export function completionProcessor(deps: CompletionDeps): Processor<'completion'> {
-  // The logs of completions that finish together travel in one span-write job rather than a job each;
-  // each completion job still completes only once Redis holds the job with its log.
-  const logs = createBatcher<SpanEvent>((events) => deps.spans.enqueue(events), { maxItems: LOGS_PER_JOB, lingerMs: 0 });
-
   // Read on every call (one primary-key lookup) so that a key saved or deleted a moment ago is honoured.
   async function savedKey(org: string, provider: string) {
     const row = await findProviderKey(deps.sql, org, provider);
@@ -187,7 +180,7 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
         : [];
       await send({ done: response });
       answered = true;
-      if (events.length) await logs.add(events);
+      if (events.length) await deps.spans.enqueue(events);
       return response;
     } finally {
       // Whatever failed above, the caller hears of it now rather than at its timeout.
