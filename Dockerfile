@@ -3,6 +3,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY apps ./apps
 COPY libs ./libs
+# patches/ fixes known bugs in dependencies (applied by the postinstall script).
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY scripts ./scripts
 COPY tsconfig.json ./

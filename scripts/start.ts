@@ -28,20 +28,35 @@ let stopping = false;
 function stopAll(signal: NodeJS.Signals) {
   stopping = true;
   for (const child of children.values()) child.kill(signal);
+  if (children.size === 0) process.exit(); // between a process's exit and its restart
 }
 
-for (const role of roles) {
+// A process that dies after running a while is started again, as a container's restart policy would:
+// the others keep serving meanwhile (a worker that dies loses nothing: its jobs are redelivered). One
+// that dies soon after starting has a problem a restart will not fix (bad configuration, a port in use),
+// so everything stops and the exit code is passed on.
+const RESTART_AFTER_MS = 10_000;
+const RESTART_DELAY_MS = 1000;
+
+function run(role: (typeof roles)[number]) {
+  const started = Date.now();
   const child = spawn(process.execPath, ['--import', 'tsx', entries[role]], { stdio: 'inherit', env: process.env });
   children.set(role, child);
   child.on('exit', (code, signal) => {
     children.delete(role);
+    if (!stopping && Date.now() - started >= RESTART_AFTER_MS) {
+      log.error({ role, code, signal }, 'process exited; starting it again');
+      setTimeout(() => !stopping && run(role), RESTART_DELAY_MS);
+      return;
+    }
     if (!stopping) {
-      log.error({ role, code, signal }, 'process exited; stopping the others');
+      log.error({ role, code, signal }, 'process exited during start-up; stopping the others');
       process.exitCode = code || 1;
       stopAll('SIGTERM');
     }
     if (children.size === 0) process.exit();
   });
 }
+roles.forEach(run);
 process.on('SIGINT', () => stopAll('SIGINT'));
 process.on('SIGTERM', () => stopAll('SIGTERM'));

@@ -35,6 +35,19 @@ describe('npm start roles and configuration', () => {
     expect(output()).not.toMatch(/listening on/);
   });
 
+  it('starts a process again when it dies after start-up', async () => {
+    const { child, output } = await startScript('scripts/start.ts', { ...env(), START_ROLE: 'worker', QUEUE_PREFIX: uniquePrefix('role') }, /worker started/);
+    const pids = () => [...output().matchAll(/"pid":(\d+)[^\n]*"msg":"worker started"/g)].map((m) => Number(m[1]));
+    const [first] = pids();
+    // Only a process that ran past its start-up is restarted (one that fails at once would fail again).
+    await new Promise((resolve) => setTimeout(resolve, 10_500));
+    process.kill(first, 'SIGKILL');
+    for (let i = 0; i < 300 && pids().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(pids()).toHaveLength(2);
+    expect(output()).toMatch(/"role":"worker"[^\n]*"signal":"SIGKILL"[^\n]*"msg":"process exited; starting it again"/);
+    expect(await stop(child)).toBe(0);
+  }, 60_000);
+
   it('exits with a message naming a bad variable', async () => {
     const result = await runScript('scripts/start.ts', [], { ...env(), START_ROLE: 'api', PORT: 'eighty' });
     expect(result.code).toBe(1);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { addApiKey, createSql, ensureOrganization, type Sql } from '@sightline/db';
 
 export const databaseUrl = () => inject('databaseUrl');
@@ -17,6 +17,17 @@ export function testSql(): Sql {
 
 export function testRedis(): Redis {
   return new Redis(redisUrl(), { maxRetriesPerRequest: null });
+}
+
+/** PostgreSQL and Redis clients for a whole test file, closed after its last test. */
+export function useServices(): { sql: Sql; redis: Redis } {
+  const sql = testSql();
+  const redis = testRedis();
+  afterAll(async () => {
+    await redis.quit();
+    await sql.end();
+  });
+  return { sql, redis };
 }
 
 /** A fresh organization with one API key. */

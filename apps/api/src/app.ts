@@ -3,13 +3,20 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { ZodType } from 'zod';
 import type { ApiEnv } from '@sightline/schemas';
 import { RequestValidationError } from './errors';
+import admin from './plugins/admin';
+import allQueues from './plugins/all-queues';
 import auth from './plugins/auth';
 import completions from './plugins/completions';
 import errors from './plugins/errors';
 import infra from './plugins/infra';
 import jsonBody from './plugins/json-body';
+import metrics from './plugins/metrics';
 import openapi from './plugins/openapi';
+import overload from './plugins/overload';
+import rateLimits from './plugins/rate-limits';
 import replies from './plugins/replies';
+import requestIds, { requestId } from './plugins/request-id';
+import security from './plugins/security';
 import spanIntake from './plugins/span-intake';
 import completionRoutes from './routes/completions/index';
 import datasetRoutes from './routes/datasets/index';
@@ -30,8 +37,10 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
   const app = Fastify({
     bodyLimit: config.BODY_LIMIT_BYTES,
     logger: { level: config.LOG_LEVEL },
+    genReqId: requestId,
     // Errors raised before routing (a malformed URL, a bad content type) keep the API's error shape.
-    frameworkErrors: (err, _req, reply) => void (reply as { code(n: number): { send(b: unknown): unknown } }).code(400).send({ detail: err.message }),
+    frameworkErrors: (err, req, reply) =>
+      void (reply as { header(k: string, v: string): { code(n: number): { send(b: unknown): unknown } } }).header('x-request-id', req.id).code(400).send({ detail: err.message }),
     ...options,
   });
 
@@ -43,18 +52,26 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
   });
   // Responses are sent as they are; their schemas only describe them in the OpenAPI document.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // First, so that every response, even one refused by a later hook, carries its id and security headers.
+  await app.register(requestIds);
+  await app.register(security, { config });
   await app.register(errors);
   await app.register(jsonBody);
   await app.register(infra, { config });
+  await app.register(allQueues);
+  await app.register(metrics);
+  await app.register(overload);
   await app.register(spanIntake);
   await app.register(replies);
   await app.register(completions);
   await app.register(sse);
   await app.register(openapi);
   await app.register(healthRoutes);
+  await app.register(admin);
   await app.register(
     async (v1) => {
       await v1.register(auth);
+      await v1.register(rateLimits);
       await v1.register(healthRoutes.v1);
       await v1.register(projectRoutes);
       await v1.register(traceLogRoutes);

@@ -1,8 +1,11 @@
 import type { z } from 'zod';
 
-/** An error with an HTTP status whose message is safe to show: answered as `{"detail": message}`. */
+/**
+ * An error with an HTTP status whose message is safe to show: answered as `{"detail": message}`, with a
+ * `Retry-After` header when the client should try again later (a 503 always gets one).
+ */
 export class AppError extends Error {
-  constructor(readonly statusCode: number, message: string) {
+  constructor(readonly statusCode: number, message: string, readonly retryAfterSeconds?: number) {
     super(message);
   }
 }

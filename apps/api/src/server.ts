@@ -3,7 +3,10 @@ import { ApiEnv, loadEnv } from '@sightline/schemas';
 import { buildApp } from './app';
 
 const env = loadEnv(ApiEnv);
-const app = await buildApp(env);
+// While closing, a request that still arrives on an open keep-alive connection is served (with
+// `Connection: close`) rather than refused with Fastify's own 503, whose body is not in the API's shape:
+// the instance stays whole until every connection has ended.
+const app = await buildApp(env, { return503OnClosing: false });
 const address = await app.listen({ port: env.PORT, host: env.HOST });
 app.log.info(`Sightline API listening on ${address} (docs: ${address}/docs, OpenAPI: ${address}/openapi.json)`);
 

@@ -1,12 +1,15 @@
+import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Sql } from '@sightline/db';
-import { createProducer, createSpanIntake, redisKeys } from '@sightline/queues';
+import { poolReading, type Sql } from '@sightline/db';
+import { clearPending, createProducer, createSpanIntake, pendingEventsOf, redisKeys } from '@sightline/queues';
 import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
+import { collectProcessMetrics, observeWorker, serveMetrics, watchPool } from '@sightline/runtime';
 import { completionProcessor } from './processors/completion.processor';
 import { evalProcessor } from './processors/eval.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
+import { retentionProcessor, scheduleRetention } from './processors/retention.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
 import { registerWorker } from './register-worker';
 
@@ -32,21 +35,43 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     cacheTtlSeconds: env.COMPLETION_CACHE_TTL_SECONDS,
   });
   const options = { connection: redis, prefix, log };
+  const retention = createProducer('retention', redis, prefix);
+  let closing = false;
+  const scheduling = scheduleRetention(retention.queue, env).catch((err) => log.error({ err: (err as Error).message }, 'could not schedule retention'));
+  // A span-write job that failed for good (retries used up, stalled too often, a payload that cannot
+  // parse) will never write its events: reads stop waiting for them and they leave the backlog now,
+  // rather than when their marks expire. `finishedOn` is set only then, not on an attempt to be retried.
+  const releasingFailedSpanWrites = (worker: Worker) =>
+    worker.on('failed', (job) => {
+      if (job?.finishedOn) clearPending(redis, keys, pendingEventsOf(job.data)).catch((err: Error) => log.warn({ err: err.message, jobId: job.id }, 'could not release the pending marks of a failed job'));
+    });
   const workers = [
-    registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, log, evals }), { ...options, concurrency: env.WORKER_CONCURRENCY }),
+    releasingFailedSpanWrites(registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, log, evals }), { ...options, concurrency: env.WORKER_CONCURRENCY })),
     // A stalled completion is failed, never run again: the provider must not be called twice.
     registerWorker('completion', runCompletion, { ...options, concurrency: env.COMPLETION_CONCURRENCY, maxStalledCount: 0 }),
     registerWorker('eval', evalProcessor({ sql, redis, keys, log, runCompletion }), { ...options, concurrency: env.COMPLETION_CONCURRENCY }),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool, log }), { ...options, concurrency: 4 }),
+    ...(env.RETENTION_DAYS ? [registerWorker('retention', retentionProcessor({ sql, log, shouldStop: () => closing }), { ...options, concurrency: 1 })] : []),
   ];
+  workers.forEach(observeWorker);
+  const unwatchPool = watchPool('worker', () => poolReading(sql));
+  let metricsServer: ReturnType<typeof serveMetrics> | null = null;
+  if (env.METRICS_PORT !== undefined) {
+    collectProcessMetrics();
+    metricsServer = serveMetrics(env.METRICS_PORT, log);
+  }
   return {
     names: workers.map((w) => w.name),
     /** Tasks the worker's thread pool has finished. */
     poolTasks: () => pool.completedTasks(),
     close: async () => {
+      closing = true;
       await Promise.all(workers.map((w) => w.close()));
-      await Promise.all([spanWrites.close(), evals.close()]);
+      await scheduling;
+      await Promise.all([spanWrites.close(), evals.close(), retention.close()]);
       await pool.close();
+      unwatchPool();
+      await metricsServer?.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 // Maps a LangChain run tree (POST /api/svc/v1/trace_log/chainlib) to flat Sightline spans.
 // Pure: no I/O. The input has only been parsed as "some JSON object", so every field is checked.
+import { storableText } from './text';
 
 export type ChainlibSpan = {
   trace_id: string;
@@ -51,21 +52,15 @@ const count = (v: unknown): number | undefined =>
 const finite = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 
-// PostgreSQL rejects NUL in text and in jsonb (\u0000), and unpaired surrogates in jsonb.
-function cleanString(s: string): string {
-  return s
-    .replace(/\0/g, '')
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-}
 
 // A cleaned, non-empty string, or undefined.
 const text = (v: unknown): string | undefined =>
-  typeof v === 'string' ? cleanString(v) || undefined : undefined;
+  typeof v === 'string' ? storableText(v) || undefined : undefined;
 
 // Deep copy as JSON-compatible data with strings cleaned. Paths are only built for an error:
 // `where` gives the value's own path, `rel` (mutated and restored) the position inside it.
 function cleanValue(value: unknown, where: () => Path, rel: Path = [], depth = 0): unknown {
-  if (typeof value === 'string') return cleanString(value);
+  if (typeof value === 'string') return storableText(value);
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'bigint') return value.toString();
@@ -80,7 +75,7 @@ function cleanValue(value: unknown, where: () => Path, rel: Path = [], depth = 0
     const cleaned = cleanValue(v, where, rel, depth + 1);
     rel.pop();
     if (Array.isArray(value)) out.push([key, cleaned ?? null]);
-    else if (cleaned !== undefined) out.push([cleanString(key as string), cleaned]);
+    else if (cleaned !== undefined) out.push([storableText(key as string), cleaned]);
   }
   if (Array.isArray(value)) return out.map(([, v]) => v);
   return Object.fromEntries(out); // fromEntries defines own props, so a "__proto__" key stays data
@@ -238,7 +233,7 @@ export function runToSpans(run: unknown, opts: { maxSpans?: number } = {}): Chai
     if (error) span.error = error;
     if (r.run_type === 'llm') Object.assign(span, llmFields(r, outputs, metadata));
     const tags = Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [];
-    if (tags.length > 0) span.tags = tags.map(cleanString);
+    if (tags.length > 0) span.tags = tags.map(storableText);
     if (Object.keys(metadata).length > 0) span.metadata = metadata;
     if (projectUuid) span.project_uuid = projectUuid;
     spans.push(span);

@@ -9,3 +9,4 @@ export * from './score-stats';
 export * from './dataset-columns';
 export * from './evals';
 export * from './batcher';
+export * from './text';

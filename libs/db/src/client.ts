@@ -3,7 +3,7 @@ import postgres from 'postgres';
 export type Sql = postgres.Sql<{ bigint: number; timestamptz: Date }>;
 
 export function createSql(url: string, options: postgres.Options<{}> = {}): Sql {
-  return postgres(url, {
+  return countInFlight(postgres(url, {
     max: 10,
     onnotice: () => {},
     // Token counts are bigint columns but always far below 2^53; answer them as numbers.
@@ -19,7 +19,61 @@ export function createSql(url: string, options: postgres.Options<{}> = {}): Sql 
     },
     ...options,
     connection: { TimeZone: 'UTC', ...options.connection },
-  }) as unknown as Sql;
+  }) as unknown as Sql);
+}
+
+const inFlight = new WeakMap<object, { count: number }>();
+
+/** The pool's size and the queries and transactions it has not answered yet (see `countInFlight`). */
+export function poolReading(sql: Sql): { maxConnections: number; inFlight: number } {
+  return { maxConnections: sql.options.max, inFlight: inFlight.get(sql)?.count ?? 0 };
+}
+
+/**
+ * postgres.js keeps its pool queues private, so the pool is observed from outside: a query counts from
+ * the moment it is awaited (postgres.js sends it then, not when it is built: fragments never count) until
+ * it settles; a transaction counts once, for as long as it holds its connection. Queries run inside a
+ * transaction, `.cursor()` and `.forEach()` are not counted on their own.
+ */
+function countInFlight(sql: Sql): Sql {
+  const state = { count: 0 };
+  const done = () => void state.count--;
+  const track = <T>(value: T): T => {
+    if (!(value instanceof Promise)) return value; // identifiers and helpers, not queries
+    const then = value.then;
+    let started = false;
+    Object.defineProperty(value, 'then', {
+      configurable: true,
+      writable: true,
+      value(this: Promise<unknown>, onFulfilled?: (v: unknown) => unknown, onRejected?: (e: unknown) => unknown) {
+        if (!started) {
+          started = true;
+          state.count++;
+          then.call(this, done, done);
+        }
+        return then.call(this, onFulfilled, onRejected);
+      },
+    });
+    return value;
+  };
+  const counted = new Proxy(sql, {
+    apply: (target, thisArg, args) => track(Reflect.apply(target, thisArg, args)),
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop === 'unsafe') return (...args: unknown[]) => track((value as (...a: unknown[]) => unknown)(...args));
+      if (prop === 'begin') {
+        return (...args: unknown[]) => {
+          state.count++;
+          const transaction = (value as (...a: unknown[]) => Promise<unknown>)(...args);
+          transaction.then(done, done);
+          return transaction;
+        };
+      }
+      return value;
+    },
+  });
+  inFlight.set(counted, state);
+  return counted;
 }
 
 /** Creates the database named in `url` when it does not exist yet. */

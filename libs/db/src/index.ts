@@ -3,6 +3,7 @@ export * from './migrate';
 export * from './organizations';
 export * from './projects';
 export * from './spans';
+export * from './retention';
 export * from './provider-keys';
 export * from './prompts';
 export * from './datasets';

@@ -7,6 +7,10 @@ export function redisKeys(prefix: string) {
     pendingOrganization: (org: string) => `${prefix}:pending:org:${org}`,
     replies: (replyTo: string) => `${prefix}:replies:${replyTo}`,
     completionCache: (org: string, digest: string) => `${prefix}:completion-cache:${org}:${digest}`,
+    /** Every span event accepted and not yet written, by sequence number: the span-write backlog. */
+    spanBacklog: `${prefix}:span-backlog`,
+    /** Namespace of the per-API-key request counters. */
+    rateLimit: `${prefix}:rate-limit:`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

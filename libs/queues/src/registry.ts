@@ -1,6 +1,6 @@
 import type { JobsOptions } from 'bullmq';
 import type { z } from 'zod';
-import { CompletionJobSchema, EvalJobSchema, ExperimentFinalizeJobSchema, SpanWriteJobSchema } from '@sightline/schemas';
+import { CompletionJobSchema, EvalJobSchema, ExperimentFinalizeJobSchema, RetentionJobSchema, SpanWriteJobSchema } from '@sightline/schemas';
 
 // Retries back off up to 30 s and go on for about half an hour, so a PostgreSQL outage is ridden out
 // without losing accepted writes. Completed jobs are removed at once: the data lives in PostgreSQL.
@@ -27,6 +27,8 @@ export const queues = {
   eval: { schema: EvalJobSchema, options: { attempts: 5, backoff: { type: RETRY_BACKOFF_TYPE }, removeOnComplete: true, removeOnFail: { count: 10_000 } } },
   // The caller waits for the answer, and the processor always answers: one attempt.
   'experiment-finalize': { schema: ExperimentFinalizeJobSchema, options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 1000 } } },
+  // Made by a job scheduler; a failed run is simply the next period's work (deleting is idempotent).
+  retention: { schema: RetentionJobSchema, options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } } },
 } as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;
 
 export type QueueName = keyof typeof queues;

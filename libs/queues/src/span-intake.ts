@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { createBatcher } from '@sightline/core';
+import { spanWriteJobEvents } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
-import { clearPending, takeSequenceNumbers } from './pending';
+import { clearPending, confirmReservations, takeSequenceNumbers } from './pending';
 import type { Producer } from './producer';
 
 export type NewSpanEvent = Omit<SpanEvent, 'seq'>;
@@ -10,9 +11,15 @@ export type NewSpanEvent = Omit<SpanEvent, 'seq'>;
 /** Span events in one job at most: a job of 1000 spans of a few KB each stays a few MB in Redis. */
 const EVENTS_PER_JOB = 1000;
 
-/** The one way span events enter the system, from the API or from a worker (completion logs). */
-export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>, keys: RedisKeys) {
-  const addJob = async (events: SpanEvent[]) => void (await producer.add({ events }));
+/**
+ * The one way span events enter the system, from the API or from a worker (completion logs). With a
+ * `backlogLimit`, events are refused (SpanBacklogFullError) while that many are waiting to be written.
+ */
+export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>, keys: RedisKeys, { backlogLimit = 0 } = {}) {
+  const addJob = async (events: SpanEvent[]) => {
+    await producer.add({ events });
+    spanWriteJobEvents.observe(events.length);
+  };
   /** Adds the job; if it cannot, the events' pending marks go, so no read waits for them. */
   async function addJobOrRelease(events: SpanEvent[]): Promise<void> {
     try {
@@ -23,13 +30,20 @@ export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>,
     }
   }
   async function reserve(events: NewSpanEvent[]): Promise<SpanEvent[]> {
-    const seqs = await takeSequenceNumbers(redis, keys, events);
+    const seqs = await takeSequenceNumbers(redis, keys, events, backlogLimit);
     return events.map((e, i) => ({ ...e, seq: seqs[i] }));
   }
   // Concurrent callers share one numbering script and one job: per span, Redis work is a few set
   // operations instead of a job's whole life (add, fetch, complete, remove), which bounds the ingest rate.
   const batching = { maxItems: EVENTS_PER_JOB, lingerMs: 0, maxConcurrent: 4 };
-  const accepting = createBatcher<NewSpanEvent>(async (events) => addJobOrRelease(await reserve(events)), batching);
+  // Confirming a queued job's reservation is not waited for: should it be lost, the sweep releases the
+  // marks later (see pending.ts), which costs a read-your-writes wait, never data.
+  const confirm = (events: SpanEvent[]) => void confirmReservations(redis, keys, events.map((e) => e.seq)).catch(() => {});
+  const accepting = createBatcher<NewSpanEvent>(async (events) => {
+    const reserved = await reserve(events);
+    await addJobOrRelease(reserved);
+    confirm(reserved.slice(0, 1));
+  }, batching);
   // Events reserved earlier keep their marks while a failed shared job is retried per caller.
   const enqueuing = createBatcher<SpanEvent>(addJob, batching);
   return {
@@ -39,6 +53,7 @@ export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>,
     async enqueue(events: SpanEvent[]): Promise<void> {
       try {
         await enqueuing.add(events);
+        confirm(events);
       } catch (err) {
         await clearPending(redis, keys, events).catch(() => {});
         throw err;

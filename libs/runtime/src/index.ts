@@ -32,3 +32,4 @@ export function onShutdown(steps: [name: string, run: () => Promise<unknown>][],
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
+export * from './metrics';

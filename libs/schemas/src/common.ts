@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseTimestamp } from '@sightline/core';
+import { parseTimestamp, storableText } from '@sightline/core';
 
 export const Uuid = z
   .string()
@@ -26,3 +26,10 @@ export const SmallCount = z.number().int().min(0).max(2_147_483_647);
  */
 export const IndexedText = z.string().max(512);
 export const JsonObject = z.record(z.string(), z.unknown());
+/** Text from a URL (a path segment or a query value), cleaned as JSON bodies are: `%00` decodes to NUL. */
+export const UrlText = z.string().transform(storableText);
+/**
+ * An integer id in a path, in decimal digits only: z.coerce.number would also take '0x10', '1e3' or ' 1',
+ * naming row 16, 1000 or 1 by another spelling (GET /collection/{identifier} reads those as names).
+ */
+export const PathId = z.string().regex(/^\d{1,15}$/, 'must be a positive integer').transform(Number).pipe(z.number().int().positive());

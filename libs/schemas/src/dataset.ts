@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RESERVED_COLUMNS } from '@sightline/core';
-import { IndexedText } from './common';
+import { IndexedText, PathId, UrlText } from './common';
 
 // Clients send input values as strings; anything else is kept as its JSON text.
 const InputValue = z.unknown().transform((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? ''));
@@ -36,5 +36,5 @@ export const TestCasesAddSchema = z
   .refine((v) => v.name || v.id, { message: 'name or id is required', path: ['name'] });
 
 export const TestCaseUpdateSchema = z.object({ inputs: Inputs.nullish(), target: Target.nullish(), tags: z.array(IndexedText).nullish() });
-export const TestCaseUpdateParams = z.object({ dataset_id: z.coerce.number().int().positive(), test_case_id: z.coerce.number().int().positive() });
-export const DatasetIdentifierParams = z.object({ test_collection_identifier: z.string().min(1).max(512) });
+export const TestCaseUpdateParams = z.object({ dataset_id: PathId, test_case_id: PathId });
+export const DatasetIdentifierParams = z.object({ test_collection_identifier: UrlText.pipe(z.string().min(1).max(512)) });

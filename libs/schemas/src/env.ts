@@ -35,6 +35,16 @@ export const ApiEnv = BaseEnv.extend({
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Span events waiting in Redis past which span writes answer 429 with Retry-After (0: no bound). */
+  SPAN_BACKLOG_LIMIT: z.coerce.number().int().min(0).default(1_000_000),
+  /** Requests a minute per API key, counted in Redis (unset: no rate limit). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().optional(),
+  /** Event-loop delay past which requests answer 503 (0: no check). */
+  MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
+  /** Comma-separated origins allowed by CORS, or `*` (unset: CORS off). */
+  CORS_ORIGINS: z.string().min(1).optional(),
+  /** Opens the queue dashboard at /admin/queues to holders of this key (unset: no dashboard). */
+  ADMIN_API_KEY: z.string().min(16).optional(),
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 
@@ -52,6 +62,12 @@ export const WorkerEnv = BaseEnv.extend({
   COMPLETION_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(100),
   /** When set, the worker writes the time to this file every 5 s: a liveness probe for orchestrators. */
   HEARTBEAT_FILE: z.string().min(1).optional(),
+  /** Spans older than this many days are removed by a repeatable job (unset: kept for ever). */
+  RETENTION_DAYS: z.coerce.number().positive().optional(),
+  /** Spans removed per statement by the retention job, so that no transaction holds many locks. */
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(5000),
+  /** When set, the worker serves its Prometheus metrics on this port (at /metrics). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

@@ -1,6 +1,6 @@
 import isSafeRegex from 'safe-regex2';
 import { z } from 'zod';
-import { IndexedText, JsonObject, Uuid } from './common';
+import { IndexedText, JsonObject, PathId, Uuid } from './common';
 
 const Judge = z.object({
   /** With {{output}}, {{target}} and {{inputs.<name>}} placeholders. */
@@ -41,7 +41,7 @@ export const EvalMetricCreateSchema = z.discriminatedUnion('type', [
 export type EvalMetricCreate = z.infer<typeof EvalMetricCreateSchema>;
 export type EvalMetricType = EvalMetricCreate['type'];
 
-export const EvalMetricParams = z.object({ id: z.coerce.number().int().positive() });
+export const EvalMetricParams = z.object({ id: PathId });
 
 /** One evaluation result of a span, by metric name: a score with its reason, or why there is none. */
 export const EvalResult = z.union([z.object({ score: z.number(), reason: z.string().nullish() }), z.object({ error: z.string() })]);

@@ -7,4 +7,5 @@ export * from './completion';
 export * from './experiment';
 export * from './dataset';
 export * from './eval-metric';
+export * from './retention';
 export * from './responses';

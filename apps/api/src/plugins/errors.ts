@@ -31,7 +31,8 @@ export default fp(async (app) => {
       return reply.code(422).send({ detail: [{ loc: ['body', err.field], msg: err.message, type: 'value_error' }] });
     }
     if (err instanceof AppError) {
-      if (err.statusCode === 503) reply.header('retry-after', '1');
+      const retryAfter = err.retryAfterSeconds ?? (err.statusCode === 503 ? 1 : undefined);
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
       return reply.code(err.statusCode).send({ detail: err.message });
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ detail: 'request body is too large' });

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { storableText } from '@sightline/core';
 import { RequestValidationError } from '../errors';
 
 // PostgreSQL refuses NUL characters in text and jsonb, and lone UTF-16 surrogates in jsonb. JSON can
@@ -7,11 +8,11 @@ import { RequestValidationError } from '../errors';
 const SUSPECT = /\\u0000|\\u[dD][89a-fA-F]/;
 
 function clean(this: unknown, _key: string, value: unknown): unknown {
-  if (typeof value === 'string') return value.replaceAll('\0', '').toWellFormed();
+  if (typeof value === 'string') return storableText(value);
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const obj = value as Record<string, unknown>;
     if (Object.keys(obj).some((k) => k.includes('\0') || !k.isWellFormed())) {
-      return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k.replaceAll('\0', '').toWellFormed(), v]));
+      return Object.fromEntries(Object.entries(obj).map(([k, v]) => [storableText(k), v]));
     }
   }
   return value;

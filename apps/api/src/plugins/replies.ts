@@ -43,7 +43,12 @@ export default fp(async (app) => {
   };
   // A new connection has no subscriptions until they are sent again (ioredis resends them, and so do we):
   // until the pattern is confirmed on it, requests wait for that confirmation before they enqueue.
-  subscriber.on('close', () => (patternLive = false));
+  subscriber.on('close', () => {
+    patternLive = false;
+    // Pub/sub keeps nothing for a subscriber that is away: a reply published while this connection is
+    // down is lost, so whoever waits hears it now rather than at their timeout.
+    for (const listener of listeners.values()) listener({ error: 'the connection to Redis was lost while waiting for the result, which may or may not have been produced', status: 503 });
+  });
   subscriber.on('ready', () => void listenByPattern().catch((err: Error) => app.log.warn({ err: err.message }, 'reply pattern subscription failed')));
 
   app.decorate('newReplyTo', () => `${node}${randomUUID()}`);

@@ -1,7 +1,10 @@
 import fp from 'fastify-plugin';
 import { findProjectById, findProjectByName, getOrCreateProject } from '@sightline/db';
-import { createSpanIntake, type NewSpanEvent } from '@sightline/queues';
+import { createSpanIntake, SpanBacklogFullError, type NewSpanEvent } from '@sightline/queues';
 import { AppError, RequestValidationError } from '../errors';
+
+/** A client refused because of the span-write backlog waits this long before it tries again. */
+const BACKLOG_RETRY_AFTER_SECONDS = 5;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,8 +18,19 @@ declare module 'fastify' {
 }
 
 export default fp(async (app) => {
-  const intake = createSpanIntake(app.redis, app.spanWrites, app.keys);
-  app.decorate('acceptSpanEvents', (events: NewSpanEvent[]) => intake.accept(events));
+  // Every span-writing route goes through here: past the backlog bound they answer 429, with nothing
+  // of the request numbered, marked pending or queued.
+  const intake = createSpanIntake(app.redis, app.spanWrites, app.keys, { backlogLimit: app.config.SPAN_BACKLOG_LIMIT });
+  app.decorate('acceptSpanEvents', async (events: NewSpanEvent[]) => {
+    try {
+      await intake.accept(events);
+    } catch (err) {
+      if (err instanceof SpanBacklogFullError) {
+        throw new AppError(429, 'too many span events are waiting to be written; retry later', BACKLOG_RETRY_AFTER_SECONDS);
+      }
+      throw err;
+    }
+  });
 
   // Projects are never deleted, so a resolved id can be cached for the life of the process.
   const projectIds = new Map<string, string>();

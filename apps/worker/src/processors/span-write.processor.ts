@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { createBatcher } from '@sightline/core';
 import { applySpanEvents, type EvalTrigger, type Sql } from '@sightline/db';
 import { clearPending, holdPending, type Producer, type RedisKeys } from '@sightline/queues';
+import { spanWriteTransactionEvents } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
@@ -28,6 +29,7 @@ export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
 
   async function write(events: SpanEvent[]) {
     await scheduleEvals(await applySpanEvents(deps.sql, events));
+    spanWriteTransactionEvents.observe(events.length);
     // After the commit: a read that waits on these sets now finds the data.
     await clearPending(deps.redis, deps.keys, events);
   }

@@ -1,10 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 
+// A probe answers within its caller's timeout: while PostgreSQL is down its client waits out a
+// reconnection backoff (up to 20 s) before a query fails.
+const CHECK_TIMEOUT_MS = 1000;
+function check(probe: Promise<unknown>): Promise<'ok' | 'unavailable'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'unavailable'>((resolve) => (timer = setTimeout(resolve, CHECK_TIMEOUT_MS, 'unavailable')));
+  return Promise.race([probe.then(() => 'ok' as const, () => 'unavailable' as const), timeout]).finally(() => clearTimeout(timer));
+}
+
 async function dependencies(app: FastifyInstance) {
-  const [postgres, redis] = await Promise.all([
-    app.sql`select 1`.then(() => 'ok', () => 'unavailable'),
-    app.redis.ping().then(() => 'ok', () => 'unavailable'),
-  ]);
+  const [postgres, redis] = await Promise.all([check(app.sql`select 1`.execute()), check(app.redis.ping())]);
   return { postgres, redis };
 }
 

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp } from '@sightline/core';
 import { createPromptVersion, deployPromptVersion, listDeployments, listPromptVersions, type Deployment, type PromptVersion } from '@sightline/db';
-import { DeploymentCreateSchema, PromptVersionCreateSchema } from '@sightline/schemas';
+import { DeploymentCreateSchema, PromptVersionCreateSchema, UrlText } from '@sightline/schemas';
 import { notFound } from '../../errors';
 
 const version = (v: PromptVersion) => ({ ...v, created_at: formatTimestamp(v.created_at) });
@@ -18,7 +18,7 @@ export default async function promptRoutes(base: FastifyInstance) {
     version(await createPromptVersion(app.sql, req.organizationId, req.body)),
   );
 
-  app.get('/prompts', { schema: { querystring: z.object({ name: z.string().min(1).optional() }), summary: 'List prompt versions', tags: ['prompts'] } }, async (req) =>
+  app.get('/prompts', { schema: { querystring: z.object({ name: UrlText.pipe(z.string().min(1)).optional() }), summary: 'List prompt versions', tags: ['prompts'] } }, async (req) =>
     (await listPromptVersions(app.sql, req.organizationId, req.query.name)).map(version),
   );
 

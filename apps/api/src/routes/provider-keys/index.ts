@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp, seal } from '@sightline/core';
 import { deleteProviderKey, listProviderKeys, saveProviderKey, type SavedProviderKey } from '@sightline/db';
-import { ProviderKeyCreateSchema } from '@sightline/schemas';
+import { ProviderKeyCreateSchema, UrlText } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
 
 // Only the last four characters of a saved key are ever shown.
@@ -30,7 +30,7 @@ export default async function providerKeyRoutes(base: FastifyInstance) {
     (await listProviderKeys(app.sql, req.organizationId)).map(shown),
   );
 
-  app.delete('/provider-keys/:provider', { schema: { params: z.object({ provider: z.string().min(1) }), summary: 'Delete a saved provider key', tags: ['provider keys'] } }, async (req) => {
+  app.delete('/provider-keys/:provider', { schema: { params: z.object({ provider: UrlText.pipe(z.string().min(1)) }), summary: 'Delete a saved provider key', tags: ['provider keys'] } }, async (req) => {
     if (!(await deleteProviderKey(app.sql, req.organizationId, req.params.provider))) throw notFound('provider key');
     return { provider: req.params.provider, deleted: true };
   });

@@ -1,0 +1,26 @@
+import fp from 'fastify-plugin';
+import { poolReading } from '@sightline/db';
+import { collectProcessMetrics, httpRequestDuration, metrics, watchPool, watchQueues } from '@sightline/runtime';
+
+/**
+ * `GET /metrics` in Prometheus's text format, unauthenticated like /healthz: it holds no tenant data (routes
+ * are labelled by pattern, never by URL; nothing is labelled by organization), and it is meant to be scraped
+ * over the private network, like the probes. Queue figures are read from Redis at scrape time (shared by
+ * every queue gauge and cached briefly); they describe the whole deployment, so every API node reports the
+ * same values.
+ */
+export default fp(async (app) => {
+  collectProcessMetrics();
+  const unwatch = [watchQueues(app.allQueues, app.redis), watchPool('api', () => poolReading(app.sql))];
+
+  app.addHook('onResponse', (req, reply, done) => {
+    // Unmatched URLs share one label: a scan of random paths must not create a series per path.
+    const route = req.routeOptions.url ?? 'unmatched';
+    httpRequestDuration.observe({ method: req.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000);
+    done();
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => reply.type(metrics.contentType).send(await metrics.metrics()));
+
+  app.addHook('onClose', async () => unwatch.forEach((stop) => stop()));
+});

@@ -1,0 +1,35 @@
+import type { Queue } from 'bullmq';
+import type { Logger } from 'pino';
+import { deleteExpiredTraces, type Sql } from '@sightline/db';
+import { queues } from '@sightline/queues';
+import { RetentionJobSchema, type WorkerEnv } from '@sightline/schemas';
+import type { Processor } from '../register-worker';
+
+export const RETENTION_SCHEDULER_ID = 'retention';
+/** How often the retention job runs; each run removes everything expired by then. */
+export const RETENTION_EVERY_MS = 10 * 60_000;
+
+/** Removes expired traces; stops early (the next run goes on) when the worker is shutting down. */
+export function retentionProcessor(deps: { sql: Sql; log: Logger; shouldStop: () => boolean }): Processor<'retention'> {
+  return async (job) => {
+    const result = await deleteExpiredTraces(deps.sql, { days: job.retention_days, batchSize: job.batch_size, shouldStop: deps.shouldStop });
+    deps.log.info({ queue: 'retention', ...result }, 'expired traces removed');
+    return result;
+  };
+}
+
+/**
+ * Keeps the queue's one job scheduler in line with this worker's RETENTION_DAYS: upserted when it is set,
+ * removed when it is not, so the setting is turned off by restarting the workers without it. The scheduler
+ * makes one job per period whichever worker upserted it, and a global concurrency of 1 keeps a slow run
+ * from overlapping the next one on another worker (two runs would only repeat each other's deletes).
+ */
+export async function scheduleRetention(queue: Queue, env: Pick<WorkerEnv, 'RETENTION_DAYS' | 'RETENTION_BATCH_SIZE'>): Promise<void> {
+  if (!env.RETENTION_DAYS) {
+    await queue.removeJobScheduler(RETENTION_SCHEDULER_ID);
+    return;
+  }
+  const data = RetentionJobSchema.parse({ retention_days: env.RETENTION_DAYS, batch_size: env.RETENTION_BATCH_SIZE });
+  await queue.setGlobalConcurrency(1);
+  await queue.upsertJobScheduler(RETENTION_SCHEDULER_ID, { every: RETENTION_EVERY_MS }, { name: 'retention', data, opts: queues.retention.options });
+}

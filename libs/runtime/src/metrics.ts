@@ -1,0 +1,240 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Every Sightline metric, defined once for both processes: an API node and a worker each serve their own
+ * copy of this registry (API: GET /metrics; worker: METRICS_PORT), filled with what that process observes.
+ */
+export const metrics = new Registry();
+
+let processMetricsOn = false;
+/** prom-client's process metrics (CPU, memory, event-loop delay, GC, handles), once per process. */
+export function collectProcessMetrics(): void {
+  if (processMetricsOn) return;
+  processMetricsOn = true;
+  collectDefaultMetrics({ register: metrics });
+}
+
+export const httpRequestDuration = new Histogram({
+  name: 'sightline_http_request_duration_seconds',
+  help: 'HTTP request latency by route pattern (never the raw URL), method and status code',
+  labelNames: ['method', 'route', 'status_code'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [metrics],
+});
+
+const EVENT_COUNT_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
+
+export const spanWriteJobEvents = new Histogram({
+  name: 'sightline_span_write_job_events',
+  help: 'Span events per span-write job as the intake coalesces them (the requests that arrive together share one job)',
+  buckets: EVENT_COUNT_BUCKETS,
+  registers: [metrics],
+});
+
+export const spanWriteTransactionEvents = new Histogram({
+  name: 'sightline_span_write_transaction_events',
+  help: 'Span events written per worker transaction (at most SPAN_BATCH_SIZE)',
+  buckets: EVENT_COUNT_BUCKETS,
+  registers: [metrics],
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Jobs, as the worker that runs them sees them.
+
+export const jobWaitSeconds = new Histogram({
+  name: 'sightline_job_wait_seconds',
+  help: 'Time from enqueue (or from the end of its delay, for a scheduled job) to the first start of a job; retries are not counted again',
+  labelNames: ['queue'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [metrics],
+});
+
+export const jobDurationSeconds = new Histogram({
+  name: 'sightline_job_duration_seconds',
+  help: 'Time a worker spent on one attempt of a job, by outcome (a failed attempt may be retried)',
+  labelNames: ['queue', 'outcome'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [metrics],
+});
+
+export const stalledJobs = new Counter({
+  name: 'sightline_queue_stalled_jobs_total',
+  help: "Jobs this worker process found stalled (their worker stopped renewing the lock) and put back or failed",
+  labelNames: ['queue'] as const,
+  registers: [metrics],
+});
+
+/** Records wait, duration and stalls of a BullMQ worker's jobs. */
+export function observeWorker(worker: Worker): void {
+  const queue = worker.name;
+  // Present at 0 from the start, so that an alert on its rate sees the series before the first stall.
+  stalledJobs.inc({ queue }, 0);
+  worker.on('active', (job) => {
+    if (job.attemptsMade === 0 && job.processedOn) jobWaitSeconds.observe({ queue }, Math.max(0, job.processedOn - job.timestamp - (job.delay || 0)) / 1000);
+  });
+  const finished = (outcome: string) => (job: { processedOn?: number } | undefined) => {
+    if (job?.processedOn) jobDurationSeconds.observe({ queue, outcome }, Math.max(0, Date.now() - job.processedOn) / 1000);
+  };
+  worker.on('completed', finished('completed'));
+  worker.on('failed', finished('failed'));
+  worker.on('stalled', () => stalledJobs.inc({ queue }));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Queues, read from Redis at scrape time.
+
+const COUNTED_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed'] as const;
+// Jobs that no worker has taken yet (a paused queue keeps them in its waiting list); delayed ones include
+// retries waiting out their backoff.
+const DEPTH_STATES = new Set<string>(['waiting', 'prioritized', 'delayed']);
+
+type QueueReading = { name: string; counts: Record<string, number>; oldestWaitingSeconds: number };
+type QueueSource = { read(): Promise<QueueReading[]> };
+const queueSources = new Set<QueueSource>();
+
+/** The queues' state, or none while Redis is unreachable: the rest of the metrics are still served. */
+async function readQueues(): Promise<QueueReading[]> {
+  const readings = await Promise.all([...queueSources].map((source) => source.read().catch(() => [])));
+  return readings.flat();
+}
+
+// The gauges below are read when scraped (collect), from the sources registered with them.
+new Gauge({
+  name: 'sightline_queue_jobs',
+  help: 'Jobs in each queue by state (waiting, prioritized, delayed, active, failed), read from Redis',
+  labelNames: ['queue', 'state'] as const,
+  registers: [metrics],
+  async collect() {
+    this.reset();
+    for (const q of await readQueues()) for (const [state, n] of Object.entries(q.counts)) this.set({ queue: q.name, state }, n);
+  },
+});
+
+new Gauge({
+  name: 'sightline_queue_depth',
+  help: 'Jobs not started yet in each queue: waiting + prioritized + delayed (retries in their backoff too)',
+  labelNames: ['queue'] as const,
+  registers: [metrics],
+  async collect() {
+    this.reset();
+    for (const q of await readQueues()) {
+      this.set({ queue: q.name }, Object.entries(q.counts).reduce((sum, [state, n]) => sum + (DEPTH_STATES.has(state) ? n : 0), 0));
+    }
+  },
+});
+
+new Gauge({
+  name: 'sightline_queue_oldest_waiting_seconds',
+  help: 'Age of the oldest job in the waiting list of each queue (0 when empty), from when it was added or its delay ended: how far the queue is behind',
+  labelNames: ['queue'] as const,
+  registers: [metrics],
+  async collect() {
+    this.reset();
+    for (const q of await readQueues()) this.set({ queue: q.name }, q.oldestWaitingSeconds);
+  },
+});
+
+/**
+ * Serves the counts and waiting age of these queues at every scrape. One reading is shared by the gauges
+ * and by scrapes within `cacheMs`, so scrapes cannot hammer Redis. `redis` is the connection the queues
+ * use; it reads one field of the oldest waiting job (its whole data can be megabytes).
+ */
+export function watchQueues(queues: Queue[], redis: Redis, { cacheMs = 2000 } = {}): () => void {
+  let cached: { at: number; reading: Promise<QueueReading[]> } | null = null;
+  const readNow = () =>
+    Promise.all(
+      queues.map(async (queue): Promise<QueueReading> => {
+        const [counts, [oldestId]] = await Promise.all([queue.getJobCounts(...COUNTED_STATES), queue.getRanges(['wait'], 0, 0, true)]);
+        const [addedAt, delay] = oldestId ? await redis.hmget(queue.toKey(oldestId), 'timestamp', 'delay') : [];
+        const readyAt = Number(addedAt) + (Number(delay) || 0);
+        return { name: queue.name, counts, oldestWaitingSeconds: addedAt && Number.isFinite(readyAt) ? Math.max(0, Date.now() - readyAt) / 1000 : 0 };
+      }),
+    );
+  const source: QueueSource = {
+    read() {
+      if (!cached || Date.now() - cached.at > cacheMs) {
+        const reading = readNow();
+        cached = { at: Date.now(), reading };
+        // A failed reading (Redis away) is not kept: the next scrape tries again.
+        reading.catch(() => {
+          if (cached?.reading === reading) cached = null;
+        });
+      }
+      return cached.reading;
+    },
+  };
+  queueSources.add(source);
+  return () => void queueSources.delete(source);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Database pools.
+
+export type PoolReading = { maxConnections: number; inFlight: number };
+const pools = new Map<string, () => PoolReading>();
+
+new Gauge({
+  name: 'sightline_db_pool_max_connections',
+  help: 'Connections the PostgreSQL pool may open',
+  labelNames: ['pool'] as const,
+  registers: [metrics],
+  collect() {
+    this.reset();
+    for (const [pool, read] of pools) this.set({ pool }, read().maxConnections);
+  },
+});
+
+new Gauge({
+  name: 'sightline_db_pool_in_flight',
+  help: 'Queries and transactions sent through the pool and not answered yet; above max connections, the rest wait in the pool queue',
+  labelNames: ['pool'] as const,
+  registers: [metrics],
+  collect() {
+    this.reset();
+    for (const [pool, read] of pools) this.set({ pool }, read().inFlight);
+  },
+});
+
+/** Serves a pool's figures under `name` (one pool per name: a later one replaces it). */
+export function watchPool(name: string, read: () => PoolReading): () => void {
+  pools.set(name, read);
+  return () => {
+    if (pools.get(name) === read) pools.delete(name);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+/** A bare HTTP server answering `GET /metrics` with this process's metrics (the worker has no Fastify). */
+export function serveMetrics(port: number, log: Logger): { listening: Promise<number>; close(): Promise<void> } {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Not Found' }));
+      return;
+    }
+    metrics.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+      (err: Error) => {
+        log.error({ err }, 'metrics collection failed');
+        res.writeHead(500).end();
+      },
+    );
+  });
+  const listening = new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve((server.address() as AddressInfo).port));
+  });
+  listening.then(
+    (bound) => log.info({ port: bound }, 'metrics served at /metrics'),
+    (err: Error) => log.error({ err: err.message, port }, 'metrics server could not listen'),
+  );
+  return {
+    listening,
+    close: () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
+  };
+}

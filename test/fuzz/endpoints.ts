@@ -1,0 +1,223 @@
+// Every endpoint of the API with valid requests to start from: the fuzzer mutates these. Valid bodies name
+// the fuzzing organization's own "target" rows (which a valid fuzzed request may legitimately change).
+import { randomUUID } from 'node:crypto';
+
+export type Targets = {
+  projectName: string;
+  projectUuid: string;
+  rootTraceId: string;
+  /** Span ids that valid fuzzed writes keep overwriting, so that the tables stay small. */
+  spanId: string;
+  batchIds: [string, string];
+  chainIds: [string, string];
+  completionTraceId: string;
+  experimentUuid: string;
+  datasetId: number;
+  datasetName: string;
+  testCaseId: number;
+  promptName: string;
+  promptVersionId: number;
+  deploymentId: string;
+  provider: string;
+  providerBaseUrl: string;
+  evalMetricId: number;
+};
+
+export type Endpoint = {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Relative to /api/svc/v1 unless `root`; `:name` marks a path parameter. */
+  path: string;
+  root?: boolean;
+  params?: Record<string, string>;
+  query?: string;
+  /** Valid bodies to start from; absent for endpoints that take none. */
+  bodies?: unknown[];
+};
+
+export const endpointName = (e: Endpoint) => `${e.method} ${e.root ? '' : '/api/svc/v1'}${e.path}`;
+
+const message = (content: string, role = 'user') => ({ role, content });
+const METRIC_NAMES = ['fuzz-levenshtein', 'fuzz-exact', 'fuzz-contains', 'fuzz-regex', 'fuzz-json', 'fuzz-schema', 'fuzz-judge'];
+
+export function endpoints(t: Targets): Endpoint[] {
+  const span = {
+    trace_id: t.spanId,
+    root_trace_id: t.rootTraceId,
+    parent_trace_id: t.rootTraceId,
+    project_name: t.projectName,
+    trace_name: 'fuzzed',
+    inputs: { question: 'q', n: 1 },
+    output: 'out',
+    target: 'gold',
+    start_timestamp: '2026-01-02 03:04:05',
+    end_timestamp: '2026-01-02T03:04:06.123456Z',
+    status: 'success',
+    error: 'none',
+    configuration: { model: 'gpt-4o-mini', messages: [message('hi')] },
+    metadata: { team: 'fuzz', nested: { a: [1, 2] } },
+    tags: ['a', 'b'],
+    depth: 1,
+    execution_order: 1,
+    time_to_first_token: 0.1,
+    latency: 0.5,
+    input_tokens: 3,
+    output_tokens: 4,
+    total_tokens: 7,
+    cost: 0.001,
+    output_for_eval_metrics: 'out',
+    // The metrics POST /eval-metrics creates from fuzzed bodies, and one that never exists: the worker
+    // evaluates fuzzed spans with fuzzed metrics.
+    evaluation_metric_names: ['fuzz-no-such-metric', ...METRIC_NAMES],
+    scores: [{ name: 'acc', score: 0.5, reason: 'why' }],
+    feedback_score: 0.5,
+    apply_eval_frac: 1,
+    log_sample_rate: 1,
+    deployment_id: t.deploymentId,
+    cache_hit: false,
+    end_user_identifier: 'user-1',
+    session_id: 'session-1',
+    experiment_uuid: t.experimentUuid,
+    images: [{ url: 'https://example.com/a.png', caption: 'a' }],
+    comments: [{ comment: 'c', user_id: 'u', created_at: '2026-01-01' }],
+    annotations: { crit: { u1: { created_at: '2026-01-01', user_id: 'u1', score: 1, value: 'good', annotation_name: 'n', user_email_address: 'u@x' } } },
+    children: [],
+  };
+  const completion = {
+    llm_configuration: {
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      messages: [message('be brief', 'system'), message('hi {{name}}')],
+      model_params: { temp: 0.5, max_length: 50, top_p: 1, frequency_penalty: 0, presence_penalty: 0, response_format: { type: 'text' } },
+      functions: [{ name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } } }],
+      function_call: 'auto',
+    },
+    inputs: { name: 'x' },
+    project_name: t.projectName,
+    experiment_uuid: t.experimentUuid,
+    parent_trace_id: t.rootTraceId,
+    root_trace_id: t.rootTraceId,
+    trace_id: t.completionTraceId,
+    end_user_identifier: 'user-1',
+    metadata: { k: 'v' },
+    tags: ['t'],
+    target: 'gold',
+    trace_name: 'fuzz-completion',
+    provider_api_key: 'sk-fuzz-request-key',
+    cache: false,
+    log_omit_inputs: false,
+    log_omit_outputs: false,
+    log_sample_rate: 1,
+    eval_metric_ids: [t.evalMetricId],
+  };
+  const deployed = { deployment_id: t.deploymentId, inputs: { word: 'w' }, project_uuid: t.projectUuid, trace_id: t.completionTraceId, log_omit: true };
+  const run = {
+    id: t.chainIds[0],
+    name: 'chain',
+    run_type: 'chain',
+    start_time: 1767225600000,
+    end_time: '2026-01-01T00:00:03Z',
+    inputs: { input: 'q' },
+    outputs: { output: 'a' },
+    extra: { metadata: { m: 1 } },
+    tags: ['x'],
+    project_name: t.projectName,
+    child_runs: [
+      {
+        id: t.chainIds[1],
+        name: 'llm',
+        run_type: 'llm',
+        parent_run_id: t.chainIds[0],
+        start_time: 1767225601000,
+        end_time: 1767225602000,
+        execution_order: 2,
+        inputs: { messages: [] },
+        outputs: { generations: [[{ text: 'g' }]], llm_output: { token_usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } } },
+        extra: { invocation_params: { model: 'gpt-4o-mini', _type: 'openai-chat', temperature: 0.2 } },
+        error: null,
+        child_runs: [],
+      },
+    ],
+  };
+  const filter = { filter_field: 'metadata', filter_key: 'team', filter_operator: 'equals', filter_value: 'fuzz' };
+  const cases = [{ inputs: { q: 'one', r: 'two' }, tags: ['t'], target: 'gold' }];
+
+  return [
+    { method: 'GET', path: '/' },
+    { method: 'POST', path: '/completion', bodies: [completion, deployed] },
+    { method: 'POST', path: '/completion/stream', bodies: [completion, deployed] },
+    { method: 'POST', path: '/deployed-prompt', bodies: [{ deployment_id: t.deploymentId, llm_inputs: { word: 'w' } }, { deployment_id: t.deploymentId, inputs: { word: 'w' } }] },
+    { method: 'POST', path: '/feedback', bodies: [{ trace_id: t.spanId, score: 0.5, name: 'n', comment: 'c', target: 't' }, { inference_id: t.spanId, score: 1 }] },
+    { method: 'POST', path: '/trace_log', bodies: [span, { trace_id: t.rootTraceId, project_uuid: t.projectUuid, trace_name: 'root' }] },
+    { method: 'POST', path: '/trace_logs/batch', bodies: [{ trace_logs: [{ ...span, trace_id: t.batchIds[0] }, { trace_id: t.batchIds[1], project_uuid: t.projectUuid, output: 'o' }] }] },
+    {
+      method: 'PUT',
+      path: '/trace_log',
+      bodies: [{ trace_id: t.spanId, root_trace_id: t.rootTraceId, field_name_to_value_map: { output: 'o2', status: 'error', error: 'e', metadata: { k: 1 }, tags: ['u'], latency: 2, end_timestamp: '2026-01-02 03:04:07', scores: [{ name: 'acc', score: 1 }] } }],
+    },
+    { method: 'GET', path: '/trace_log/:trace_id', params: { trace_id: t.rootTraceId } },
+    {
+      method: 'POST',
+      path: '/get_trace_logs',
+      bodies: [
+        { project_name: t.projectName, ...filter, page: 1, page_size: 10, time_range: 'na', status: 'success' },
+        { filter_field: 'score:acc', filter_operator: 'between', filter_value: '0,1', time_range: '1y', page: 2, page_size: 1 },
+      ],
+    },
+    { method: 'POST', path: '/trace_log/chainlib', bodies: [run] },
+    { method: 'POST', path: '/trace_log/langchain', bodies: [run] },
+    { method: 'POST', path: '/project', bodies: [{ name: t.projectName }] },
+    { method: 'POST', path: '/experiment', bodies: [{ name: 'fuzz', project_uuid: t.projectUuid, run_name: 'fuzz-run', is_public: true, metadata: { k: 'v' } }, { name: 'fuzz', project_uuid: t.projectUuid }] },
+    {
+      method: 'POST',
+      path: '/experiments',
+      bodies: [{ project_name: t.projectName, metadata_filter: { k: 'v' }, experiment_name_filter: 'fu', run_name_filter: 'run', experiment_uuids: [t.experimentUuid] }],
+    },
+    { method: 'GET', path: '/experiment/:experiment_uuid/stats', params: { experiment_uuid: t.experimentUuid } },
+    {
+      method: 'POST',
+      path: '/experiment/:experiment_uuid/finished',
+      params: { experiment_uuid: t.experimentUuid },
+      bodies: [{ status: 'completed', dataset_level_stats: [{ name: 'corr', score: 0.5 }], metadata: { k: 'v' } }, null],
+    },
+    { method: 'POST', path: '/experiment/:experiment_uuid/trace_logs', params: { experiment_uuid: t.experimentUuid }, bodies: [filter, {}] },
+    { method: 'POST', path: '/collection', bodies: [{ name: `fuzz-collection-${randomUUID()}`, column_names: ['q', 'r'], test_cases: cases }] },
+    { method: 'GET', path: '/collection/:test_collection_identifier', params: { test_collection_identifier: String(t.datasetId) } },
+    { method: 'POST', path: '/testcases', bodies: [{ name: t.datasetName, test_cases: cases }, { id: t.datasetId, test_cases: cases }] },
+    {
+      method: 'POST',
+      path: '/update_test_case/:dataset_id/:test_case_id',
+      params: { dataset_id: String(t.datasetId), test_case_id: String(t.testCaseId) },
+      bodies: [{ inputs: { q: 'new' }, target: 'gold', tags: ['x'] }],
+    },
+    {
+      method: 'POST',
+      path: '/prompts',
+      // Versions go under a name of their own, so that GET /prompts?name= of the target stays short.
+      bodies: [{ name: `${t.promptName}-fuzzed`, messages: [message('say {{word}}')], model: 'gpt-4o-mini', provider: 'openai', model_params: { temp: 1 }, functions: completion.llm_configuration.functions, function_call: 'auto' }],
+    },
+    { method: 'GET', path: '/prompts', query: `?name=${encodeURIComponent(t.promptName)}` },
+    { method: 'POST', path: '/deployments', bodies: [{ prompt_version_id: t.promptVersionId, deployment_id: t.deploymentId }] },
+    { method: 'GET', path: '/deployments' },
+    { method: 'POST', path: '/provider-keys', bodies: [{ provider: t.provider, api_key: 'sk-fuzz-saved', base_url: t.providerBaseUrl }] },
+    { method: 'GET', path: '/provider-keys' },
+    { method: 'DELETE', path: '/provider-keys/:provider', params: { provider: t.provider } },
+    {
+      method: 'POST',
+      path: '/eval-metrics',
+      bodies: [
+        { name: 'fuzz-levenshtein', type: 'levenshtein', config: {} },
+        { name: 'fuzz-exact', type: 'exact_match', config: { case_sensitive: true } },
+        { name: 'fuzz-contains', type: 'contains', config: { value: 'x', case_sensitive: false } },
+        { name: 'fuzz-regex', type: 'regex_match', config: { pattern: '^a+b$', flags: 'i' } },
+        { name: 'fuzz-json', type: 'json_valid', config: null },
+        { name: 'fuzz-schema', type: 'json_schema', config: { schema: { type: 'object', properties: { a: { type: 'string', pattern: '^x' } }, required: ['a'] } } },
+        { name: 'fuzz-judge', type: 'llm_judge', config: { prompt_template: '{"score": 0.5} {{output}} {{target}} {{inputs.q}}', provider: 'openai', model: 'gpt-4o-mini', model_params: { temp: 0 }, cache: true } },
+      ],
+    },
+    { method: 'GET', path: '/eval-metrics' },
+    { method: 'DELETE', path: '/eval-metrics/:id', params: { id: String(t.evalMetricId) } },
+    { method: 'GET', path: '/healthz', root: true },
+    { method: 'GET', path: '/readyz', root: true },
+    { method: 'GET', path: '/openapi.json', root: true },
+  ];
+}

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clearPending, forgetLostSpanEvents, redisKeys, spanBacklog, takeSequenceNumbers, type RedisKeys } from '@sightline/queues';
+import type { SpanEvent } from '@sightline/schemas';
+import { buildStack, call, readTrace, type TestStack } from '../support/app';
+import { newOrganization, useServices } from '../support/services';
+
+const { sql, redis } = useServices();
+
+const span = (trace_id = randomUUID()) => ({ trace_id, project_name: 'backlog', trace_name: 'span', output: 'o' });
+
+/** Asks `read` until it answers `want`, for at most ~20 s; answers the last value read. */
+async function eventually<T>(read: () => Promise<T>, want: T): Promise<T> {
+  let value = await read();
+  for (let i = 0; i < 200 && value !== want; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    value = await read();
+  }
+  return value;
+}
+
+async function waitingJobEvents(stack: TestStack): Promise<SpanEvent[]> {
+  const jobs = await stack.app.spanWrites.queue.getJobs(['waiting']);
+  return jobs.flatMap((j) => (j.data as { events: SpanEvent[] }).events);
+}
+
+describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
+  let stack: TestStack;
+  let keys: RedisKeys;
+  let org: { id: string; key: string };
+  beforeAll(async () => {
+    stack = await buildStack({ worker: false, env: { SPAN_BACKLOG_LIMIT: '3' } });
+    keys = redisKeys(stack.prefix);
+    org = await newOrganization(sql, 'backlog');
+  });
+  afterAll(() => stack.close());
+
+  it('refuses every span write with 429 once the limit is reached, keeping nothing of it, and accepts again once drained', async () => {
+    const accepted = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of accepted) expect((await call(stack.app, org.key, 'POST', '/trace_log', span(id))).statusCode).toBe(200);
+    expect(await spanBacklog(redis, keys)).toBe(3);
+    const seqBefore = await redis.get(keys.seq);
+
+    const refusedId = randomUUID();
+    const refused = await call(stack.app, org.key, 'POST', '/trace_log', span(refusedId));
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.json()).toEqual({ detail: expect.any(String) });
+    // Every other route that writes span events is bounded by the same check.
+    const others = [
+      await call(stack.app, org.key, 'POST', '/trace_logs/batch', { trace_logs: [span(refusedId)] }),
+      await call(stack.app, org.key, 'PUT', '/trace_log', { trace_id: refusedId, field_name_to_value_map: { output: 'x' } }),
+      await call(stack.app, org.key, 'POST', '/feedback', { trace_id: refusedId, score: 0.5 }),
+    ];
+    for (const res of others) {
+      expect(res.statusCode).toBe(429);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json()).toEqual({ detail: expect.any(String) });
+    }
+
+    // Nothing of the refused requests was numbered, marked pending or queued.
+    expect(await redis.get(keys.seq)).toBe(seqBefore);
+    expect(await redis.scard(keys.pendingSpan(org.id, refusedId))).toBe(0);
+    expect(await redis.zcard(keys.pendingOrganization(org.id))).toBe(3);
+    expect(await spanBacklog(redis, keys)).toBe(3);
+    const queued = await waitingJobEvents(stack);
+    expect(queued.map((e) => e.trace_id).sort()).toEqual([...accepted].sort());
+
+    await stack.startWorker();
+    expect(await eventually(() => spanBacklog(redis, keys), 0)).toBe(0);
+    const again = await call(stack.app, org.key, 'POST', '/trace_log', span(refusedId));
+    expect(again.statusCode).toBe(200);
+    for (const id of [...accepted, refusedId]) expect((await readTrace(stack.app, org.key, id)).statusCode).toBe(200);
+    await stack.stopWorker();
+  });
+
+  it('does not drift when a job is applied twice (a redelivery after a worker crash)', async () => {
+    await stack.stopWorker();
+    expect(await eventually(() => spanBacklog(redis, keys), 0)).toBe(0);
+    for (let i = 0; i < 2; i++) expect((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode).toBe(200);
+    const events = await waitingJobEvents(stack);
+    expect(events).toHaveLength(2);
+    await stack.startWorker();
+    expect(await eventually(() => spanBacklog(redis, keys), 0)).toBe(0);
+    await stack.stopWorker();
+    // The same job's commit acknowledged a second time: a counter would now stand at -2.
+    await clearPending(redis, keys, events);
+    expect(await spanBacklog(redis, keys)).toBe(0);
+    expect((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode).toBe(200);
+    expect(await spanBacklog(redis, keys)).toBe(1);
+  });
+});
+
+describe('no bound', () => {
+  it('accepts without limit when SPAN_BACKLOG_LIMIT is 0', async () => {
+    const stack = await buildStack({ worker: false, env: { SPAN_BACKLOG_LIMIT: '0' } });
+    try {
+      const { key } = await newOrganization(sql, 'unbounded');
+      const results = await Promise.all(Array.from({ length: 20 }, () => call(stack.app, key, 'POST', '/trace_log', span())));
+      expect(results.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+      expect(await spanBacklog(redis, redisKeys(stack.prefix))).toBe(20);
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
+describe('lost span events leave the backlog', () => {
+  let stack: TestStack;
+  let keys: RedisKeys;
+  let org: { id: string; key: string };
+  beforeAll(async () => {
+    stack = await buildStack({ worker: false });
+    keys = redisKeys(stack.prefix);
+    org = await newOrganization(sql, 'lost');
+  });
+  afterAll(() => stack.close());
+  const forget = () => forgetLostSpanEvents(redis, keys, stack.app.spanWrites.queue);
+
+  it('releases the events of a span-write job that failed for good: out of the backlog, and reads stop waiting', async () => {
+    const traceId = randomUUID();
+    const marks = { organization_id: org.id, trace_id: traceId, pending_root: traceId };
+    const [seq] = await takeSequenceNumbers(redis, keys, [marks]);
+    // A job whose payload cannot parse fails at once, without retries, and never writes its event.
+    await stack.app.spanWrites.queue.add('span-write', { events: [{ ...marks, seq, kind: 'create', fields: 'not an object' }] });
+    expect(await spanBacklog(redis, keys)).toBe(1);
+    expect((await call(stack.app, org.key, 'GET', `/trace_log/${traceId}`)).statusCode).toBe(503);
+
+    await stack.startWorker();
+    try {
+      expect(await eventually(() => stack.app.spanWrites.queue.getFailedCount(), 1)).toBe(1);
+      expect(await eventually(() => spanBacklog(redis, keys), 0)).toBe(0);
+      // The event is younger than the in-flight grace: only the failure released it.
+      expect((await call(stack.app, org.key, 'GET', `/trace_log/${traceId}`)).statusCode).toBe(404);
+    } finally {
+      await stack.stopWorker();
+    }
+  });
+
+  it('forgets events that never reached a job once the queue is empty, but not recent ones nor while jobs wait', async () => {
+    await forget();
+    expect(await spanBacklog(redis, keys)).toBe(0);
+    const waiting = randomUUID();
+    expect((await call(stack.app, org.key, 'POST', '/trace_log', span(waiting))).statusCode).toBe(200);
+    // Numbered, then the API node died before enqueueing: one just now, one (by its score) two minutes ago.
+    await takeSequenceNumbers(redis, keys, [{ organization_id: org.id, trace_id: randomUUID() }]);
+    const [seconds] = await redis.time();
+    const old = (Number(seconds) - 120) * 1_000_000;
+    await redis.zadd(keys.spanBacklog, old, old);
+    expect(await spanBacklog(redis, keys)).toBe(3);
+
+    // A job still waits: its events might be among the old ones, so nothing is taken.
+    expect(await forget()).toBe(0);
+    expect(await spanBacklog(redis, keys)).toBe(3);
+
+    await stack.startWorker();
+    expect((await readTrace(stack.app, org.key, waiting)).statusCode).toBe(200);
+    await stack.stopWorker();
+    await forget();
+    expect(await redis.zscore(keys.spanBacklog, String(old))).toBeNull();
+    // The recent one may still be on its way into a job.
+    expect(await spanBacklog(redis, keys)).toBe(1);
+  });
+});
