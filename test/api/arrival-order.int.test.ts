@@ -22,8 +22,8 @@ beforeAll(async () => {
   const workerSql = createSql(databaseUrl(), { max: 2 });
   const redis = testRedis();
   const evals = createProducer('eval', redis, stack.prefix);
-  const processor = spanWriteProcessor({ sql: workerSql, redis, keys: redisKeys(stack.prefix), batchSize: 100, log: pino({ level: 'silent' }), evals });
-  process = (payload) => processor(payload, { id: 'test' } as never);
+  const processor = spanWriteProcessor({ sql: workerSql, redis, keys: redisKeys(stack.prefix), batchSize: 100, evals });
+  process = (payload) => processor(payload, { id: 'test' } as never, pino({ level: 'silent' }));
   release = async () => {
     await evals.close();
     await Promise.all([redis.quit(), workerSql.end()]);

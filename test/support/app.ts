@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { buildApp } from '@sightline/api';
 import { createSql } from '@sightline/db';
 import { ApiEnv, parseEnv, WorkerEnv } from '@sightline/schemas';
@@ -20,7 +20,7 @@ export type TestStack = {
  * The real API (via inject) and, when asked, the real span-write worker, both on the test database and a
  * queue prefix of their own. Tests that need to control delivery order leave the worker stopped.
  */
-export async function buildStack(options: { worker?: boolean; env?: Record<string, string | undefined> } = {}): Promise<TestStack> {
+export async function buildStack(options: { worker?: boolean; env?: Record<string, string | undefined>; workerLog?: Logger } = {}): Promise<TestStack> {
   const prefix = uniquePrefix();
   const env = { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ...options.env };
   const config = parseEnv(ApiEnv, env);
@@ -36,7 +36,7 @@ export async function buildStack(options: { worker?: boolean; env?: Record<strin
       const sql = createSql(databaseUrl(), { max: 4 });
       const redis = testRedis();
       const workerEnv = parseEnv(WorkerEnv, { WORKER_CONCURRENCY: '50', SPAN_BATCH_SIZE: '200', ...env });
-      const running = startWorkers({ sql, redis, env: workerEnv, log: pino({ level: 'silent' }), providerEnv: env });
+      const running = startWorkers({ sql, redis, env: workerEnv, log: options.workerLog ?? pino({ level: 'silent' }), providerEnv: env });
       worker = { close: running.close, poolTasks: running.poolTasks, release: async () => void (await Promise.all([redis.quit(), sql.end()])) };
     },
     workerPoolTasks: () => worker?.poolTasks() ?? 0,

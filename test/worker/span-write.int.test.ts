@@ -25,7 +25,7 @@ describe('span-write worker', () => {
     const bad = randomUUID(), good = randomUUID();
     // A NUL inside jsonb passes the queue schema but not PostgreSQL (the API strips it; a raw job does not).
     const event = (trace_id: string, metadata: Record<string, unknown>) => ({ kind: 'create' as const, organization_id: org.id, trace_id, pending_root: trace_id, fields: { project_id, metadata } });
-    await Promise.all([stack.app.acceptSpanEvents([event(bad, { a: 'x\u0000y' })]), stack.app.acceptSpanEvents([event(good, { a: 'fine' })])]);
+    await Promise.all([stack.app.acceptSpanEvents([event(bad, { a: 'x\u0000y' })], 'req-bad'), stack.app.acceptSpanEvents([event(good, { a: 'fine' })], 'req-good')]);
 
     let failed: { failedReason: string; attemptsMade: number }[] = [];
     for (let i = 0; i < 50 && failed.length === 0; i++) {
@@ -46,7 +46,7 @@ describe('span-write worker', () => {
     const bad = randomUUID(), good = randomUUID();
     const event = (trace_id: string, metadata: Record<string, unknown>) => ({ kind: 'create' as const, organization_id: org.id, trace_id, pending_root: trace_id, fields: { project_id, metadata } });
     // One call: the events travel in one job, as the spans of concurrent requests do.
-    await stack.app.acceptSpanEvents([event(good, { a: 'kept' }), event(bad, { a: 'x\u0000y' })]);
+    await stack.app.acceptSpanEvents([event(good, { a: 'kept' }), event(bad, { a: 'x\u0000y' })], 'req-mixed');
     expect((await readTrace(stack.app, org.key, good)).json().metadata).toEqual({ a: 'kept' });
     expect((await readTrace(stack.app, org.key, bad)).statusCode).toBe(404);
     const failed = await stack.app.spanWrites.queue.getFailed();

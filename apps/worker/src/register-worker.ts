@@ -3,7 +3,17 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createReplier, queues, redisKeys, RETRY_BACKOFF_TYPE, retryDelayMs, type QueueName, type QueuePayload } from '@sightline/queues';
 
-export type Processor<N extends QueueName> = (payload: QueuePayload<N>, job: Job) => Promise<unknown>;
+/** `log` carries the job's queue, id and the x-request-id(s) of the API requests it came from. */
+export type Processor<N extends QueueName> = (payload: QueuePayload<N>, job: Job, log: Logger) => Promise<unknown>;
+
+/** The request ids a job came from: one for most jobs; a span-write job holds the events of many requests. */
+export function requestIdsOf(data: unknown): { reqId?: string; reqIds?: string[] } {
+  const job = data as { request_id?: unknown; events?: { request_id?: unknown }[] } | null | undefined;
+  if (typeof job?.request_id === 'string') return { reqId: job.request_id };
+  if (!Array.isArray(job?.events)) return {};
+  const ids = [...new Set(job.events.map((e) => e?.request_id).filter((id): id is string => typeof id === 'string'))];
+  return ids.length === 1 ? { reqId: ids[0] } : ids.length ? { reqIds: ids } : {};
+}
 
 // When a worker dies, the jobs it held are found by another worker's stalled-job check once their locks
 // lapse (lockDuration, checked every stalledInterval): with BullMQ's defaults (30 s, 30 s) that takes up
@@ -38,7 +48,7 @@ export function registerWorker<N extends QueueName>(
         if (typeof replyTo === 'string') await createReplier(connection, redisKeys(prefix), replyTo)({ error: `invalid ${name} job`, status: 500 });
         throw new UnrecoverableError(`invalid ${name} payload: ${parsed.error.message}`);
       }
-      return processor(parsed.data as QueuePayload<N>, job);
+      return processor(parsed.data as QueuePayload<N>, job, log.child({ queue: name, jobId: job.id, ...requestIdsOf(parsed.data) }));
     },
     {
       connection,
@@ -50,7 +60,7 @@ export function registerWorker<N extends QueueName>(
     },
   );
   worker.on('failed', (job, err) => {
-    log.warn({ queue: name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed');
+    log.warn({ queue: name, jobId: job?.id, ...requestIdsOf(job?.data), attempts: job?.attemptsMade, err: err.message }, 'job failed');
     // Failed for stalling, the job never reached the processor above, which answers its caller: without
     // this, a caller waiting on a job whose worker died would hear nothing until its own timeout.
     const replyTo = (job?.data as { reply_to?: unknown } | undefined)?.reply_to;

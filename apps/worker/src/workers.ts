@@ -11,7 +11,7 @@ import { evalProcessor } from './processors/eval.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
 import { retentionProcessor, scheduleRetention } from './processors/retention.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
-import { registerWorker } from './register-worker';
+import { registerWorker, requestIdsOf } from './register-worker';
 
 export type WorkerDeps = { sql: Sql; redis: Redis; env: WorkerEnv; log: Logger; providerEnv?: NodeJS.ProcessEnv };
 
@@ -27,7 +27,6 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     redis,
     keys,
     spans: createSpanIntake(redis, spanWrites, keys),
-    log,
     env: providerEnv,
     secretsKey: env.SECRETS_KEY,
     timeoutMs: env.COMPLETION_TIMEOUT_MS,
@@ -43,15 +42,15 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   // rather than when their marks expire. `finishedOn` is set only then, not on an attempt to be retried.
   const releasingFailedSpanWrites = (worker: Worker) =>
     worker.on('failed', (job) => {
-      if (job?.finishedOn) clearPending(redis, keys, pendingEventsOf(job.data)).catch((err: Error) => log.warn({ err: err.message, jobId: job.id }, 'could not release the pending marks of a failed job'));
+      if (job?.finishedOn) clearPending(redis, keys, pendingEventsOf(job.data)).catch((err: Error) => log.warn({ err: err.message, jobId: job.id, ...requestIdsOf(job.data) }, 'could not release the pending marks of a failed job'));
     });
   const workers = [
-    releasingFailedSpanWrites(registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, log, evals }), { ...options, concurrency: env.WORKER_CONCURRENCY })),
+    releasingFailedSpanWrites(registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, evals }), { ...options, concurrency: env.WORKER_CONCURRENCY })),
     // A stalled completion is failed, never run again: the provider must not be called twice.
     registerWorker('completion', runCompletion, { ...options, concurrency: env.COMPLETION_CONCURRENCY, maxStalledCount: 0 }),
-    registerWorker('eval', evalProcessor({ sql, redis, keys, log, runCompletion }), { ...options, concurrency: env.COMPLETION_CONCURRENCY }),
-    registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool, log }), { ...options, concurrency: 4 }),
-    ...(env.RETENTION_DAYS ? [registerWorker('retention', retentionProcessor({ sql, log, shouldStop: () => closing }), { ...options, concurrency: 1 })] : []),
+    registerWorker('eval', evalProcessor({ sql, redis, keys, runCompletion }), { ...options, concurrency: env.COMPLETION_CONCURRENCY }),
+    registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), { ...options, concurrency: 4 }),
+    ...(env.RETENTION_DAYS ? [registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), { ...options, concurrency: 1 })] : []),
   ];
   workers.forEach(observeWorker);
   const unwatchPool = watchPool('worker', () => poolReading(sql));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Fraction, IndexedText, JsonObject, Uuid } from './common';
+import { Fraction, IndexedText, JsonObject, RequestId, Uuid } from './common';
 import { ProjectName } from './project';
 
 export const MESSAGE_ROLES = ['system', 'user', 'assistant', 'example_user', 'example_assistant', 'function', 'tool'] as const;
@@ -162,6 +162,7 @@ export const CompletionJobSchema = z.object({
   /** The request's own provider key, sealed with SECRETS_KEY when the server has one. */
   provider_api_key: z.union([z.object({ sealed: z.string() }), z.object({ plain: z.string() })]).optional(),
   log: CompletionLogSchema,
+  request_id: RequestId,
 });
 export type CompletionJob = z.infer<typeof CompletionJobSchema>;
 

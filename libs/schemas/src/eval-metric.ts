@@ -1,6 +1,6 @@
 import isSafeRegex from 'safe-regex2';
 import { z } from 'zod';
-import { IndexedText, JsonObject, PathId, Uuid } from './common';
+import { IndexedText, JsonObject, PathId, RequestId, Uuid } from './common';
 
 const Judge = z.object({
   /** With {{output}}, {{target}} and {{inputs.<name>}} placeholders. */
@@ -55,5 +55,6 @@ export const EvalJobSchema = z.object({
   pending_member: z.string(),
   /** Results of earlier attempts, so that a retry re-runs only the metrics that failed. */
   completed: z.array(z.string()).optional(),
+  request_id: RequestId,
 });
 export type EvalJob = z.infer<typeof EvalJobSchema>;

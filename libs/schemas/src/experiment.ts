@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IndexedText, JsonObject, Uuid } from './common';
+import { IndexedText, JsonObject, RequestId, Uuid } from './common';
 
 export const RUN_NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -54,5 +54,6 @@ export const ExperimentFinalizeJobSchema = z.object({
    * counted, and of two finishes the later one's result is the one stored.
    */
   watermark: z.number().int().min(0),
+  request_id: RequestId,
 });
 export type ExperimentFinalizeJob = z.infer<typeof ExperimentFinalizeJobSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Uuid } from './common';
+import { RequestId, Uuid } from './common';
 import { EvalResult } from './eval-metric';
 import { TraceLogFields } from './trace-log';
 
@@ -22,6 +22,7 @@ export const SpanEventSchema = z.object({
   /** The root whose pending-write set counts this event, so reads of that trace can wait for it. */
   pending_root: Uuid.optional(),
   fields: SpanEventFields,
+  request_id: RequestId,
 });
 export type SpanEvent = z.infer<typeof SpanEventSchema>;
 

@@ -10,7 +10,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     completions: {
       /** Validates and resolves a request into a job; throws 4xx errors before anything is enqueued. */
-      prepare(organizationId: string, body: CompletionRequest, stream: boolean): Promise<CompletionJob>;
+      prepare(organizationId: string, body: CompletionRequest, stream: boolean, requestId: string): Promise<CompletionJob>;
       /** Enqueues the job and resolves with its response; `onChunk` receives streamed text in order. */
       run(job: CompletionJob, onChunk?: (text: string) => void, signal?: AbortSignal): Promise<CompletionResponse>;
     };
@@ -36,7 +36,7 @@ export default fp(async (app) => {
     return found.map((m) => m.name);
   }
 
-  async function prepare(organizationId: string, body: CompletionRequest, stream: boolean): Promise<CompletionJob> {
+  async function prepare(organizationId: string, body: CompletionRequest, stream: boolean, requestId: string): Promise<CompletionJob> {
     const deployment = body.deployment_id ? await findDeployment(app.sql, organizationId, body.deployment_id) : null;
     if (body.deployment_id && !deployment) throw new AppError(404, `deployment '${body.deployment_id}' not found`);
     const configuration = mergeConfiguration(deployment ? configurationOf(deployment.prompt_version) : null, body.llm_configuration);
@@ -59,6 +59,7 @@ export default fp(async (app) => {
     if (key && !config.SECRETS_KEY) throw new AppError(503, 'provider_api_key needs SECRETS_KEY to be configured on the server; save the key with it, or set it in the server environment');
     return {
       reply_to: app.newReplyTo(),
+      request_id: requestId,
       organization_id: organizationId,
       trace_id: traceId,
       stream,

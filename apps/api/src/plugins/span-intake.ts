@@ -8,8 +8,8 @@ const BACKLOG_RETRY_AFTER_SECONDS = 5;
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Durably accepts span events: resolves when Redis holds the job, never before. */
-    acceptSpanEvents(events: NewSpanEvent[]): Promise<void>;
+    /** Durably accepts span events of one request: resolves when Redis holds the job, never before. */
+    acceptSpanEvents(events: NewSpanEvent[], requestId: string): Promise<void>;
     /** The project id for a uuid (which must belong to the organization) or a name (created on demand). */
     resolveProjectId(organizationId: string, ref: { project_uuid?: string | null; project_name?: string | null }): Promise<string>;
     /** The id of the organization's project of that name, or null; never creates one. */
@@ -21,7 +21,8 @@ export default fp(async (app) => {
   // Every span-writing route goes through here: past the backlog bound they answer 429, with nothing
   // of the request numbered, marked pending or queued.
   const intake = createSpanIntake(app.redis, app.spanWrites, app.keys, { backlogLimit: app.config.SPAN_BACKLOG_LIMIT });
-  app.decorate('acceptSpanEvents', async (events: NewSpanEvent[]) => {
+  app.decorate('acceptSpanEvents', async (events: NewSpanEvent[], requestId: string) => {
+    for (const event of events) event.request_id = requestId;
     try {
       await intake.accept(events);
     } catch (err) {

@@ -12,7 +12,6 @@ export type CompletionDeps = {
   redis: Redis;
   keys: RedisKeys;
   spans: SpanIntake;
-  log: Logger;
   env: NodeJS.ProcessEnv;
   secretsKey?: Buffer;
   timeoutMs: number;
@@ -47,7 +46,7 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
     return parsed?.success ? parsed.data : null;
   }
 
-  async function call(job: CompletionJob, onChunk: (text: string) => void): Promise<Outcome> {
+  async function call(job: CompletionJob, onChunk: (text: string) => void, log: Logger): Promise<Outcome> {
     const req = job.request;
     const cacheKey = job.cache ? deps.keys.completionCache(job.organization_id, cacheDigest(job.organization_id, req)) : null;
     const outcome: Outcome = { result: null, error: null, cacheHit: false, latency: 0, timeToFirstToken: null };
@@ -83,17 +82,17 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
       }
     } catch (err) {
       outcome.error = (err as Error).message;
-      deps.log.warn({ traceId: job.trace_id, provider: req.provider, model: req.model, err: outcome.error }, 'completion failed');
+      log.warn({ traceId: job.trace_id, provider: req.provider, model: req.model, err: outcome.error }, 'completion failed');
       return outcome;
     }
     // A paid answer stays an answer even when the cache cannot keep it.
     if (cacheKey) {
-      await deps.redis.set(cacheKey, JSON.stringify(outcome.result), 'EX', deps.cacheTtlSeconds).catch((err) => deps.log.warn({ err: err.message }, 'completion cache write failed'));
+      await deps.redis.set(cacheKey, JSON.stringify(outcome.result), 'EX', deps.cacheTtlSeconds).catch((err) => log.warn({ err: err.message }, 'completion cache write failed'));
     }
     return outcome;
   }
 
-  function respond(job: CompletionJob, o: Outcome, startedAt: Date): { response: CompletionResponse; priceKnown: boolean } {
+  function respond(job: CompletionJob, o: Outcome, startedAt: Date, log: Logger): { response: CompletionResponse; priceKnown: boolean } {
     const req = job.request;
     const result = o.result;
     const content = result?.content ?? '';
@@ -103,7 +102,7 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
       result && !o.cacheHit
         ? costOf(req.provider, req.model, { input_tokens: inputTokens, output_tokens: outputTokens, cache_read_tokens: result.cache_read_tokens, cache_write_tokens: result.cache_write_tokens })
         : { cost: 0, known: true };
-    if (!price.known) deps.log.warn({ provider: req.provider, model: req.model }, 'no known price for this model: cost logged as 0');
+    if (!price.known) log.warn({ provider: req.provider, model: req.model }, 'no known price for this model: cost logged as 0');
     return {
       priceKnown: price.known,
       response: {
@@ -126,13 +125,13 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
     };
   }
 
-  return async (job) => {
+  return async (job, _bullJob, logger) => {
     const send = createReplier(deps.redis, deps.keys, job.reply_to)<CompletionResponse>;
     let answered = false;
     try {
       const startedAt = new Date();
-      const outcome = await call(job, (text) => void send({ chunk: text }));
-      const { response, priceKnown } = respond(job, outcome, startedAt);
+      const outcome = await call(job, (text) => void send({ chunk: text }), logger);
+      const { response, priceKnown } = respond(job, outcome, startedAt, logger);
       const log = job.log;
       const rootId = log.root_trace_id ?? job.trace_id;
       const req = job.request;
@@ -144,6 +143,7 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
               organization_id: job.organization_id,
               trace_id: job.trace_id,
               pending_root: rootId,
+              request_id: job.request_id,
               fields: {
                 project_id: log.project_id,
                 root_trace_id: rootId,

@@ -9,7 +9,7 @@ import { releasePending, takeWatermark, type RedisKeys } from '@sightline/queues
 import type { CompletionJob, CompletionResponse, EvalJob, EvalResult } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
-type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; log: Logger; runCompletion: (job: CompletionJob, bullJob: Job) => Promise<unknown> };
+type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; runCompletion: (job: CompletionJob, bullJob: Job, log: Logger) => Promise<unknown> };
 
 /**
  * Runs a span's evaluation metrics and writes each result into the span by metric name (so a retried
@@ -17,7 +17,7 @@ type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; log: Logger; runCompletio
  * attempt its error is recorded instead. Unknown metrics are recorded as errors and do not block the rest.
  */
 export function evalProcessor(deps: Deps): Processor<'eval'> {
-  async function judge(metric: EvalMetric, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, bullJob: Job): Promise<EvalResult> {
+  async function judge(metric: EvalMetric, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, bullJob: Job, log: Logger): Promise<EvalResult> {
     const c = metric.config;
     const request = buildLlmRequest({ model: c.model, provider: c.provider, model_params: c.model_params ?? null, messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }] }, {});
     // Through the gateway's own path, so the judge's call is logged (as a child of the span), costed and cached.
@@ -30,14 +30,16 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
         cache: c.cache ?? true,
         request,
         log: { trace_name: `eval-${metric.name}`, project_id: span.project_id, parent_trace_id: job.trace_id, root_trace_id: span.root_trace_id, omit_inputs: false, omit_outputs: false },
+        request_id: job.request_id,
       },
       bullJob,
+      log,
     )) as CompletionResponse;
     if (response.status === 'error') throw new Error(response.error ?? 'judge call failed');
     return parseJudgeAnswer(response.content);
   }
 
-  return async (job, bullJob) => {
+  return async (job, bullJob, log) => {
     // Numbered before the span is read: a later update's evaluation, reading newer data, outranks this one.
     const seq = await takeWatermark(deps.redis, deps.keys);
     const span = await findSpanForEval(deps.sql, job.organization_id, job.trace_id);
@@ -50,11 +52,11 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     for (const name of job.metric_names.filter((n) => !done.has(n))) {
       const metric = metrics.get(name);
       if (!metric) {
-        deps.log.warn({ traceId: job.trace_id, metric: name }, 'unknown eval metric');
+        log.warn({ traceId: job.trace_id, metric: name }, 'unknown eval metric');
         results[name] = { error: `unknown eval metric '${name}'` };
       } else if (metric.type === 'llm_judge') {
         try {
-          results[name] = await judge(metric, job, span, input, bullJob);
+          results[name] = await judge(metric, job, span, input, bullJob, log);
         } catch (err) {
           failed[name] = (err as Error).message;
         }
@@ -72,7 +74,7 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
       await applySpanEvents(deps.sql, [{ kind: 'eval', organization_id: job.organization_id, trace_id: job.trace_id, seq, fields: { eval_scores: results } }]);
     }
     if (!lastAttempt && Object.keys(failed).length) {
-      deps.log.warn({ traceId: job.trace_id, failed }, 'eval metrics failed; retrying');
+      log.warn({ traceId: job.trace_id, failed }, 'eval metrics failed; retrying');
       await bullJob.updateData({ ...job, completed: [...done, ...Object.keys(results)] });
       throw new Error(`eval metrics failed: ${Object.keys(failed).join(', ')}`);
     }

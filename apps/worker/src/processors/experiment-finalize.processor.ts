@@ -17,11 +17,11 @@ const MAX_CHUNKS_IN_FLIGHT = 4;
  * streams the roots' stats out of PostgreSQL in chunks (sums are done there), summarizes the scores of
  * each chunk on the thread pool, and stores status, sample count and pinned stats.
  */
-export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys: RedisKeys; pool: Pool; log: Logger }): Processor<'experiment-finalize'> {
-  return async (job) => {
+export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys: RedisKeys; pool: Pool }): Processor<'experiment-finalize'> {
+  return async (job, _bullJob, log) => {
     const reply = createReplier(deps.redis, deps.keys, job.reply_to)<{ num_samples: number }>;
     try {
-      await finalize(job, reply);
+      await finalize(job, reply, log);
     } catch (err) {
       // The API is waiting: tell it, rather than let it time out.
       await reply({ error: 'the experiment could not be finished; see the worker log', status: 500 }).catch(() => {});
@@ -29,7 +29,7 @@ export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys
     }
   };
 
-  async function finalize(job: ExperimentFinalizeJob, reply: (r: Reply<{ num_samples: number }>) => Promise<unknown>) {
+  async function finalize(job: ExperimentFinalizeJob, reply: (r: Reply<{ num_samples: number }>) => Promise<unknown>, log: Logger) {
     const org = job.organization_id;
     if (!(await waitUntilApplied(deps.redis, deps.keys, org, job.watermark, PENDING_WRITES_WAIT_MS))) {
       await reply({ error: 'trace logs accepted before the finish are still being written; retry shortly', status: 503 });
@@ -57,7 +57,7 @@ export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys
       ...Object.entries(scores).map(([name, s]) => ({ var1: name, operation: 'mean', value: s.sum / s.count })),
     ];
     await finishExperiment(deps.sql, org, job.experiment_uuid, { seq: job.watermark, status: job.status, pinnedStats, numSamples, metadata: job.metadata });
-    deps.log.info({ experiment: job.experiment_uuid, numSamples }, 'experiment finished');
+    log.info({ experiment: job.experiment_uuid, numSamples }, 'experiment finished');
     await reply({ done: { num_samples: numSamples } });
   }
 }

@@ -1,5 +1,4 @@
 import type { Queue } from 'bullmq';
-import type { Logger } from 'pino';
 import { deleteExpiredTraces, type Sql } from '@sightline/db';
 import { queues } from '@sightline/queues';
 import { RetentionJobSchema, type WorkerEnv } from '@sightline/schemas';
@@ -10,10 +9,10 @@ export const RETENTION_SCHEDULER_ID = 'retention';
 export const RETENTION_EVERY_MS = 10 * 60_000;
 
 /** Removes expired traces; stops early (the next run goes on) when the worker is shutting down. */
-export function retentionProcessor(deps: { sql: Sql; log: Logger; shouldStop: () => boolean }): Processor<'retention'> {
-  return async (job) => {
+export function retentionProcessor(deps: { sql: Sql; shouldStop: () => boolean }): Processor<'retention'> {
+  return async (job, _bullJob, log) => {
     const result = await deleteExpiredTraces(deps.sql, { days: job.retention_days, batchSize: job.batch_size, shouldStop: deps.shouldStop });
-    deps.log.info({ queue: 'retention', ...result }, 'expired traces removed');
+    log.info(result, 'expired traces removed');
     return result;
   };
 }

@@ -1,6 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import { createBatcher } from '@sightline/core';
 import { applySpanEvents, type EvalTrigger, type Sql } from '@sightline/db';
 import { clearPending, holdPending, type Producer, type RedisKeys } from '@sightline/queues';
@@ -12,30 +11,31 @@ import type { Processor } from '../register-worker';
 // limit): retrying cannot help, so the job fails at once instead of blocking reads for its retries.
 const isDataError = (err: unknown) => /^(22|23|54)/.test(String((err as { code?: unknown }).code ?? ''));
 
-type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; batchSize: number; log: Logger; evals: Producer<'eval'> };
+type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; batchSize: number; evals: Producer<'eval'> };
 
 /** Writes span events from many jobs in one transaction; each job completes once its events are committed. */
 export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
   // Evaluations are held pending before the span's own pending marks go, so that nothing waiting for
   // the span (an experiment finish) can start between the two. The job id makes a redelivered span
   // write schedule its evaluations once.
-  async function scheduleEvals(triggers: EvalTrigger[]) {
+  async function scheduleEvals(triggers: EvalTrigger[], events: SpanEvent[]) {
+    const requestIds = triggers.length ? new Map(events.map((e) => [e.seq, e.request_id])) : null;
     for (const t of triggers) {
       const member = `eval:${t.trace_id}:${t.seq}`;
       await holdPending(deps.redis, deps.keys, t.organization_id, member, t.seq);
-      await deps.evals.add({ organization_id: t.organization_id, trace_id: t.trace_id, metric_names: t.metric_names, pending_member: member }, { jobId: `${t.organization_id}-${t.trace_id}-${t.seq}` });
+      await deps.evals.add({ organization_id: t.organization_id, trace_id: t.trace_id, metric_names: t.metric_names, pending_member: member, request_id: requestIds?.get(t.seq) }, { jobId: `${t.organization_id}-${t.trace_id}-${t.seq}` });
     }
   }
 
   async function write(events: SpanEvent[]) {
-    await scheduleEvals(await applySpanEvents(deps.sql, events));
+    await scheduleEvals(await applySpanEvents(deps.sql, events), events);
     spanWriteTransactionEvents.observe(events.length);
     // After the commit: a read that waits on these sets now finds the data.
     await clearPending(deps.redis, deps.keys, events);
   }
   const batcher = createBatcher<SpanEvent>(write, { maxItems: deps.batchSize, lingerMs: 2 });
 
-  return async (payload, job) => {
+  return async (payload, job, log) => {
     try {
       // A job can hold up to 1000 events; no transaction takes more than a batch of them (each span and
       // each trace takes a lock, and PostgreSQL's lock table is shared by every connection).
@@ -55,7 +55,7 @@ export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
         }
       }
       if (!refused.length) return;
-      deps.log.error({ jobId: job.id, refused: refused.map(({ event, err }) => ({ trace_id: event.trace_id, kind: event.kind, err: err.message })) }, 'span events refused by PostgreSQL; dropped');
+      log.error({ refused: refused.map(({ event, err }) => ({ trace_id: event.trace_id, kind: event.kind, reqId: event.request_id, err: err.message })) }, 'span events refused by PostgreSQL; dropped');
       await clearPending(deps.redis, deps.keys, refused.map((r) => r.event));
       // The job stays in the failed set as a record; the events that were written are not retried.
       throw new UnrecoverableError(`${refused.length} of ${payload.events.length} span events refused by PostgreSQL: ${refused[0].err.message}`);

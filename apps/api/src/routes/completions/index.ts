@@ -10,7 +10,7 @@ export default async function completionRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
   app.post('/completion', { schema: { body: CompletionRequestSchema, response: { 200: CompletionResponseSchema, 404: DetailSchema, ...errorResponses }, summary: 'Run a completion through the gateway', tags: ['completions'] } }, async (req) => {
-    const job = await app.completions.prepare(req.organizationId, req.body, false);
+    const job = await app.completions.prepare(req.organizationId, req.body, false, req.id);
     return app.completions.run(job);
   });
 
@@ -23,7 +23,7 @@ export default async function completionRoutes(base: FastifyInstance) {
     },
     async (req, reply) => {
       // Bad requests fail before the stream starts, as ordinary JSON errors.
-      const job = await app.completions.prepare(req.organizationId, req.body, true);
+      const job = await app.completions.prepare(req.organizationId, req.body, true, req.id);
       const closed = new AbortController();
       reply.sse.onClose(() => closed.abort());
       // One write per event, in order; `data:` is the only line of each event.

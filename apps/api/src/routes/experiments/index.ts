@@ -85,6 +85,7 @@ export default async function experimentRoutes(base: FastifyInstance) {
             ...(req.body?.dataset_level_stats && { dataset_level_stats: req.body.dataset_level_stats }),
             metadata: req.body?.metadata ?? {},
             watermark,
+            request_id: req.id,
           }),
         { timeoutMs: FINISH_TIMEOUT_MS, timeoutMessage: 'the experiment finish did not complete in time; the workers may be overloaded or down', signal: closed.signal },
       );

@@ -16,7 +16,7 @@ export default async function feedbackRoutes(base: FastifyInstance) {
         trace_id: traceId,
         fields: { feedback_score: score, ...(note != null && { feedback_comment: note }), ...(target != null && { target }) },
       },
-    ]);
+    ], req.id);
     return { trace_id: traceId };
   });
 }

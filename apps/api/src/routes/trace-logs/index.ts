@@ -62,7 +62,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
   app.post('/trace_log', { schema: { body: TraceLogCreateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
     const traceId = req.body.trace_id ?? randomUUID();
     if (!sampledIn(req.body, traceId)) return { trace_id: traceId, sampled: false };
-    await app.acceptSpanEvents([createEvent(req.organizationId, req.body, await app.resolveProjectId(req.organizationId, req.body), traceId)]);
+    await app.acceptSpanEvents([createEvent(req.organizationId, req.body, await app.resolveProjectId(req.organizationId, req.body), traceId)], req.id);
     return { trace_id: traceId, sampled: true };
   });
 
@@ -97,7 +97,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
         events.push(createEvent(org, parsed.data, projectId, traceId));
         results.push({ index, status: 200, trace_id: traceId, sampled: true });
       }
-      if (events.length) await app.acceptSpanEvents(events);
+      if (events.length) await app.acceptSpanEvents(events, req.id);
       return reply.code(results.every((r) => r.status === 200) ? 200 : 207).send({ results });
     },
   );
@@ -112,7 +112,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
         ...(root_trace_id && { pending_root: root_trace_id }),
         fields: pickFields(field_name_to_value_map),
       },
-    ]);
+    ], req.id);
     return { trace_id };
   });
 
@@ -152,7 +152,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
   const chainlib = {
     schema: { body: ChainlibRunSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a LangChain run tree as spans', tags: ['trace logs'] },
   };
-  const ingestRun = async (req: { body: ChainlibRun; organizationId: string }) => {
+  const ingestRun = async (req: { body: ChainlibRun; organizationId: string; id: string }) => {
     let spans;
     try {
       spans = runToSpans(req.body);
@@ -172,7 +172,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
       pending_root: span.root_trace_id,
       fields: { ...pickFields(span), project_id: projectId, root_trace_id: span.root_trace_id, parent_trace_id: span.parent_trace_id },
     }));
-    await app.acceptSpanEvents(events);
+    await app.acceptSpanEvents(events, req.id);
     return { trace_id: spans[0].trace_id, spans: spans.length };
   };
   app.post('/trace_log/chainlib', chainlib, async (req) => ingestRun(req));
