@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearPending, forgetLostSpanEvents, redisKeys, spanBacklog, takeSequenceNumbers, type RedisKeys } from '@sightline/queues';
 import type { SpanEvent } from '@sightline/schemas';
@@ -6,6 +8,9 @@ import { buildStack, call, readTrace, type TestStack } from '../support/app';
 import { newOrganization, useServices } from '../support/services';
 
 const { sql, redis } = useServices();
+
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
 const span = (trace_id = randomUUID()) => ({ trace_id, project_name: 'backlog', trace_name: 'span', output: 'o' });
 
@@ -88,6 +93,29 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
     expect(await spanBacklog(redis, keys)).toBe(0);
     expect((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode).toBe(200);
     expect(await spanBacklog(redis, keys)).toBe(1);
+  });
+
+  it("keeps the API's memory flat while it refuses: refused bodies are not held anywhere", async () => {
+    await stack.stopWorker();
+    while ((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode === 200);
+    const queuedBefore = (await waitingJobEvents(stack)).length;
+    const big = { ...span(), metadata: { blob: 'x'.repeat(10_000) } };
+    const refuse = async (n: number) => {
+      for (let i = 0; i < n; i += 50) {
+        const answers = await Promise.all(Array.from({ length: 50 }, () => call(stack.app, org.key, 'POST', '/trace_log', { ...big, trace_id: randomUUID() })));
+        expect(answers.filter((r) => r.statusCode !== 429)).toEqual([]);
+      }
+    };
+    const heapAfterGc = () => {
+      collectGarbage();
+      return process.memoryUsage().heapUsed;
+    };
+    await refuse(1_000); // warm-up: caches, JIT, pools
+    const before = heapAfterGc();
+    await refuse(10_000); // 100 MB of bodies
+    const grown = heapAfterGc() - before;
+    expect(grown, `heap grew by ${(grown / 1e6).toFixed(1)} MB`).toBeLessThan(8_000_000);
+    expect((await waitingJobEvents(stack)).length).toBe(queuedBefore);
   });
 });
 

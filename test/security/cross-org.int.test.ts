@@ -54,6 +54,37 @@ function ghostTenant(): Tenant {
   };
 }
 
+/**
+ * The body with the tenant's text ids and names replaced by the field they came from, numbers the request
+ * sent replaced inside text (a page or an index of 1 is not dataset 1), other uuids (made up by the
+ * request or the server) by one mark each, and times and latencies, which are measured, by another.
+ */
+function withIdsNamed(body: string, t: Tenant, request: { path: string; body?: unknown }): string {
+  const sent = JSON.stringify(request);
+  const ids: [string, string][] = [];
+  const collect = (value: unknown, path: string) => {
+    if (typeof value === 'string' && value !== '') ids.push([path, value]);
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) collect(v, `${path}.${k}`);
+  };
+  collect(t, 't');
+  // Longest first, so that an id inside a longer one is not replaced first.
+  ids.sort(([, x], [, y]) => y.length - x.length);
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const named = ids.reduce(
+    (text, [path, value]) =>
+      text
+        .replace(new RegExp(`(?<![\\w-])${escape(value)}(?![\\w-])`, 'g'), `<${path}>`)
+        // A provider's name also appears as the prefix of the environment variables that would configure it.
+        .replaceAll(`${value.toUpperCase().replace(/-/g, '_')}_`, `<${path}>_`),
+    body,
+  );
+  return named
+    .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>')
+    .replace(/"(latency|time_to_first_token)":[\d.e-]+/g, '"$1":<measured>')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (uuid) => (sent.includes(uuid) ? '<uuid sent>' : '<uuid new>'))
+    .replace(/(?<![\w:.-])\d+(?![\w.-])/g, (n) => (new RegExp(`(?<!\\d)${n}(?!\\d)`).test(sent) ? '<number sent>' : n));
+}
+
 const evaluatedId = randomUUID();
 const notFound = (res: Res) => expect(res.json()).toEqual({ detail: expect.any(String) });
 const isNull = (res: Res) => expect(res.body).toBe('null');
@@ -227,6 +258,8 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
 const secretsOfA = () => [a.orgId, a.providerKey.apiKey, a.project.uuid, a.rootTraceId, a.childTraceId, a.completionTraceId, a.experiment.uuid, a.finishedExperiment.uuid];
 
 describe('cross-organization matrix: B uses A’s ids on every endpoint', () => {
+  const ghosts = new Map<Case, Tenant>();
+  const ghostOf = (c: Case) => ghosts.get(c)!;
   for (const [endpoint, cases] of MATRIX) {
     it(endpoint, async () => {
       for (const c of cases) {
@@ -237,9 +270,12 @@ describe('cross-organization matrix: B uses A’s ids on every endpoint', () => 
         const sent = JSON.stringify(req);
         for (const secret of secretsOfA()) if (!sent.includes(secret)) expect(res.body).not.toContain(secret);
         if (c.sameAsUnknown) {
-          const ghost = c.request(ghostTenant());
+          ghosts.set(c, ghostTenant());
+          const ghost = c.request(ghostOf(c));
           const unknown = await call(gw.stack.app, b.key, ghost.method, ghost.path, ghost.body);
           expect(unknown.statusCode, `${ghost.method} ${ghost.path} with ids of nobody`).toBe(res.statusCode);
+          // Word for word, once each tenant's ids are replaced by their names.
+          expect(withIdsNamed(unknown.body, ghostOf(c), ghost), `${ghost.method} ${ghost.path}`).toBe(withIdsNamed(res.body, a, req));
         }
       }
     });
