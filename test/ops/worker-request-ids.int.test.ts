@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { Queue, Worker } from 'bullmq';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { newOrganization, testRedis, testSql } from '../support/services';
 import type { Sql } from '@sightline/db';
 
 // The worker's log lines about a job carry the x-request-id of the API request(s) it came from, so one
@@ -36,7 +37,7 @@ afterAll(async () => {
 });
 
 async function lineWith(predicate: (line: Line) => boolean): Promise<Line> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     const found = lines.find(predicate);
     if (found) return found;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -74,6 +75,25 @@ describe("the worker's log lines", () => {
     expect(refused.refused).toEqual([expect.objectContaining({ trace_id: bad, reqId: 'req-refused' })]);
     const failed = await lineWith((l) => l.msg === 'job failed' && l.jobId === refused.jobId);
     expect(failed).toMatchObject({ queue: 'span-write', reqId: 'req-refused' });
+  });
+
+  it('name the request of a job found stalled, and of its failure', async () => {
+    await stack.stopWorker();
+    const redis = testRedis();
+    const queue = new Queue('completion', { connection: redis, prefix: stack.prefix });
+    const holder = new Worker('completion', undefined, { connection: redis, prefix: stack.prefix, lockDuration: 300, autorun: false });
+    try {
+      const job = await queue.add('completion', { request_id: 'req-stalled' });
+      // Taken, and its lock never renewed: as a worker that died holding it would leave it.
+      expect((await holder.getNextJob(randomUUID()))?.id).toBe(job.id);
+      await stack.startWorker();
+      expect(await lineWith((l) => l.msg === 'job stalled: its worker stopped answering' && l.queue === 'completion' && l.jobId === job.id)).toMatchObject({ reqId: 'req-stalled' });
+      const failed = await lineWith((l) => l.msg === 'job failed' && l.queue === 'completion' && l.jobId === job.id);
+      expect(failed, JSON.stringify(failed)).toMatchObject({ reqId: 'req-stalled', queue: 'completion' });
+    } finally {
+      await Promise.all([holder.close(), queue.close()]);
+      redis.disconnect();
+    }
   });
 
   it('come from span events that carry the request id the API gave them', async () => {

@@ -1,4 +1,4 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createReplier, queues, redisKeys, RETRY_BACKOFF_TYPE, retryDelayMs, type QueueName, type QueuePayload } from '@sightline/queues';
@@ -70,6 +70,9 @@ export function registerWorker<N extends QueueName>(
     }
   });
   worker.on('error', (err) => log.error({ queue: name, err: err.message }, 'worker error'));
-  worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'job stalled: its worker stopped answering'));
+  worker.on('stalled', async (jobId) => {
+    const job = await Job.fromId(worker, jobId).catch(() => undefined);
+    log.warn({ queue: name, jobId, ...requestIdsOf(job?.data) }, 'job stalled: its worker stopped answering');
+  });
   return worker;
 }
