@@ -17,6 +17,8 @@ export async function startGateway(env: Record<string, string | undefined> = {})
       ANTHROPIC_BASE_URL: anthropic.baseURL,
       ANTHROPIC_API_KEY: 'sk-env-anthropic',
       SECRETS_KEY: secretsKey,
+      // The fake providers listen on 127.0.0.1, where saved base URLs may not point by default.
+      ALLOW_PRIVATE_PROVIDER_URLS: 'true',
       COMPLETION_TIMEOUT_MS: '1000',
       PROVIDER_MAX_RETRIES: '2',
       ...env,

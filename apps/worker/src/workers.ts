@@ -29,6 +29,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     spans: createSpanIntake(redis, spanWrites, keys),
     env: providerEnv,
     secretsKey: env.SECRETS_KEY,
+    allowPrivateUrls: env.ALLOW_PRIVATE_PROVIDER_URLS,
     timeoutMs: env.COMPLETION_TIMEOUT_MS,
     maxRetries: env.PROVIDER_MAX_RETRIES,
     cacheTtlSeconds: env.COMPLETION_CACHE_TTL_SECONDS,

@@ -95,7 +95,7 @@ export const DeploymentCreateSchema = z.object({
 export const ProviderKeyCreateSchema = z.object({
   provider: z.string().regex(/^[a-z0-9_-]{1,64}$/, 'lower-case letters, digits, _ and - only'),
   api_key: z.string().min(1).max(4096),
-  base_url: z.url().nullish(),
+  base_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).nullish(),
 });
 
 /** A provider-neutral chat request: what a provider adapter sends and what the cache key is made of. */

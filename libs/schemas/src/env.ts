@@ -27,6 +27,8 @@ export const BaseEnv = z.object({
   ANTHROPIC_BASE_URL: z.url().optional(),
   AZURE_OPENAI_BASE_URL: z.url().optional(),
   AZURE_OPENAI_API_VERSION: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'like 2024-10-21').optional(),
+  /** Lets organizations save provider keys whose base_url reaches loopback, private or link-local addresses. */
+  ALLOW_PRIVATE_PROVIDER_URLS: envBoolean.default(false),
 });
 
 export const ApiEnv = BaseEnv.extend({

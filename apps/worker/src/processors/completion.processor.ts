@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isSampledIn, unseal } from '@sightline/core';
 import { findProviderKey, type Sql } from '@sightline/db';
-import { cacheDigest, costOf, countMessageTokens, countTextTokens, resolveProvider } from '@sightline/llm';
+import { cacheDigest, costOf, countMessageTokens, countTextTokens, privateAddressOf, privateBaseUrlMessage, ProviderError, resolveProvider } from '@sightline/llm';
 import { createReplier, type RedisKeys, type SpanIntake } from '@sightline/queues';
 import { LlmResultSchema, type CompletionJob, type CompletionResponse, type LlmResult } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
@@ -14,6 +14,8 @@ export type CompletionDeps = {
   spans: SpanIntake;
   env: NodeJS.ProcessEnv;
   secretsKey?: Buffer;
+  /** ALLOW_PRIVATE_PROVIDER_URLS: saved base URLs may reach non-public addresses. */
+  allowPrivateUrls: boolean;
   timeoutMs: number;
   maxRetries: number;
   cacheTtlSeconds: number;
@@ -29,7 +31,11 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
   // Read on every call (one primary-key lookup) so that a key saved or deleted a moment ago is honoured.
   async function savedKey(org: string, provider: string) {
     const row = await findProviderKey(deps.sql, org, provider);
-    return row && deps.secretsKey ? { apiKey: unseal(deps.secretsKey, row.sealed_key), baseURL: row.base_url } : null;
+    if (!row || !deps.secretsKey) return null;
+    // Checked again here, not only when saved: a name can be pointed at another address since.
+    const refused = row.base_url && !deps.allowPrivateUrls ? await privateAddressOf(row.base_url) : null;
+    if (refused) throw new ProviderError(privateBaseUrlMessage(refused), false);
+    return { apiKey: unseal(deps.secretsKey, row.sealed_key), baseURL: row.base_url };
   }
 
   function requestKey(job: CompletionJob): string | null {

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../request';
-import { reuseClient } from './clients';
+import { NO_REDIRECTS, reuseClient } from './clients';
 import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
 // Anthropic requires max_tokens; this is used when the request gives none.
@@ -50,7 +50,7 @@ export function anthropicAdapter(): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
       const client = reuseClient(clients, [opts.apiKey, opts.baseURL ?? null, opts.timeoutMs, opts.maxRetries], () =>
-        new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries }),
+        new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetchOptions: NO_REDIRECTS }),
       );
       const deadline = callDeadline(opts);
       const { signal } = deadline;

@@ -4,6 +4,12 @@
 // signal, and the options that differ between calls (key, base URL, timeout, retries) are the cache key.
 const MAX_CLIENTS = 256;
 
+/**
+ * Providers answer where they are asked; a redirect is refused rather than followed, so that a base URL
+ * that passed the public-address check (base-url.ts) cannot bounce the call to an internal address.
+ */
+export const NO_REDIRECTS = { redirect: 'error' } as const;
+
 /** The client made for these options, made once; the oldest is dropped past MAX_CLIENTS (keys rotate). */
 export function reuseClient<C>(cache: Map<string, C>, options: readonly unknown[], make: () => C): C {
   const key = JSON.stringify(options);

@@ -1,0 +1,96 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seal } from '@sightline/core';
+import { saveProviderKey, type Sql } from '@sightline/db';
+import { call } from '../support/app';
+import { startGateway, userMessage, type Gateway } from '../support/gateway';
+import { newOrganization, testSql } from '../support/services';
+
+// An organization's saved base_url is called by the worker from inside the deployment's network. Unless
+// the operator sets ALLOW_PRIVATE_PROVIDER_URLS, it may not reach the host itself, its private network
+// or cloud metadata: not when it is saved, and not when it is used (a name can be re-pointed).
+
+let gw: Gateway;
+let sql: Sql;
+let org: { id: string; key: string };
+
+beforeAll(async () => {
+  gw = await startGateway({ ALLOW_PRIVATE_PROVIDER_URLS: 'false' });
+  sql = testSql();
+  org = await newOrganization(sql, 'ssrf');
+});
+afterAll(async () => {
+  await gw.close();
+  await sql.end();
+});
+
+const save = (base_url: string, provider = 'internal') => call(gw.stack.app, org.key, 'POST', '/provider-keys', { provider, api_key: 'sk-ssrf', base_url });
+
+describe('saved provider base URLs', () => {
+  it('refuses, with a 422 naming base_url, URLs that reach loopback, private, link-local or other non-public addresses', async () => {
+    const refused = [
+      'http://127.0.0.1:6379',
+      'http://localhost:8000/v1',
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.0.0.5/v1',
+      'http://192.168.1.1/v1',
+      'http://172.16.0.1/v1',
+      'http://100.64.0.1/v1',
+      'http://0.0.0.0:8000',
+      'http://[::1]:8000/v1',
+      'http://[::ffff:127.0.0.1]/v1',
+      'http://[fd00::1]/v1',
+      'http://0x7f000001/v1', // URL parsing reads these as 127.0.0.1
+      'http://2130706433/v1',
+      'http://127.1/v1',
+      new URL(gw.openai.baseURL).href,
+    ];
+    for (const url of refused) {
+      const res = await save(url);
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json(), url).toEqual({ detail: [{ loc: ['body', 'base_url'], msg: expect.stringContaining('non-public address'), type: 'value_error' }] });
+    }
+    for (const url of ['ftp://example.com/v1', 'file:///etc/passwd', 'gopher://127.0.0.1:6379/_INFO']) {
+      const res = await save(url);
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json().detail[0]).toMatchObject({ loc: ['body', 'base_url'], msg: 'must be an http or https URL' });
+    }
+    expect((await call(gw.stack.app, org.key, 'GET', '/provider-keys')).json()).toEqual([]);
+  });
+
+  it('saves URLs of public addresses', async () => {
+    const res = await save('https://8.8.8.8/v1', 'public');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ provider: 'public', base_url: 'https://8.8.8.8/v1' });
+  });
+
+  it('refuses to call a saved URL that reaches a private address by the time it is used', async () => {
+    // Saved while allowed (or a name since re-pointed): the worker checks again before every call.
+    await saveProviderKey(sql, org.id, { provider: 'repointed', sealed: seal(Buffer.from(gw.secretsKey, 'hex'), 'sk-saved'), hint: 'aved', baseUrl: gw.openai.baseURL });
+    const callsBefore = gw.openai.requests.length;
+    const res = await call(gw.stack.app, org.key, 'POST', '/completion', { llm_configuration: { provider: 'repointed', model: 'm', messages: [userMessage('hi')] } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'error', error: expect.stringContaining('non-public address (127.0.0.1)') });
+    expect(gw.openai.requests.length).toBe(callsBefore);
+  });
+});
+
+describe('provider redirects', () => {
+  it('are refused, not followed: a public base URL cannot bounce a call to an internal one', async () => {
+    const allowed = await startGateway(); // private addresses allowed, so that the redirector can be saved
+    const redirector = createServer((req, res) => res.writeHead(307, { location: `${allowed.openai.baseURL}/chat/completions` }).end());
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    try {
+      const { key } = await newOrganization(sql, 'redirect');
+      const base_url = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/v1`;
+      expect((await call(allowed.stack.app, key, 'POST', '/provider-keys', { provider: 'bouncer', api_key: 'sk-b', base_url })).statusCode).toBe(200);
+      const res = await call(allowed.stack.app, key, 'POST', '/completion', { llm_configuration: { provider: 'bouncer', model: 'm', messages: [userMessage('hi')] } });
+      expect(res.json()).toMatchObject({ status: 'error' });
+      expect(allowed.openai.requests).toEqual([]);
+    } finally {
+      redirector.close();
+      await allowed.close();
+    }
+  });
+});
