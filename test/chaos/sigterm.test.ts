@@ -45,6 +45,8 @@ describe('SIGTERM under load', () => {
     const load = { records: loads.flatMap((l) => l.records), acked: loads.flatMap((l) => l.acked) };
     await sleep(4000);
     const completion = fresh().post('/completion', { project_name: 'chaos', llm_configuration: { provider: 'openai', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'finish me' }] } });
+    let completionDoneAt = 0;
+    void completion.then(() => (completionDoneAt = Date.now()));
     while (!openai.requests.length) await sleep(20);
     const before = await stack.jobCounts();
     const termAt = Date.now();
@@ -95,7 +97,9 @@ describe('SIGTERM under load', () => {
     expect(completed.kind === 'response' && JSON.parse(completed.body)).toMatchObject({ status: 'success', content: 'echo: finish me' });
     // Every answer is an acknowledgement: a request the API took during the shutdown was served.
     expect(load.records.filter((r) => /^\d+$/.test(r.outcome) && r.outcome !== '200')).toEqual([]);
-    expect(inFlight.length).toBeGreaterThan(0);
+    // The completion was in flight at the signal (its provider had it, and answers 3 s later); span
+    // requests usually are too, but their timing is the load's, so only theirs is not asserted.
+    expect(completionDoneAt - termAt).toBeGreaterThan(1000);
     expect(inFlight.filter((r) => !/^\d+$/.test(r.outcome))).toEqual([]);
     expect(begun.size).toBeGreaterThan(100);
     expect(cut).toEqual([]);
