@@ -94,19 +94,24 @@ describe('the retention job', () => {
     return workers.names;
   }
 
-  it('is off by default: no scheduler and no retention worker, and unsetting it removes the scheduler', async () => {
+  it('is off by default; a worker started without RETENTION_DAYS leaves the schedule alone, and 0 removes it', async () => {
     const prefix = uniquePrefix('retention');
     const queue = createProducer('retention', redis, prefix);
     try {
-      expect(await runWorkerOnce(prefix, {})).not.toContain('retention');
+      // Every worker runs retention jobs; without a schedule there are none.
+      expect(await runWorkerOnce(prefix, {})).toContain('retention');
       expect(await queue.queue.getJobSchedulersCount()).toBe(0);
 
       // A century: the run the scheduler starts at once finds nothing in the shared database.
-      expect(await runWorkerOnce(prefix, { RETENTION_DAYS: '36500', RETENTION_BATCH_SIZE: '123' })).toContain('retention');
-      const scheduler = await queue.queue.getJobScheduler('retention');
-      expect(scheduler).toMatchObject({ every: 600_000, template: { data: { retention_days: 36500, batch_size: 123 } } });
+      await runWorkerOnce(prefix, { RETENTION_DAYS: '36500', RETENTION_BATCH_SIZE: '123' });
+      const expected = { every: 600_000, template: { data: { retention_days: 36500, batch_size: 123 } } };
+      expect(await queue.queue.getJobScheduler('retention')).toMatchObject(expected);
 
+      // A worker deployed without the variable (a rolling update, a forgotten host) changes nothing.
       await runWorkerOnce(prefix, {});
+      expect(await queue.queue.getJobScheduler('retention')).toMatchObject(expected);
+
+      await runWorkerOnce(prefix, { RETENTION_DAYS: '0' });
       expect(await queue.queue.getJobSchedulersCount()).toBe(0);
     } finally {
       await queue.queue.obliterate({ force: true });

@@ -51,7 +51,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     registerWorker('completion', runCompletion, { ...options, concurrency: env.COMPLETION_CONCURRENCY, maxStalledCount: 0 }),
     registerWorker('eval', evalProcessor({ sql, redis, keys, runCompletion }), { ...options, concurrency: env.COMPLETION_CONCURRENCY }),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), { ...options, concurrency: 4 }),
-    ...(env.RETENTION_DAYS ? [registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), { ...options, concurrency: 1 })] : []),
+    registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), { ...options, concurrency: 1 }),
   ];
   workers.forEach(observeWorker);
   const unwatchPool = watchPool('worker', () => poolReading(sql));

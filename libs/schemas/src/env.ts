@@ -64,8 +64,8 @@ export const WorkerEnv = BaseEnv.extend({
   COMPLETION_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(100),
   /** When set, the worker writes the time to this file every 5 s: a liveness probe for orchestrators. */
   HEARTBEAT_FILE: z.string().min(1).optional(),
-  /** Spans older than this many days are removed by a repeatable job (unset: kept for ever). */
-  RETENTION_DAYS: z.coerce.number().positive().optional(),
+  /** Spans older than this many days are removed by a repeatable job; 0 turns it off; unset: no change. */
+  RETENTION_DAYS: z.coerce.number().min(0).optional(),
   /** Spans removed per statement by the retention job, so that no transaction holds many locks. */
   RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(5000),
   /** When set, the worker serves its Prometheus metrics on this port (at /metrics). */

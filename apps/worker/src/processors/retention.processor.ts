@@ -18,13 +18,16 @@ export function retentionProcessor(deps: { sql: Sql; shouldStop: () => boolean }
 }
 
 /**
- * Keeps the queue's one job scheduler in line with this worker's RETENTION_DAYS: upserted when it is set,
- * removed when it is not, so the setting is turned off by restarting the workers without it. The scheduler
- * makes one job per period whichever worker upserted it, and a global concurrency of 1 keeps a slow run
- * from overlapping the next one on another worker (two runs would only repeat each other's deletes).
+ * The queue's one job scheduler is the deployment's retention setting, and a worker's RETENTION_DAYS
+ * changes it when the worker starts: a number of days upserts it, 0 removes it, and a worker started
+ * without the variable leaves it as it is (so one worker deployed without it neither turns retention off
+ * nor keeps it from running: every worker runs the jobs, which carry their settings). The scheduler makes
+ * one job per period whichever worker upserted it, and a global concurrency of 1 keeps a slow run from
+ * overlapping the next one on another worker (two runs would only repeat each other's deletes).
  */
 export async function scheduleRetention(queue: Queue, env: Pick<WorkerEnv, 'RETENTION_DAYS' | 'RETENTION_BATCH_SIZE'>): Promise<void> {
-  if (!env.RETENTION_DAYS) {
+  if (env.RETENTION_DAYS === undefined) return;
+  if (env.RETENTION_DAYS === 0) {
     await queue.removeJobScheduler(RETENTION_SCHEDULER_ID);
     return;
   }
