@@ -59,7 +59,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     };
   }
 
-  app.post('/trace_log', { schema: { body: TraceLogCreateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
+  app.post('/trace_log', { config: { writesSpans: true }, schema: { body: TraceLogCreateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
     const traceId = req.body.trace_id ?? randomUUID();
     if (!sampledIn(req.body, traceId)) return { trace_id: traceId, sampled: false };
     await app.acceptSpanEvents([createEvent(req.organizationId, req.body, await app.resolveProjectId(req.organizationId, req.body), traceId)], req.id);
@@ -70,7 +70,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
   // together (in array order, so a later item about the same span wins) even when others are refused.
   app.post(
     '/trace_logs/batch',
-    { schema: { body: TraceLogBatchSchema, response: { 200: BatchResultSchema, 207: BatchResultSchema, ...errorResponses }, summary: `Record up to ${MAX_BATCH_SPANS} spans`, tags: ['trace logs'] } },
+    { config: { writesSpans: true }, schema: { body: TraceLogBatchSchema, response: { 200: BatchResultSchema, 207: BatchResultSchema, ...errorResponses }, summary: `Record up to ${MAX_BATCH_SPANS} spans`, tags: ['trace logs'] } },
     async (req, reply) => {
       const org = req.organizationId;
       const results: BatchResult[] = [];
@@ -102,7 +102,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     },
   );
 
-  app.put('/trace_log', { schema: { body: TraceLogUpdateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Update fields of a span', tags: ['trace logs'] } }, async (req) => {
+  app.put('/trace_log', { config: { writesSpans: true }, schema: { body: TraceLogUpdateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Update fields of a span', tags: ['trace logs'] } }, async (req) => {
     const { trace_id, root_trace_id, field_name_to_value_map } = req.body;
     await app.acceptSpanEvents([
       {
@@ -150,6 +150,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
   });
 
   const chainlib = {
+    config: { writesSpans: true },
     schema: { body: ChainlibRunSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a LangChain run tree as spans', tags: ['trace logs'] },
   };
   const ingestRun = async (req: { body: ChainlibRun; organizationId: string; id: string }) => {
