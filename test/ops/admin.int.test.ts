@@ -69,12 +69,33 @@ describe('queue dashboard at /admin/queues', () => {
     for (const asset of assets) expect((await get(`/admin/queues/${asset}`, auth)).statusCode, asset).toBe(200);
   });
 
-  it('refuses changes sent from another site, and takes them from its own pages', async () => {
-    const url = '/admin/queues/api/queues/eval/retry/failed';
-    const send = (headers: Record<string, string>) => stack.app.inject({ method: 'PUT', url, headers: { 'x-admin-key': ADMIN_KEY, ...headers } });
-    expect((await send({ 'sec-fetch-site': 'cross-site' })).statusCode).toBe(403);
-    expect((await send({ origin: 'https://evil.example' })).statusCode).toBe(403);
-    expect((await send({ 'sec-fetch-site': 'same-origin' })).statusCode).toBe(200);
+  it('only shows the queues by default: emptying, cleaning, retrying or pausing is refused and changes nothing', async () => {
+    const sent = await stack.app.inject({ method: 'POST', url: '/api/svc/v1/trace_log', headers: { 'x-api-key': orgKey, 'content-type': 'application/json' }, payload: JSON.stringify({ project_name: 'admin', trace_name: 'kept' }) });
+    expect(sent.statusCode).toBe(200);
+    const waiting = await stack.app.spanWrites.queue.getWaitingCount();
+    expect(waiting).toBeGreaterThan(0);
+    for (const action of ['span-write/empty', 'span-write/clean/waiting', 'span-write/obliterate', 'completion/retry/failed', 'span-write/pause', 'pause']) {
+      const res = await stack.app.inject({ method: 'PUT', url: `/admin/queues/api/queues/${action}`, headers: { 'x-admin-key': ADMIN_KEY } });
+      expect(res.statusCode === 405 || (action === 'pause' && res.statusCode === 200), `${action}: ${res.statusCode}`).toBe(true);
+    }
+    expect(await stack.app.spanWrites.queue.getWaitingCount()).toBe(waiting);
+    expect(await stack.app.spanWrites.queue.isPaused()).toBe(false);
+    expect((await get('/admin/queues/api/queues', { 'x-admin-key': ADMIN_KEY })).json().queues.every((q: { readOnlyMode: boolean }) => q.readOnlyMode)).toBe(true);
+  });
+});
+
+describe('with ADMIN_QUEUE_ACTIONS', () => {
+  it('takes changes from its own pages, and refuses them sent from another site', async () => {
+    const writable = await buildStack({ worker: false, env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_QUEUE_ACTIONS: 'true' } });
+    try {
+      const url = '/admin/queues/api/queues/eval/retry/failed';
+      const send = (headers: Record<string, string>) => writable.app.inject({ method: 'PUT', url, headers: { 'x-admin-key': ADMIN_KEY, ...headers } });
+      expect((await send({ 'sec-fetch-site': 'cross-site' })).statusCode).toBe(403);
+      expect((await send({ origin: 'https://evil.example' })).statusCode).toBe(403);
+      expect((await send({ 'sec-fetch-site': 'same-origin' })).statusCode).toBe(200);
+    } finally {
+      await writable.close();
+    }
   });
 });
 

@@ -47,6 +47,8 @@ export const ApiEnv = BaseEnv.extend({
   CORS_ORIGINS: z.string().min(1).optional(),
   /** Opens the queue dashboard at /admin/queues to holders of this key (unset: no dashboard). */
   ADMIN_API_KEY: z.string().min(16).optional(),
+  /** Lets the dashboard change queues (retry, clean, empty, pause, ...); off, it only shows them. */
+  ADMIN_QUEUE_ACTIONS: envBoolean.default(false),
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 

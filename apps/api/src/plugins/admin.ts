@@ -40,6 +40,9 @@ function isCrossSite(req: FastifyRequest): boolean {
  * Bull Board at /admin/queues, showing every queue of the registry, for holders of ADMIN_API_KEY; without
  * that key the routes do not exist (404). The admin key is its own secret: organizations' API keys are
  * checked only under /api/svc/v1 and open nothing here.
+ *
+ * It is read-only unless ADMIN_QUEUE_ACTIONS is set: a click on "empty" or "clean" would drop span writes
+ * that clients were told are kept, and "retry" on a failed completion would call the provider again.
  */
 export default async function admin(app: FastifyInstance) {
   const key = app.config.ADMIN_API_KEY;
@@ -62,7 +65,7 @@ export default async function admin(app: FastifyInstance) {
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(ADMIN_BASE_PATH);
   createBullBoard({
-    queues: app.allQueues.map((queue) => new BullMQAdapter(queue)),
+    queues: app.allQueues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: !app.config.ADMIN_QUEUE_ACTIONS })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Sightline queues' } },
   });
