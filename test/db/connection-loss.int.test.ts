@@ -30,7 +30,8 @@ describe('a connection lost inside a transaction', () => {
         await tx`select pg_sleep(5)`;
       });
       const outcome = transaction.then(() => 'committed', (error: { code?: string }) => error.code);
-      while (pid === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; pid === null && i < 250; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(pid).not.toBeNull();
       await killer`select pg_terminate_backend(${pid})`;
 
       expect(await outcome).toMatch(/^(CONNECTION_CLOSED|57P01)$/);

@@ -64,7 +64,7 @@ describe("the worker's log lines", () => {
     expect(line).toMatchObject({ reqId: res.headers['x-request-id'], queue: 'experiment-finalize' });
   });
 
-  it('name every request whose spans a failed span-write job held', async () => {
+  it("name the request of each span a failed span-write job held", async () => {
     const project_id = (await call(stack.app, org.key, 'POST', '/project', { name: 'refused-logs' })).json().uuid;
     const bad = randomUUID(), good = randomUUID();
     // A NUL inside jsonb passes the queue schema but not PostgreSQL (the API strips it; a raw event does not).
@@ -94,7 +94,7 @@ describe("the worker's log lines", () => {
       await Promise.all([holder.close(), queue.close()]);
       redis.disconnect();
     }
-  });
+  }, 60_000);
 
   it('come from span events that carry the request id the API gave them', async () => {
     await stack.stopWorker();

@@ -15,8 +15,11 @@ const collectGarbage = runInNewContext('gc') as () => void;
 
 const span = (trace_id = randomUUID()) => ({ trace_id, project_name: 'backlog', trace_name: 'span', output: 'o' });
 
-/** Asks `read` until it answers `want`, for at most ~20 s; answers the last value read. */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Outlasts a node's early refusals after its last refusal (timers may fire a little early). */
+const pastEarlyRefusals = () => sleep(EARLY_REFUSAL_MS + 100);
+
+/** Asks `read` until it answers `want`, for at most ~20 s; answers the last value read. */
 
 async function eventually<T>(read: () => Promise<T>, want: T): Promise<T> {
   let value = await read();
@@ -76,7 +79,7 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
 
     await stack.startWorker();
     expect(await eventually(() => spanBacklog(redis, keys), 0)).toBe(0);
-    await sleep(EARLY_REFUSAL_MS); // after its last refusal, the node refuses for a moment without asking Redis
+    await pastEarlyRefusals(); // after its last refusal, the node refuses for a moment without asking Redis
     const again = await call(stack.app, org.key, 'POST', '/trace_log', span(refusedId));
     expect(again.statusCode).toBe(200);
     for (const id of [...accepted, refusedId]) expect((await readTrace(stack.app, org.key, id)).statusCode).toBe(200);
@@ -133,15 +136,17 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
   });
 
   it('refuses span writes without reading them for a moment after a refusal, and nothing else', async () => {
-    // The backlog is still full from the test above.
+    // The backlog is still full from the test above; its early refusals end first, so that the next
+    // refusal comes from Redis and opens a whole new moment.
     const malformed = () => stack.app.inject({ method: 'POST', url: '/api/svc/v1/trace_log', headers: { 'x-api-key': org.key, 'content-type': 'application/json' }, payload: '{"trace_id": ' });
+    await pastEarlyRefusals();
     expect((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode).toBe(429);
     const early = await malformed();
     expect(early.statusCode).toBe(429);
     expect(early.headers['retry-after']).toBe('5');
     expect((await call(stack.app, org.key, 'GET', `/trace_log/${randomUUID()}`)).statusCode).toBe(404);
     expect((await call(stack.app, org.key, 'POST', '/project', { name: 'not-a-span' })).statusCode).toBe(200);
-    await sleep(EARLY_REFUSAL_MS);
+    await pastEarlyRefusals();
     // Read again once the moment has passed: a malformed body is the client's error, a valid one meets the bound.
     expect((await malformed()).statusCode).toBe(422);
     expect((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode).toBe(429);

@@ -46,18 +46,22 @@ async function ingestRound() {
   for (let i = 0; i < events.length; i += 500) await applySpanEvents(sql, events.slice(i, i + 500));
 }
 
+const count = async () => (await sql<{ rows: number }[]>`select count(*)::int as rows from spans`)[0].rows;
+
 async function round({ retention }: { retention: boolean }): Promise<number> {
+  const rowsBefore = await count();
   const [{ start }] = await sql<{ start: Date }[]>`select clock_timestamp() as start`;
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // This round's spans are stored a second after `start` or later; the cutoff falls in that second.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   await ingestRound();
   if (retention) {
-    // Everything stored before this round has expired: a retention of (now - start - 100 ms).
+    // Everything stored before this round has expired: a retention of (now - start - 0.5 s).
     const [{ age }] = await sql<{ age: number }[]>`select extract(epoch from clock_timestamp() - ${start}::timestamptz) as age`;
-    await deleteExpiredTraces(sql, { days: (age - 0.1) / 86_400, batchSize: 5000 });
+    await deleteExpiredTraces(sql, { days: (age - 0.5) / 86_400, batchSize: 5000 });
   }
   await sql.unsafe('vacuum spans');
-  const [{ bytes, rows }] = await sql<{ bytes: number; rows: number }[]>`select pg_total_relation_size('spans')::float8 as bytes, (select count(*) from spans)::int as rows`;
-  expect(rows).toBe(retention ? SPANS_PER_ROUND : rows);
+  expect(await count()).toBe(retention ? SPANS_PER_ROUND : rowsBefore + SPANS_PER_ROUND);
+  const [{ bytes }] = await sql<{ bytes: number }[]>`select pg_total_relation_size('spans')::float8 as bytes`;
   return bytes;
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createSql, deleteExpiredTraces } from '@sightline/db';
@@ -84,14 +85,21 @@ describe('deleteExpiredTraces', () => {
 describe('the retention job', () => {
   const log = pino({ level: 'silent' });
 
-  /** Starts the workers on `prefix` with `env`, then closes them; close waits for the scheduler update. */
+  /**
+   * Starts the workers on `prefix` with `env`, then closes them (close waits for the scheduler update);
+   * answers their queues and what they logged about retention.
+   */
   async function runWorkerOnce(prefix: string, env: Record<string, string>) {
     const workerSql = createSql(databaseUrl(), { max: 2 });
     const workerRedis = testRedis();
-    const workers = startWorkers({ sql: workerSql, redis: workerRedis, env: parseEnv(WorkerEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, ...env }), log, providerEnv: {} });
+    const lines: { msg: string; retentionDays?: number | null }[] = [];
+    const capture = new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) });
+    const workerLog = pino({ level: 'info' }, capture);
+    const workers = startWorkers({ sql: workerSql, redis: workerRedis, env: parseEnv(WorkerEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, ...env }), log: workerLog, providerEnv: {} });
     await workers.close();
     await Promise.all([workerRedis.quit(), workerSql.end()]);
-    return workers.names;
+    const said = lines.find((l) => l.msg.startsWith('retention '));
+    return { names: workers.names, retention: said && { msg: said.msg, days: said.retentionDays } };
   }
 
   it('is off by default; a worker started without RETENTION_DAYS leaves the schedule alone, and 0 removes it', async () => {
@@ -99,19 +107,22 @@ describe('the retention job', () => {
     const queue = createProducer('retention', redis, prefix);
     try {
       // Every worker runs retention jobs; without a schedule there are none.
-      expect(await runWorkerOnce(prefix, {})).toContain('retention');
+      const first = await runWorkerOnce(prefix, {});
+      expect(first.names).toContain('retention');
+      expect(first.retention).toEqual({ msg: 'retention off', days: null });
       expect(await queue.queue.getJobSchedulersCount()).toBe(0);
 
       // A century: the run the scheduler starts at once finds nothing in the shared database.
-      await runWorkerOnce(prefix, { RETENTION_DAYS: '36500', RETENTION_BATCH_SIZE: '123' });
+      expect((await runWorkerOnce(prefix, { RETENTION_DAYS: '36500', RETENTION_BATCH_SIZE: '123' })).retention).toEqual({ msg: 'retention on', days: 36500 });
       const expected = { every: 600_000, template: { data: { retention_days: 36500, batch_size: 123 } } };
       expect(await queue.queue.getJobScheduler('retention')).toMatchObject(expected);
 
-      // A worker deployed without the variable (a rolling update, a forgotten host) changes nothing.
-      await runWorkerOnce(prefix, {});
+      // A worker deployed without the variable (a rolling update, a forgotten host) changes nothing, and
+      // says which setting is in force.
+      expect((await runWorkerOnce(prefix, {})).retention).toEqual({ msg: 'retention on', days: 36500 });
       expect(await queue.queue.getJobScheduler('retention')).toMatchObject(expected);
 
-      await runWorkerOnce(prefix, { RETENTION_DAYS: '0' });
+      expect((await runWorkerOnce(prefix, { RETENTION_DAYS: '0' })).retention).toEqual({ msg: 'retention off', days: null });
       expect(await queue.queue.getJobSchedulersCount()).toBe(0);
     } finally {
       await queue.queue.obliterate({ force: true });

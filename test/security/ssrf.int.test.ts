@@ -51,6 +51,10 @@ describe('saved provider base URLs', () => {
       expect(res.statusCode, url).toBe(422);
       expect(res.json(), url).toEqual({ detail: [{ loc: ['body', 'base_url'], msg: expect.stringContaining('non-public address'), type: 'value_error' }] });
     }
+    // A name that does not resolve is refused too: the call's own lookup could answer differently.
+    const unresolved = await save('http://no-such-host.invalid/v1');
+    expect(unresolved.statusCode).toBe(422);
+    expect(unresolved.json().detail[0]).toMatchObject({ loc: ['body', 'base_url'], msg: expect.stringContaining('does not resolve') });
     for (const url of ['ftp://example.com/v1', 'file:///etc/passwd', 'gopher://127.0.0.1:6379/_INFO']) {
       const res = await save(url);
       expect(res.statusCode, url).toBe(422);
@@ -79,7 +83,11 @@ describe('saved provider base URLs', () => {
 describe('provider redirects', () => {
   it('are refused, not followed: a public base URL cannot bounce a call to an internal one', async () => {
     const allowed = await startGateway(); // private addresses allowed, so that the redirector can be saved
-    const redirector = createServer((req, res) => res.writeHead(307, { location: `${allowed.openai.baseURL}/chat/completions` }).end());
+    let bounced = 0;
+    const redirector = createServer((req, res) => {
+      bounced++;
+      res.writeHead(307, { location: `${allowed.openai.baseURL}/chat/completions` }).end();
+    });
     await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
     try {
       const { key } = await newOrganization(sql, 'redirect');
@@ -88,6 +96,9 @@ describe('provider redirects', () => {
       const res = await call(allowed.stack.app, key, 'POST', '/completion', { llm_configuration: { provider: 'bouncer', model: 'm', messages: [userMessage('hi')] } });
       expect(res.json()).toMatchObject({ status: 'error' });
       expect(allowed.openai.requests).toEqual([]);
+      // The SDK takes a refused redirect for a connection error and retries it (PROVIDER_MAX_RETRIES is 2).
+      expect(bounced).toBeGreaterThanOrEqual(1);
+      expect(bounced).toBeLessThanOrEqual(3);
     } finally {
       redirector.close();
       await allowed.close();

@@ -6,13 +6,17 @@ import { createReplier, queues, redisKeys, RETRY_BACKOFF_TYPE, retryDelayMs, typ
 /** `log` carries the job's queue, id and the x-request-id(s) of the API requests it came from. */
 export type Processor<N extends QueueName> = (payload: QueuePayload<N>, job: Job, log: Logger) => Promise<unknown>;
 
+/** Request ids named on one log line at most: a span-write job can hold the spans of 1000 requests. */
+const MAX_LOGGED_REQUEST_IDS = 20;
+
 /** The request ids a job came from: one for most jobs; a span-write job holds the events of many requests. */
-export function requestIdsOf(data: unknown): { reqId?: string; reqIds?: string[] } {
+export function requestIdsOf(data: unknown): { reqId?: string; reqIds?: string[]; reqIdCount?: number } {
   const job = data as { request_id?: unknown; events?: { request_id?: unknown }[] } | null | undefined;
   if (typeof job?.request_id === 'string') return { reqId: job.request_id };
   if (!Array.isArray(job?.events)) return {};
   const ids = [...new Set(job.events.map((e) => e?.request_id).filter((id): id is string => typeof id === 'string'))];
-  return ids.length === 1 ? { reqId: ids[0] } : ids.length ? { reqIds: ids } : {};
+  if (ids.length <= 1) return ids.length ? { reqId: ids[0] } : {};
+  return ids.length > MAX_LOGGED_REQUEST_IDS ? { reqIds: ids.slice(0, MAX_LOGGED_REQUEST_IDS), reqIdCount: ids.length } : { reqIds: ids };
 }
 
 // When a worker dies, the jobs it held are found by another worker's stalled-job check once their locks

@@ -37,7 +37,10 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const options = { connection: redis, prefix, log };
   const retention = createProducer('retention', redis, prefix);
   let closing = false;
-  const scheduling = scheduleRetention(retention.queue, env).catch((err) => log.error({ err: (err as Error).message }, 'could not schedule retention'));
+  const scheduling = scheduleRetention(retention.queue, env).then(
+    (job) => log.info(job ? { retentionDays: job.retention_days, batchSize: job.batch_size } : { retentionDays: null }, job ? 'retention on' : 'retention off'),
+    (err) => log.error({ err: (err as Error).message }, 'could not schedule retention'),
+  );
   // A span-write job that failed for good (retries used up, stalled too often, a payload that cannot
   // parse) will never write its events: reads stop waiting for them and they leave the backlog now,
   // rather than when their marks expire. `finishedOn` is set only then, not on an attempt to be retried.

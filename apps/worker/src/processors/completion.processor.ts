@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isSampledIn, unseal } from '@sightline/core';
 import { findProviderKey, type Sql } from '@sightline/db';
-import { cacheDigest, costOf, countMessageTokens, countTextTokens, privateAddressOf, privateBaseUrlMessage, ProviderError, resolveProvider } from '@sightline/llm';
+import { cacheDigest, costOf, countMessageTokens, countTextTokens, nonPublicMessage, nonPublicReason, ProviderError, resolveProvider } from '@sightline/llm';
 import { createReplier, type RedisKeys, type SpanIntake } from '@sightline/queues';
 import { LlmResultSchema, type CompletionJob, type CompletionResponse, type LlmResult } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
@@ -33,8 +33,8 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
     const row = await findProviderKey(deps.sql, org, provider);
     if (!row || !deps.secretsKey) return null;
     // Checked again here, not only when saved: a name can be pointed at another address since.
-    const refused = row.base_url && !deps.allowPrivateUrls ? await privateAddressOf(row.base_url) : null;
-    if (refused) throw new ProviderError(privateBaseUrlMessage(refused), false);
+    const refused = row.base_url && !deps.allowPrivateUrls ? await nonPublicReason(row.base_url) : null;
+    if (refused) throw new ProviderError(nonPublicMessage(refused), false);
     return { apiKey: unseal(deps.secretsKey, row.sealed_key), baseURL: row.base_url };
   }
 

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { deleteExpiredTraces, type Sql } from '@sightline/db';
 import { queues } from '@sightline/queues';
-import { RetentionJobSchema, type WorkerEnv } from '@sightline/schemas';
+import { RetentionJobSchema, type RetentionJob, type WorkerEnv } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
 export const RETENTION_SCHEDULER_ID = 'retention';
@@ -25,13 +25,15 @@ export function retentionProcessor(deps: { sql: Sql; shouldStop: () => boolean }
  * one job per period whichever worker upserted it, and a global concurrency of 1 keeps a slow run from
  * overlapping the next one on another worker (two runs would only repeat each other's deletes).
  */
-export async function scheduleRetention(queue: Queue, env: Pick<WorkerEnv, 'RETENTION_DAYS' | 'RETENTION_BATCH_SIZE'>): Promise<void> {
-  if (env.RETENTION_DAYS === undefined) return;
+export async function scheduleRetention(queue: Queue, env: Pick<WorkerEnv, 'RETENTION_DAYS' | 'RETENTION_BATCH_SIZE'>): Promise<RetentionJob | null> {
   if (env.RETENTION_DAYS === 0) {
     await queue.removeJobScheduler(RETENTION_SCHEDULER_ID);
-    return;
+  } else if (env.RETENTION_DAYS !== undefined) {
+    const data = RetentionJobSchema.parse({ retention_days: env.RETENTION_DAYS, batch_size: env.RETENTION_BATCH_SIZE });
+    await queue.setGlobalConcurrency(1);
+    await queue.upsertJobScheduler(RETENTION_SCHEDULER_ID, { every: RETENTION_EVERY_MS }, { name: 'retention', data, opts: queues.retention.options });
   }
-  const data = RetentionJobSchema.parse({ retention_days: env.RETENTION_DAYS, batch_size: env.RETENTION_BATCH_SIZE });
-  await queue.setGlobalConcurrency(1);
-  await queue.upsertJobScheduler(RETENTION_SCHEDULER_ID, { every: RETENTION_EVERY_MS }, { name: 'retention', data, opts: queues.retention.options });
+  // The setting in force, whoever set it: what the worker logs at start.
+  const data = (await queue.getJobScheduler(RETENTION_SCHEDULER_ID))?.template?.data;
+  return data ? RetentionJobSchema.parse(data) : null;
 }

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp, seal } from '@sightline/core';
 import { deleteProviderKey, listProviderKeys, saveProviderKey, type SavedProviderKey } from '@sightline/db';
-import { privateAddressOf, privateBaseUrlMessage } from '@sightline/llm/base-url';
+import { nonPublicMessage, nonPublicReason } from '@sightline/llm/base-url';
 import { ProviderKeyCreateSchema, UrlText } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 
@@ -22,8 +22,8 @@ export default async function providerKeyRoutes(base: FastifyInstance) {
     const secretsKey = app.config.SECRETS_KEY;
     if (!secretsKey) throw new AppError(503, 'saving provider keys needs SECRETS_KEY to be configured on the server');
     const { provider, api_key, base_url } = req.body;
-    const refused = base_url && !app.config.ALLOW_PRIVATE_PROVIDER_URLS ? await privateAddressOf(base_url) : null;
-    if (refused) throw new RequestValidationError([{ loc: ['body', 'base_url'], msg: privateBaseUrlMessage(refused), type: 'value_error' }]);
+    const refused = base_url && !app.config.ALLOW_PRIVATE_PROVIDER_URLS ? await nonPublicReason(base_url) : null;
+    if (refused) throw new RequestValidationError([{ loc: ['body', 'base_url'], msg: nonPublicMessage(refused), type: 'value_error' }]);
     const hint = api_key.slice(-4);
     await saveProviderKey(app.sql, req.organizationId, { provider, sealed: seal(secretsKey, api_key), hint, baseUrl: base_url ?? null });
     return shown({ provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() });
