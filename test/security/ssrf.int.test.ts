@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seal } from '@sightline/core';
 import { saveProviderKey, type Sql } from '@sightline/db';
+import { buildLlmRequest, guardedFetch, publicOnlyFetch, resolveProvider } from '@sightline/llm';
+import { FakeAnthropic } from '../fakes/fake-anthropic';
+import { FakeOpenAI } from '../fakes/fake-openai';
 import { call } from '../support/app';
 import { startGateway, userMessage, type Gateway } from '../support/gateway';
 import { newOrganization, testSql } from '../support/services';
@@ -102,6 +105,41 @@ describe('provider redirects', () => {
     } finally {
       redirector.close();
       await allowed.close();
+    }
+  });
+});
+
+describe('the connect-time guard (names re-pointed after the check: DNS rebinding)', () => {
+  it('refuses a saved base URL whose name resolves to a private address when it is called', async () => {
+    // A name, not a literal: nothing refuses it before the connection, whose lookup answers 127.0.0.1.
+    const port = new URL(gw.openai.baseURL).port;
+    await saveProviderKey(sql, org.id, { provider: 'rebound', sealed: seal(Buffer.from(gw.secretsKey, 'hex'), 'sk-saved'), hint: 'aved', baseUrl: `http://localhost:${port}/v1` });
+    const callsBefore = gw.openai.requests.length;
+    const res = await call(gw.stack.app, org.key, 'POST', '/completion', { llm_configuration: { provider: 'rebound', model: 'm', messages: [userMessage('hi')] } });
+    expect(res.json()).toMatchObject({ status: 'error' });
+    expect(gw.openai.requests.length).toBe(callsBefore);
+  });
+
+  it("carries both SDKs' calls, streamed or not, when the address is allowed", async () => {
+    const [openai, anthropic] = [await new FakeOpenAI().start(), await new FakeAnthropic().start()];
+    try {
+      const request = (provider: string) => buildLlmRequest({ provider, model: 'm', model_params: null, messages: [userMessage('guarded')] }, {});
+      const anyAddress = guardedFetch(() => true);
+      for (const [server, provider] of [[openai, 'openai'], [anthropic, 'anthropic']] as const) {
+        const { adapter } = resolveProvider(provider, { requestKey: 'sk', env: {} });
+        const baseURL = server.baseURL.replace('127.0.0.1', 'localhost');
+        const options = { apiKey: 'sk', baseURL, timeoutMs: 2000, maxRetries: 0, fetch: anyAddress };
+        expect((await adapter.call(request(provider), options)).content, provider).toBe('echo: guarded');
+        const deltas: string[] = [];
+        expect((await adapter.call(request(provider), { ...options, onDelta: (d: string) => void deltas.push(d) })).content, provider).toBe('echo: guarded');
+        expect(deltas.join(''), provider).toBe('echo: guarded');
+        // The same call through the public-only fetch never reaches the server.
+        const before = server.requests.length;
+        await expect(adapter.call(request(provider), { ...options, fetch: publicOnlyFetch })).rejects.toThrow();
+        expect(server.requests.length, provider).toBe(before);
+      }
+    } finally {
+      await Promise.all([openai.stop(), anthropic.stop()]);
     }
   });
 });

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isSampledIn, unseal } from '@sightline/core';
 import { findProviderKey, type Sql } from '@sightline/db';
-import { cacheDigest, costOf, countMessageTokens, countTextTokens, nonPublicMessage, nonPublicReason, ProviderError, resolveProvider } from '@sightline/llm';
+import { cacheDigest, costOf, countMessageTokens, countTextTokens, nonPublicLiteral, nonPublicMessage, ProviderError, publicOnlyFetch, resolveProvider } from '@sightline/llm';
 import { createReplier, type RedisKeys, type SpanIntake } from '@sightline/queues';
 import { LlmResultSchema, type CompletionJob, type CompletionResponse, type LlmResult } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
@@ -32,10 +32,12 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
   async function savedKey(org: string, provider: string) {
     const row = await findProviderKey(deps.sql, org, provider);
     if (!row || !deps.secretsKey) return null;
-    // Checked again here, not only when saved: a name can be pointed at another address since.
-    const refused = row.base_url && !deps.allowPrivateUrls ? await nonPublicReason(row.base_url) : null;
+    // Checked again on every call, not only when saved: a name can be pointed at another address since.
+    // Names are checked on the addresses the connection is made to; literals here.
+    const guarded = row.base_url && !deps.allowPrivateUrls;
+    const refused = guarded ? nonPublicLiteral(row.base_url!) : null;
     if (refused) throw new ProviderError(nonPublicMessage(refused), false);
-    return { apiKey: unseal(deps.secretsKey, row.sealed_key), baseURL: row.base_url };
+    return { apiKey: unseal(deps.secretsKey, row.sealed_key), baseURL: row.base_url, fetch: guarded ? publicOnlyFetch : undefined };
   }
 
   function requestKey(job: CompletionJob): string | null {
@@ -74,6 +76,7 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
         outcome.result = await provider.adapter.call(req, {
           apiKey: provider.apiKey,
           baseURL: provider.baseURL,
+          fetch: provider.fetch,
           timeoutMs: deps.timeoutMs,
           maxRetries: deps.maxRetries,
           onDelta: job.stream

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../request';
-import { NO_REDIRECTS, reuseClient } from './clients';
+import { fetchId, NO_REDIRECTS, reuseClient } from './clients';
 import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
 // Anthropic requires max_tokens; this is used when the request gives none.
@@ -49,8 +49,8 @@ const usageOf = (u: Usage | undefined) => {
 export function anthropicAdapter(): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
-      const client = reuseClient(clients, [opts.apiKey, opts.baseURL ?? null, opts.timeoutMs, opts.maxRetries], () =>
-        new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetchOptions: NO_REDIRECTS }),
+      const client = reuseClient(clients, [opts.apiKey, opts.baseURL ?? null, opts.timeoutMs, opts.maxRetries, fetchId(opts.fetch)], () =>
+        new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetchOptions: NO_REDIRECTS, fetch: opts.fetch }),
       );
       const deadline = callDeadline(opts);
       const { signal } = deadline;

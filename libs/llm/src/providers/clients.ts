@@ -10,6 +10,15 @@ const MAX_CLIENTS = 256;
  */
 export const NO_REDIRECTS = { redirect: 'error' } as const;
 
+const fetchIds = new WeakMap<typeof fetch, number>();
+let lastFetchId = 0;
+/** A client's fetch as part of its cache key: 0 for the global one, a number of its own for each other. */
+export function fetchId(custom: typeof fetch | undefined): number {
+  if (!custom) return 0;
+  if (!fetchIds.has(custom)) fetchIds.set(custom, ++lastFetchId);
+  return fetchIds.get(custom)!;
+}
+
 /** The client made for these options, made once; the oldest is dropped past MAX_CLIENTS (keys rotate). */
 export function reuseClient<C>(cache: Map<string, C>, options: readonly unknown[], make: () => C): C {
   const key = JSON.stringify(options);

@@ -24,8 +24,9 @@ const KNOWN: Record<string, Known> = {
 
 const envName = (provider: string) => (provider === 'azure' ? 'AZURE_OPENAI' : provider.toUpperCase().replace(/[^A-Z0-9]/g, '_'));
 
-export type ResolvedProvider = { adapter: ProviderAdapter; apiKey: string; baseURL?: string };
-export type KeySources = { requestKey?: string | null; saved?: { apiKey: string; baseURL?: string | null } | null; env: NodeJS.ProcessEnv };
+export type ResolvedProvider = { adapter: ProviderAdapter; apiKey: string; baseURL?: string; fetch?: typeof fetch };
+/** `saved.fetch` goes with the saved base URL: the one to reach it with (see base-url.ts). */
+export type KeySources = { requestKey?: string | null; saved?: { apiKey: string; baseURL?: string | null; fetch?: typeof fetch } | null; env: NodeJS.ProcessEnv };
 
 /** The adapter, key and base URL for a provider. Keys: the request's, then the organization's saved key, then the environment. */
 export function resolveProvider(provider: string, { requestKey, saved, env }: KeySources): ResolvedProvider {
@@ -49,7 +50,7 @@ export function resolveProvider(provider: string, { requestKey, saved, env }: Ke
   }
   const adapter =
     protocol === 'anthropic' ? anthropicAdapter() : openAiAdapter(protocol, provider, protocol === 'azure' ? env.AZURE_OPENAI_API_VERSION : undefined);
-  return { adapter, apiKey, baseURL };
+  return { adapter, apiKey, baseURL, ...(saved?.baseURL && { fetch: saved.fetch }) };
 }
 
 /** The provider id the price tables know this provider by. */

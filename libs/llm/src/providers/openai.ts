@@ -1,7 +1,7 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { LlmRequest } from '../request';
-import { NO_REDIRECTS, reuseClient } from './clients';
+import { fetchId, NO_REDIRECTS, reuseClient } from './clients';
 import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
 const clients = new Map<string, OpenAI>();
@@ -38,8 +38,8 @@ const usageOf = (u: Usage | null | undefined) => ({
 export function openAiAdapter(kind: 'openai' | 'azure', provider: string, apiVersion?: string): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
-      const common = { apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetchOptions: NO_REDIRECTS };
-      const client = reuseClient(clients, [kind, common.apiKey, common.baseURL ?? null, common.timeout, common.maxRetries, apiVersion ?? null], () =>
+      const common = { apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetchOptions: NO_REDIRECTS, fetch: opts.fetch };
+      const client = reuseClient(clients, [kind, common.apiKey, common.baseURL ?? null, common.timeout, common.maxRetries, apiVersion ?? null, fetchId(opts.fetch)], () =>
         kind === 'azure' ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' }) : new OpenAI(common),
       );
       const deadline = callDeadline(opts);

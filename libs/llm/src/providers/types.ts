@@ -9,6 +9,8 @@ export type CallOptions = {
   /** Per attempt; the SDK retries 429, 5xx, timeouts and refused connections with backoff. */
   timeoutMs: number;
   maxRetries: number;
+  /** The fetch the SDK calls the provider with; default: the global one. */
+  fetch?: typeof fetch;
   /** Streams the call when given: receives each text delta in the order the provider sent it. */
   onDelta?: (text: string) => void;
 };
