@@ -6,7 +6,7 @@ import { clearPending, forgetLostSpanEvents, redisKeys, spanBacklog, takeSequenc
 import type { SpanEvent } from '@sightline/schemas';
 import { EARLY_REFUSAL_MS } from '../../apps/api/src/plugins/span-intake';
 import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, useServices } from '../support/services';
+import { newOrganization, uniquePrefix, useServices } from '../support/services';
 
 const { sql, redis } = useServices();
 
@@ -222,5 +222,20 @@ describe('lost span events leave the backlog', () => {
     expect(await redis.zscore(keys.spanBacklog, String(old))).toBeNull();
     // The recent one may still be on its way into a job.
     expect(await spanBacklog(redis, keys)).toBe(1);
+  });
+});
+
+describe('clearPending', () => {
+  it('fails when Redis refuses any of its commands, rather than leave marks behind in silence', async () => {
+    const keys = redisKeys(uniquePrefix('clear'));
+    const org = randomUUID(), trace = randomUUID();
+    const [seq] = await takeSequenceNumbers(redis, keys, [{ organization_id: org, trace_id: trace }]);
+    const event = { kind: 'create' as const, organization_id: org, trace_id: trace, seq: Number(seq), fields: {} };
+    // A key of the wrong type makes one command of the pipeline fail (as a connection lost part-way would).
+    await redis.set(keys.pendingRoot(org, trace), 'not a set');
+    await expect(clearPending(redis, keys, [{ ...event, pending_root: trace }])).rejects.toThrow(/WRONGTYPE/);
+    await redis.del(keys.pendingRoot(org, trace));
+    await clearPending(redis, keys, [event]);
+    expect(await redis.zcard(keys.pendingOrganization(org))).toBe(0);
   });
 });

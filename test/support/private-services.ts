@@ -299,7 +299,17 @@ export async function createChaosStack(label: string, options: { redis?: RedisOp
           const busy = WAIT_STATES.reduce((n, s) => n + (counts[s] ?? 0), 0) + pending;
           quiet = busy === 0 ? quiet + 1 : 0;
           if (quiet >= 2) return Date.now() - t0;
-          if (Date.now() - t0 > timeoutMs) throw new Error(`span writes not drained after ${timeoutMs} ms: ${JSON.stringify({ ...counts, pending })}`);
+          if (Date.now() - t0 > timeoutMs) {
+            // What is left, for the next person to read: marks, unconfirmed reservations, failed jobs.
+            const left = {
+              ...counts,
+              pending,
+              pending_sample: await queueRedis.zrange(`${QUEUE_PREFIX}:pending:org:${organizationId}`, 0, 4),
+              unconfirmed_reservations: await queueRedis.zcard(`${QUEUE_PREFIX}:span-seq:unconfirmed`),
+              failed: (await spanQueue.getFailed(0, 4)).map((j) => ({ reason: j.failedReason, finishedOn: j.finishedOn, events: j.data.events?.length })),
+            };
+            throw new Error(`span writes not drained after ${timeoutMs} ms: ${JSON.stringify(left)}`);
+          }
           await sleep(1000);
         }
       },

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
 
@@ -150,6 +150,17 @@ export function pendingEventsOf(data: unknown): SpanEvent[] {
   });
 }
 
+/**
+ * Runs a pipeline and fails if any of its commands failed: ioredis resolves a pipeline even when some
+ * commands got an error (a connection lost part-way), and marks left behind would keep reads waiting.
+ */
+async function execAll(pipeline: ChainableCommander): Promise<void> {
+  const results = await pipeline.exec();
+  if (!results) throw new Error('Redis pipeline was not run');
+  const failed = results.find(([err]) => err);
+  if (failed) throw failed[0];
+}
+
 export async function clearPending(redis: Redis, keys: RedisKeys, events: readonly SpanEvent[]): Promise<void> {
   const pipeline = redis.pipeline();
   for (const e of events) {
@@ -158,7 +169,7 @@ export async function clearPending(redis: Redis, keys: RedisKeys, events: readon
     pipeline.zrem(keys.pendingOrganization(e.organization_id), e.seq);
   }
   if (events.length) pipeline.zrem(keys.spanBacklog, ...events.map((e) => e.seq));
-  await pipeline.exec();
+  await execAll(pipeline);
 }
 
 /** The sequence number of the latest accepted span event: everything accepted so far is at or below it. */
@@ -211,7 +222,7 @@ export function waitUntilApplied(redis: Redis, keys: RedisKeys, organizationId: 
 export async function confirmReservations(redis: Redis, keys: RedisKeys, seqs: readonly number[]): Promise<void> {
   if (!seqs.length) return;
   const { index, events } = journal(keys);
-  await redis.pipeline().zrem(index, ...seqs).hdel(events, ...seqs.map(String)).exec();
+  await execAll(redis.pipeline().zrem(index, ...seqs).hdel(events, ...seqs.map(String)));
 }
 
 /**
