@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { createSql } from '@sightline/db';
 import { redisKeys, sweepUnconfirmed } from '@sightline/queues';
-import { createLogger, onShutdown } from '@sightline/runtime';
+import { createLogger, onShutdown, repeat } from '@sightline/runtime';
 import { loadEnv, WorkerEnv } from '@sightline/schemas';
 import { startWorkers } from './workers';
 
@@ -21,27 +21,23 @@ if (env.HEARTBEAT_FILE) {
   setInterval(beat, 5000).unref();
 }
 
-// Releases the pending marks of span events whose job never reached the queue (see pending.ts). One sweep
-// at a time: during a Redis outage a sweep waits for Redis rather than piling up behind another.
+// Releases the pending marks of span events whose job never reached the queue (see pending.ts).
 const SWEEP_MS = 10_000;
-let sweeping = true;
-let sweepTimer = setTimeout(async function sweep() {
-  try {
+const stopSweeping = repeat(
+  async () => {
     const released = await sweepUnconfirmed(redis, redisKeys(env.QUEUE_PREFIX));
     if (released) log.warn({ released }, 'released pending marks of span events whose job was never queued');
-  } catch (err) {
-    log.debug({ err: (err as Error).message }, 'pending sweep failed');
-  }
-  if (sweeping) sweepTimer = setTimeout(sweep, SWEEP_MS);
-}, SWEEP_MS);
+  },
+  SWEEP_MS,
+  (err) => log.debug({ err: (err as Error).message }, 'pending sweep failed'),
+);
 
 onShutdown(
   [
     [
       'workers',
       async () => {
-        sweeping = false;
-        clearTimeout(sweepTimer);
+        stopSweeping();
         await workers.close();
       },
     ],

@@ -178,27 +178,20 @@ export function watchQueues(queues: Queue[], redis: Redis, { cacheMs = 2000 } = 
 export type PoolReading = { maxConnections: number; inFlight: number };
 const pools = new Map<string, () => PoolReading>();
 
-new Gauge({
-  name: 'sightline_db_pool_max_connections',
-  help: 'Connections the PostgreSQL pool may open',
-  labelNames: ['pool'] as const,
-  registers: [metrics],
-  collect() {
-    this.reset();
-    for (const [pool, read] of pools) this.set({ pool }, read().maxConnections);
-  },
-});
-
-new Gauge({
-  name: 'sightline_db_pool_in_flight',
-  help: 'Queries and transactions sent through the pool and not answered yet; above max connections, the rest wait in the pool queue',
-  labelNames: ['pool'] as const,
-  registers: [metrics],
-  collect() {
-    this.reset();
-    for (const [pool, read] of pools) this.set({ pool }, read().inFlight);
-  },
-});
+/** A gauge of one figure of every watched pool, read at scrape time. */
+const poolGauge = (name: string, help: string, figure: keyof PoolReading) =>
+  new Gauge({
+    name,
+    help,
+    labelNames: ['pool'] as const,
+    registers: [metrics],
+    collect() {
+      this.reset();
+      for (const [pool, read] of pools) this.set({ pool }, read()[figure]);
+    },
+  });
+poolGauge('sightline_db_pool_max_connections', 'Connections the PostgreSQL pool may open', 'maxConnections');
+poolGauge('sightline_db_pool_in_flight', 'Queries and transactions sent through the pool and not answered yet; above max connections, the rest wait in the pool queue', 'inFlight');
 
 /** Serves a pool's figures under `name` (one pool per name: a later one replaces it). */
 export function watchPool(name: string, read: () => PoolReading): () => void {

@@ -1,6 +1,7 @@
 import underPressure from '@fastify/under-pressure';
 import fp from 'fastify-plugin';
 import { forgetLostSpanEvents } from '@sightline/queues';
+import { repeat } from '@sightline/runtime';
 import { AppError } from '../errors';
 
 // Liveness must not fail because the node is busy (an orchestrator would kill a node that is only slow),
@@ -27,19 +28,8 @@ export default fp(async (app) => {
     });
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  const check = async () => {
-    try {
-      await forgetLostSpanEvents(app.redis, app.keys, app.spanWrites.queue);
-    } catch (err) {
-      app.log.debug({ err }, 'span backlog check failed');
-    }
-    if (!closed) timer = setTimeout(check, BACKLOG_CHECK_MS).unref();
-  };
-  timer = setTimeout(check, BACKLOG_CHECK_MS).unref();
-  app.addHook('onClose', async () => {
-    closed = true;
-    clearTimeout(timer);
-  });
+  const stop = repeat(() => forgetLostSpanEvents(app.redis, app.keys, app.spanWrites.queue), BACKLOG_CHECK_MS, (err) =>
+    app.log.debug({ err }, 'span backlog check failed'),
+  );
+  app.addHook('onClose', async () => stop());
 });
