@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, redisUrl, testSql, uniquePrefix } from '../support/services';
+import { expectClientReadable } from '../support/client-contract';
 import { freePort, runScript, startScript } from '../support/processes';
 
 // The real processes, started as `npm start` starts them: migrations, then an API and a worker process.
@@ -22,13 +23,16 @@ afterAll(() => {
   if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-async function request(key: string, method: string, path: string, body?: unknown) {
+/** A request; one sent as an official client sends it (with x-sdk-language) must get an answer the client can read. */
+async function request(key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { 'x-api-key': key, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    headers: { 'x-api-key': key, ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  const answer = { status: res.status, body: (await res.json()) as any };
+  if (headers['x-sdk-language'] && answer.status === 200) expectClientReadable(method, path, answer.body);
+  return answer;
 }
 
 describe('the started cluster', () => {
@@ -52,6 +56,17 @@ describe('the started cluster', () => {
     const listed = await request(bootstrapKey, 'POST', '/get_trace_logs', { project_name: project, filter_field: 'metadata', filter_key: 'run', filter_operator: 'equals', filter_value: 'e2e' });
     expect(listed.body.total).toBe(1);
     expect(listed.body.results[0].children[0].trace_id).toBe(child1);
+
+    // The official clients read the same trace in their dialect.
+    for (const language of ['python', 'typescript']) {
+      const asClient = { 'x-sdk-language': language };
+      const clientTree = await request(bootstrapKey, 'GET', `/trace_log/${root}`, undefined, asClient);
+      expect(clientTree.body).toMatchObject({ trace_id: root, children: [child1], scores: [] });
+      expect(clientTree.body.children_logs[0].children_logs[0]).toMatchObject({ trace_id: grandchild, depth: 2, output: 'forty-two' });
+      const clientList = await request(bootstrapKey, 'POST', '/get_trace_logs', { project_name: project }, asClient);
+      expect(clientList.body.results).toEqual([clientTree.body]);
+      expect((await request(bootstrapKey, 'POST', '/project', { name: project }, asClient)).body.was_created).toBe(false);
+    }
 
     const created = await runScript('scripts/apikey.ts', ['create', '--org', `intruder-${randomUUID()}`], env());
     expect(created.code).toBe(0);

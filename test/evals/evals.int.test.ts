@@ -80,7 +80,7 @@ describe('running evaluations', () => {
     const id = randomUUID();
     await post('/trace_log', { trace_id: id, project_name: 'evals', target: 'yes', evaluation_metric_names: ['exact'] });
     await sleep(300);
-    expect((await readTrace(gw.stack.app, key, id)).json().scores).toBeNull();
+    expect((await readTrace(gw.stack.app, key, id)).json().scores).toEqual([]);
     await call(gw.stack.app, key, 'PUT', '/trace_log', { trace_id: id, field_name_to_value_map: { output: 'long text', output_for_eval_metrics: 'yes' } });
     const span = await eventually(id, (s) => scoreNames(s).includes('exact'));
     expect(span.scores).toContainEqual(expect.objectContaining({ name: 'exact', score: 1 }));
@@ -92,7 +92,7 @@ describe('running evaluations', () => {
     await post('/trace_log', { trace_id: all, project_name: 'evals', output: 'a', target: 'a', evaluation_metric_names: ['exact'], apply_eval_frac: 1 });
     await eventually(all, (s) => scoreNames(s).includes('exact'));
     await sleep(200);
-    expect((await readTrace(gw.stack.app, key, none)).json().scores).toBeNull();
+    expect((await readTrace(gw.stack.app, key, none)).json().scores).toEqual([]);
   });
 
   it('samples deterministically per trace id at fractional rates', async () => {
@@ -103,7 +103,7 @@ describe('running evaluations', () => {
     expect(expected.length).toBeLessThan(ids.length);
     for (const id of expected) await eventually(id, (s) => scoreNames(s).includes('exact'));
     await sleep(200);
-    for (const id of ids.filter((x) => !expected.includes(x))) expect((await readTrace(gw.stack.app, key, id)).json().scores, id).toBeNull();
+    for (const id of ids.filter((x) => !expected.includes(x))) expect((await readTrace(gw.stack.app, key, id)).json().scores, id).toEqual([]);
   });
 
   it('never runs another organization\'s metric', async () => {

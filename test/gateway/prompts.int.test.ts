@@ -54,7 +54,8 @@ describe('deployed prompts', () => {
       deployment_id: deployment.deployment_id,
       version_number: 1,
       name: 'support-bot',
-      functions: v1.functions,
+      // Both official clients type deployed functions as strings: each one's JSON text.
+      functions: [expect.any(String)],
       function_call: 'auto',
       prompt: {
         raw_messages: v1.messages,
@@ -65,6 +66,7 @@ describe('deployed prompts', () => {
       provider: 'openai',
       model_params: { temp: 0.1, max_length: 200 },
     });
+    expect(res.json().functions.map((f: string) => JSON.parse(f))).toEqual(v1.functions);
   });
 
   it('runs a completion from a deployment, with llm_configuration overriding it', async () => {

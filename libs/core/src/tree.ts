@@ -1,7 +1,18 @@
 // Tree assembly for trace-log responses. Input rows are flat trace logs of one or more traces; output
-// nests each span's children under `children` (ordered by execution_order, then start time) and lists
-// their ids in `children_ids`, followed by any child ids the client declared that have not arrived.
-// Iterative, with a visited set, so deep or malformed trees cannot overflow the stack or loop.
+// nests each span's children (ordered by execution_order, then start time) and lists their ids, followed
+// by any child ids the client declared that have not arrived. Iterative, with a visited set, so deep or
+// malformed trees cannot overflow the stack or loop.
+
+/**
+ * How a tree response is written. api.md nests spans under `children`, lists the ids in `children_ids` and
+ * writes every field, null or not. The official clients read the nested spans from `children_logs` and the
+ * ids from `children`, as they send them; and the Python client crashes on some nulls (`depth: null`) where
+ * a missing key takes its default, so their dialect leaves out the fields that have no value. Each span is
+ * written once, under one name.
+ */
+export type TreeDialect = { readonly nested: string; readonly ids: string; readonly omitNulls: boolean };
+export const API_TREES: TreeDialect = { nested: 'children', ids: 'children_ids', omitNulls: false };
+export const CLIENT_TREES: TreeDialect = { nested: 'children_logs', ids: 'children', omitNulls: true };
 
 export type FlatSpan = {
   trace_id: string;
@@ -93,11 +104,12 @@ export function buildTrees(rows: readonly FlatSpan[], rootIds: readonly string[]
 }
 
 /**
- * The JSON of the subtree under each requested id, as buildTrees would nest it, the trees separated by
- * commas, as UTF-8. The spans' bytes are copied once into the output, never decoded; pieces are listed in
- * output order first, so the cost is linear in the size of the output at any depth.
+ * The JSON of the subtree under each requested id, as buildTrees would nest it (with the dialect's names),
+ * the trees separated by commas, as UTF-8. The spans' bytes are copied once into the output, never decoded;
+ * pieces are listed in output order first, so the cost is linear in the size of the output at any depth.
  */
-export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffer {
+export function renderTrees(spans: SpanTexts, rootIds: readonly string[], dialect: TreeDialect = API_TREES): Buffer {
+  const idsKey = JSON.stringify(dialect.ids), nestedKey = JSON.stringify(dialect.nested);
   const rows = spans.trace_id.map((trace_id, i) => ({
     i,
     trace_id,
@@ -120,7 +132,7 @@ export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffe
       }
       const { i } = item.row;
       pieces.push(text + '{', i);
-      text = `${spans.members[i].length ? ',' : ''}"children_ids":${JSON.stringify(item.childrenIds)},"children":[`;
+      text = `${spans.members[i].length ? ',' : ''}${idsKey}:${JSON.stringify(item.childrenIds)},${nestedKey}:[`;
       stack.push(']}');
       for (let c = item.children.length - 1; c >= 0; c--) {
         stack.push(item.children[c]);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { compileFilter, deriveFields, foldEvents, formatTimestamp, unitHash, type FilterInput, type SpanState, type SpanTexts, type Versions } from '@sightline/core';
+import { API_TREES, compileFilter, deriveFields, foldEvents, formatTimestamp, unitHash, type FilterInput, type SpanState, type SpanTexts, type TreeDialect, type Versions } from '@sightline/core';
 import { SpanEventFields, type SpanEvent } from '@sightline/schemas';
 import type { Sql } from './client';
 import { markExperimentsRunning } from './experiments';
@@ -176,57 +176,64 @@ function explicit(field: 'depth' | 'execution_order'): string {
 // `YYYY-MM-DD HH:MM:SS` in UTC; `declared` is the client's list of child ids, which the tree replaces.
 type ReadType = 'uuid' | 'text' | 'integer' | 'float' | 'boolean' | 'text[]' | 'jsonb' | 'timestamp' | 'declared';
 type ReadColumn = { name: string; sql: string; type: ReadType };
+const START = 'coalesce(s.start_ts, s.created_at)';
 const READ: readonly ReadColumn[] = [
   ...columns('uuid', 'trace_id root_trace_id parent_trace_id'), ...columns('text', 'trace_name'),
   { name: 'project_uuid', sql: 's.project_id', type: 'uuid' },
   { name: 'project_name', sql: 'p.name', type: 'text' },
   ...columns('uuid', 'organization_id'), ...columns('jsonb', 'inputs'), ...columns('text', 'output target'),
-  { name: 'start_timestamp', sql: 's.start_ts', type: 'timestamp' },
+  // The Python client needs a start on every span: one sent without reads as starting when first stored.
+  { name: 'start_timestamp', sql: START, type: 'timestamp' },
   { name: 'end_timestamp', sql: 's.end_ts', type: 'timestamp' },
   ...columns('text', 'status error'), ...columns('jsonb', 'configuration metadata'), ...columns('text[]', 'tags'),
   ...columns('integer', 'depth execution_order'), ...columns('float', 'time_to_first_token latency'),
   ...columns('integer', 'input_tokens output_tokens total_tokens'), ...columns('float', 'cost'), ...columns('text', 'output_for_eval_metrics'),
-  ...columns('text[]', 'evaluation_metric_names'), ...columns('jsonb', 'scores'), ...columns('float', 'feedback_score'),
+  ...columns('text[]', 'evaluation_metric_names'), orEmpty('scores', '[]'), ...columns('float', 'feedback_score'),
   ...columns('text', 'feedback_comment'), ...columns('declared', 'children_ids'),
   { name: 'apply_eval_frac', sql: 'coalesce(s.apply_eval_frac, 1)', type: 'float' },
   { name: 'log_sample_rate', sql: 'coalesce(s.log_sample_rate, 1)', type: 'float' },
   ...columns('text', 'deployment_id'), ...columns('boolean', 'cache_hit'), ...columns('text', 'end_user_identifier session_id'),
-  ...columns('uuid', 'experiment_uuid'), ...columns('jsonb', 'images comments annotations'),
+  ...columns('uuid', 'experiment_uuid'), orEmpty('images', '[]'), orEmpty('comments', '[]'), orEmpty('annotations', '{}'),
 ];
 function columns(type: ReadType, names: string): ReadColumn[] {
   return names.split(' ').map((name) => ({ name, sql: `s.${name}`, type }));
+}
+/** The clients iterate these collections whenever the key is present: none reads as empty, never null. */
+function orEmpty(name: string, empty: '[]' | '{}'): ReadColumn {
+  return { name, sql: `coalesce(s.${name}, '${empty}'::jsonb)`, type: 'jsonb' };
 }
 
 const READ_COLUMNS = READ.map((c) => `${c.sql} as ${c.name}`).join(', ');
 
 const wireTimestamp = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 /**
- * SQL for the JSON text of one field, as JSON.stringify writes the value toTraceLog reads (null included).
- * Each type takes its cheapest exact path: uuids and formatted timestamps need no escaping, numbers and
- * booleans are their own text (NaN and infinities, which JSON lacks, become null), and only free text
- * goes through to_json.
+ * SQL for the JSON text of one field, as JSON.stringify writes the value toTraceLog reads; SQL null when
+ * the field has none. Each type takes its cheapest exact path: uuids and formatted timestamps need no
+ * escaping, numbers and booleans are their own text (NaN and infinities, which JSON lacks, have none), and
+ * only free text goes through to_json.
  */
 function jsonValue({ sql: e, type }: ReadColumn): string {
-  const text = (() => {
-    switch (type) {
-      case 'jsonb': return `${e}::text`;
-      case 'timestamp': return `'"' || ${wireTimestamp(e)} || '"'`;
-      case 'uuid': return `'"' || ${e} || '"'`;
-      case 'float': return `(case when ${e} in ('NaN', 'Infinity', '-Infinity') then null else ${e} end)::text`;
-      case 'integer': case 'boolean': return `${e}::text`;
-      case 'text[]': return `array_to_json(${e})::text`;
-      default: return `to_json(${e})::text`;
-    }
-  })();
-  return `coalesce(${text}, 'null')`;
+  switch (type) {
+    case 'jsonb': return `${e}::text`;
+    case 'timestamp': return `'"' || ${wireTimestamp(e)} || '"'`;
+    case 'uuid': return `'"' || ${e} || '"'`;
+    case 'float': return `(case when ${e} in ('NaN', 'Infinity', '-Infinity') then null else ${e} end)::text`;
+    case 'integer': case 'boolean': return `${e}::text`;
+    case 'text[]': return `array_to_json(${e})::text`;
+    default: return `to_json(${e})::text`;
+  }
 }
 // Spans serialized by PostgreSQL as it reads them: `members` is a span's JSON without its braces. This costs
 // PostgreSQL less than sending the columns costs Node to parse; Node only nests the spans, and the bytes go
-// from the socket to the answer without becoming strings. concat() takes each piece once (a chain of ||
-// would copy the growing text at every step).
-const TEXT_COLUMNS = `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp('s.start_ts')} as start_timestamp,
+// from the socket to the answer without becoming strings. concat_ws() takes each piece once (a chain of ||
+// would copy the growing text at every step) and skips the null ones: a field without a value is written
+// as null, or left out in a dialect that omits nulls.
+const membersSql = (omitNulls: boolean) =>
+  `concat_ws(',', ${READ.filter((c) => c.type !== 'declared').map((c) => `'"${c.name}":' || ${omitNulls ? jsonValue(c) : `coalesce(${jsonValue(c)}, 'null')`}`).join(', ')})`;
+const MEMBERS = { withNulls: membersSql(false), withoutNulls: membersSql(true) };
+const textColumns = (dialect: TreeDialect) => `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
   array_to_json(s.children_ids)::text as children_ids,
-  concat(${READ.filter((c) => c.type !== 'declared').map((c, i) => `'${i ? ',' : ''}"${c.name}":' || ${jsonValue(c)}`).join(', ')}) as members`;
+  ${dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls} as members`;
 
 /** Raw rows of TEXT_COLUMNS as columns; the members stay the bytes PostgreSQL sent. */
 function toSpanTexts(rows: (Buffer | null)[][]): SpanTexts {
@@ -274,8 +281,8 @@ export async function findTraceOf(sql: Sql, organizationId: string, traceId: str
 // trace is read in parts, in parallel, each part the spans whose id hashes to it.
 const SPANS_PER_PART = 4000, MAX_PARTS = 4;
 
-/** findTraceOf, with each span serialized for renderTrees. */
-export async function findTraceTextOf(sql: Sql, organizationId: string, traceId: string): Promise<SpanTexts | null> {
+/** findTraceOf, with each span serialized for renderTrees in the dialect it will be rendered in. */
+export async function findTraceTextOf(sql: Sql, organizationId: string, traceId: string, dialect: TreeDialect = API_TREES): Promise<SpanTexts | null> {
   // The size only sets the number of parts: it counts the trace's index entries, without reading the rows.
   const [trace] = await sql<{ root: string; size: number }[]>`
     select t.root_trace_id as root, (select count(*)::int from spans where organization_id = t.organization_id and root_trace_id = t.root_trace_id) as size
@@ -283,7 +290,7 @@ export async function findTraceTextOf(sql: Sql, organizationId: string, traceId:
   if (!trace) return null;
   const parts = Math.min(MAX_PARTS, Math.ceil(trace.size / SPANS_PER_PART));
   const read = (part: number) => sql`
-    select ${sql.unsafe(TEXT_COLUMNS)}
+    select ${sql.unsafe(textColumns(dialect))}
     from spans s left join projects p on p.id = s.project_id
     where s.organization_id = ${organizationId} and s.root_trace_id = ${trace.root} and s.created
       ${parts > 1 ? sql`and (uuid_hash(s.trace_id) & 2147483647) % ${parts} = ${part}` : sql``}`.raw();
@@ -296,9 +303,9 @@ export async function spansOfRoots(sql: Sql, organizationId: string, rootIds: re
   return (await rootsQuery(sql, organizationId, rootIds, READ_COLUMNS)).map(toTraceLog);
 }
 
-/** spansOfRoots, with each span serialized for renderTrees. */
-export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[]): Promise<SpanTexts> {
-  return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, TEXT_COLUMNS).raw()) as never) : []);
+/** spansOfRoots, with each span serialized for renderTrees in the dialect it will be rendered in. */
+export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[], dialect: TreeDialect = API_TREES): Promise<SpanTexts> {
+  return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : []);
 }
 
 const TIME_RANGE_INTERVAL: Record<string, string | null> = {

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import Piscina from 'piscina';
-import type { FlatSpan, ScoreSummaries, SpanTexts, SpanTree } from '@sightline/core';
+import type { ScoreSummaries, SpanTexts, TreeDialect } from '@sightline/core';
 
 // The one thread pool for CPU-heavy work (tree assembly, statistics), so that it never blocks an event
 // loop. Tasks are TypeScript modules; the threads load them through tsx like the main thread does.
@@ -9,18 +9,16 @@ const TASKS = new URL('./tasks/', import.meta.url);
 export function createPool(options: { threads?: number } = {}) {
   const threads = options.threads ?? Math.max(1, Math.min(4, os.availableParallelism() - 1));
   const piscina = new Piscina({
-    filename: new URL('build-trees.task.ts', TASKS).href,
+    filename: new URL('render-trees.task.ts', TASKS).href,
     minThreads: 0,
     maxThreads: threads,
     idleTimeout: 30_000,
     execArgv: [...process.execArgv.filter((a) => a !== '--import' && a !== 'tsx'), '--import', 'tsx'],
   });
   return {
-    buildTrees: (rows: FlatSpan[], rootIds: string[]): Promise<SpanTree[]> =>
-      piscina.run({ rows, rootIds }, { filename: new URL('build-trees.task.ts', TASKS).href }),
     /** The spans' bytes are copied to the thread and the answer's bytes back: a memory copy, no parsing. */
-    renderTrees: async (spans: SpanTexts, rootIds: string[]): Promise<Buffer> => {
-      const out: Uint8Array = await piscina.run({ spans, rootIds }, { filename: new URL('render-trees.task.ts', TASKS).href });
+    renderTrees: async (spans: SpanTexts, rootIds: string[], dialect: TreeDialect): Promise<Buffer> => {
+      const out: Uint8Array = await piscina.run({ spans, rootIds, dialect }, { filename: new URL('render-trees.task.ts', TASKS).href });
       return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
     },
     summarizeScores: (scoreLists: unknown[][]): Promise<ScoreSummaries> =>

@@ -1,17 +1,21 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLIENT_TREES } from '@sightline/core';
 import { createPool } from './index';
 
 const pool = createPool({ threads: 1 });
 afterAll(() => pool.close());
 
 describe('pool', () => {
-  it('assembles trees on a worker thread', async () => {
-    const rows = [
-      { trace_id: 'r', parent_trace_id: 'r', execution_order: 0 },
-      { trace_id: 'c', parent_trace_id: 'r', execution_order: 1 },
-    ];
-    const [tree] = await pool.buildTrees(rows, ['r']);
-    expect(tree.children_ids).toEqual(['c']);
-    expect(tree.children[0].trace_id).toBe('c');
+  it('renders trees on a worker thread, in the dialect asked for', async () => {
+    const spans = {
+      trace_id: ['r', 'c'],
+      parent_trace_id: ['r', 'r'],
+      execution_order: [0, 1],
+      start_timestamp: [null, null],
+      children_ids: [null, null],
+      members: [Buffer.from('"trace_id":"r"'), Buffer.from('"trace_id":"c"')],
+    };
+    const [tree] = JSON.parse(`[${(await pool.renderTrees(spans, ['r'], CLIENT_TREES)).toString()}]`);
+    expect(tree).toEqual({ trace_id: 'r', children: ['c'], children_logs: [{ trace_id: 'c', children: [], children_logs: [] }] });
   });
 });

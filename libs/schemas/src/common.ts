@@ -1,10 +1,27 @@
 import { z } from 'zod';
 import { parseTimestamp, storableText } from '@sightline/core';
 
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 export const Uuid = z
   .string()
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
+  .regex(new RegExp(`^${UUID}$`), 'must be a UUID')
   .transform((s) => s.toLowerCase());
+
+/**
+ * An optional id. The Python client sends `""` for "none" (`root_trace_id` of every completion made outside
+ * a trace), so an empty string reads as absent, like null.
+ */
+export const OptionalUuid = z
+  .string()
+  .regex(new RegExp(`^(${UUID})?$`), 'must be a UUID')
+  .transform((s) => (s ? s.toLowerCase() : undefined))
+  .nullish();
+
+/** Optional text naming something (a deployment id): an empty string reads as absent, as for ids. */
+export const OptionalName = z
+  .string()
+  .transform((s) => s || undefined)
+  .nullish();
 
 /** Accepts ISO 8601 (with or without fraction and zone) and `YYYY-MM-DD HH:MM:SS`; yields a canonical UTC ISO string. */
 export const Timestamp = z.string().transform((value, ctx) => {

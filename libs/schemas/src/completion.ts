@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Fraction, IndexedText, JsonObject, RequestId, Uuid } from './common';
+import { Fraction, IndexedText, JsonObject, OptionalName, OptionalUuid, RequestId, Uuid } from './common';
 import { ProjectName } from './project';
 
 export const MESSAGE_ROLES = ['system', 'user', 'assistant', 'example_user', 'example_assistant', 'function', 'tool'] as const;
@@ -46,17 +46,17 @@ export const CompletionRequestSchema = z.object({
   llm_inputs: z.record(z.string(), z.unknown()).nullish(),
   llm_configuration: LlmConfigurationSchema.nullish(),
   project_name: ProjectName.nullish(),
-  project_uuid: Uuid.nullish(),
-  experiment_uuid: Uuid.nullish(),
-  parent_trace_id: Uuid.nullish(),
-  root_trace_id: Uuid.nullish(),
+  project_uuid: OptionalUuid,
+  experiment_uuid: OptionalUuid,
+  parent_trace_id: OptionalUuid,
+  root_trace_id: OptionalUuid,
   end_user_identifier: IndexedText.nullish(),
-  deployment_id: z.string().min(1).nullish(),
+  deployment_id: OptionalName,
   metadata: JsonObject.nullish(),
   tags: z.array(IndexedText).nullish(),
   target: z.string().nullish(),
-  trace_id: Uuid.nullish(),
-  inference_id: Uuid.nullish(),
+  trace_id: OptionalUuid,
+  inference_id: OptionalUuid,
   trace_name: IndexedText.nullish(),
   name: IndexedText.nullish(),
   provider_api_key: z.string().min(1).nullish(),

@@ -9,3 +9,4 @@ export * from './dataset';
 export * from './eval-metric';
 export * from './retention';
 export * from './responses';
+export * from './client-responses';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClientTraceLogPageSchema, ClientTraceLogSchema } from './client-responses';
 
 // Response shapes, for the OpenAPI document. Responses are serialized as they are; these describe them.
 
@@ -47,7 +48,7 @@ export const TraceLogTreeSchema = z
     latency: z.number().nullable(),
     total_tokens: z.number().nullable(),
     cost: z.number().nullable(),
-    scores: z.array(Score).nullable(),
+    scores: z.array(Score),
     feedback_score: z.number().nullable(),
     children_ids: z.array(z.string()),
     children: z.array(z.looseObject({ trace_id: z.string() })).describe('nested trace logs of the same shape'),
@@ -63,6 +64,14 @@ export const TraceLogPageSchema = z.object({
   page_size: z.number(),
   results: z.array(TraceLogTreeSchema),
 });
+
+// Tree responses come in two dialects, chosen by the request's x-sdk-language header.
+const DIALECTS =
+  "api.md's shape (TraceLogTree); with an x-sdk-language header, as the official clients send, theirs (ClientTraceLogTree): " +
+  'nested spans in children_logs, child ids in children, fields without a value left out';
+export const TraceTreeResponseSchema = z.union([TraceLogTreeSchema, ClientTraceLogSchema]).describe(DIALECTS);
+export const TraceTreeListResponseSchema = z.union([z.array(TraceLogTreeSchema), z.array(ClientTraceLogSchema)]).describe(DIALECTS);
+export const TraceLogPageResponseSchema = z.union([TraceLogPageSchema, ClientTraceLogPageSchema]).describe(DIALECTS);
 
 export const ExperimentSchema = z.object({
   uuid: z.string(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProjectName } from './project';
-import { Count, Fraction, IndexedText, JsonObject, SmallCount, Timestamp, Uuid } from './common';
+import { Count, Fraction, IndexedText, JsonObject, OptionalName, OptionalUuid, SmallCount, Timestamp, Uuid } from './common';
 
 const Score = z.object({
   name: z.string(),
@@ -13,10 +13,23 @@ const Comment = z.object({ comment: z.string(), user_id: z.string(), created_at:
 const Annotation = z.object({
   created_at: z.string(),
   user_id: z.string(),
-  score: z.number().nullish(),
+  score: z.number(),
   user_email_address: z.string().nullish(),
   annotation_name: z.string().nullish(),
   value: z.string().nullish(),
+});
+
+const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * An LLM call's configuration. The Python client sends every member, most of them null, and when it reads
+ * the span back iterates `configuration.messages` whenever the key is there: null members, and those of
+ * `model_params`, say nothing and are left out (migration 00007 cleaned the rows stored before).
+ */
+const Configuration = JsonObject.transform((c) => {
+  const kept = withoutNulls(c);
+  if (isObject(kept.model_params)) kept.model_params = withoutNulls(kept.model_params);
+  return kept;
 });
 
 /**
@@ -33,7 +46,7 @@ export const TraceLogFields = z.object({
   end_timestamp: Timestamp.nullish(),
   status: z.enum(['success', 'error']).nullish(),
   error: z.string().nullish(),
-  configuration: JsonObject.nullish(),
+  configuration: Configuration.nullish(),
   metadata: JsonObject.nullish(),
   tags: z.array(IndexedText).nullish(),
   depth: SmallCount.nullish(),
@@ -50,11 +63,11 @@ export const TraceLogFields = z.object({
   feedback_score: Fraction.nullish(),
   apply_eval_frac: Fraction.nullish(),
   log_sample_rate: Fraction.nullish(),
-  deployment_id: z.string().nullish(),
+  deployment_id: OptionalName,
   cache_hit: z.boolean().nullish(),
   end_user_identifier: IndexedText.nullish(),
   session_id: IndexedText.nullish(),
-  experiment_uuid: Uuid.nullish(),
+  experiment_uuid: OptionalUuid,
   images: z.array(Image).nullish(),
   comments: z.array(Comment).nullish(),
   annotations: z.record(z.string(), z.record(z.string(), Annotation)).nullish(),
@@ -62,11 +75,11 @@ export const TraceLogFields = z.object({
 export type TraceLogFields = z.infer<typeof TraceLogFields>;
 
 export const TraceLogCreateSchema = TraceLogFields.extend({
-  trace_id: Uuid.optional(),
-  root_trace_id: Uuid.nullish(),
-  parent_trace_id: Uuid.nullish(),
+  trace_id: OptionalUuid,
+  root_trace_id: OptionalUuid,
+  parent_trace_id: OptionalUuid,
   project_name: ProjectName.nullish(),
-  project_uuid: Uuid.nullish(),
+  project_uuid: OptionalUuid,
   // On input, clients send the child UUIDs as strings; trees answer nested objects under the same name.
   children: z.array(z.string()).nullish(),
 }).refine((v) => v.project_name || v.project_uuid, {
@@ -83,15 +96,15 @@ export const TraceLogBatchSchema = z.object({
 
 export const TraceLogUpdateSchema = z.object({
   trace_id: Uuid,
-  root_trace_id: Uuid.nullish(),
+  root_trace_id: OptionalUuid,
   field_name_to_value_map: TraceLogFields.partial().strict(),
 });
 export type TraceLogUpdate = z.infer<typeof TraceLogUpdateSchema>;
 
 export const FeedbackSchema = z
   .object({
-    trace_id: Uuid.nullish(),
-    inference_id: Uuid.nullish(),
+    trace_id: OptionalUuid,
+    inference_id: OptionalUuid,
     score: Fraction,
     name: z.string().nullish(),
     comment: z.string().nullish(),
@@ -123,6 +136,6 @@ export const TraceIdParams = z.object({ trace_id: Uuid });
 
 /** LangChain run tree: only the project reference is checked here; the chainlib mapper checks the rest. */
 export const ChainlibRunSchema = z
-  .looseObject({ project_uuid: Uuid.nullish(), project_name: ProjectName.nullish() })
+  .looseObject({ project_uuid: OptionalUuid, project_name: ProjectName.nullish() })
   .meta({ title: 'Run' });
 export type ChainlibRun = z.infer<typeof ChainlibRunSchema>;

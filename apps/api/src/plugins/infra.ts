@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
-import { buildTrees, renderTrees, type FlatSpan, type SpanTexts, type SpanTree } from '@sightline/core';
+import { renderTrees, type SpanTexts, type TreeDialect } from '@sightline/core';
 import { createSql, type Sql } from '@sightline/db';
 import { createProducer, redisKeys, type Producer, type RedisKeys } from '@sightline/queues';
 import { createPool, type Pool } from '@sightline/pool';
@@ -16,14 +16,12 @@ declare module 'fastify' {
     completionJobs: Producer<'completion'>;
     finalizeJobs: Producer<'experiment-finalize'>;
     pool: Pool;
-    /** Trees of many spans are assembled on the thread pool, small ones on the event loop. */
-    assembleTrees(rows: FlatSpan[], rootIds: string[]): Promise<SpanTree[]>;
     /** The trees' JSON from spans PostgreSQL serialized; many spans are rendered on the thread pool. */
-    renderTrees(spans: SpanTexts, rootIds: string[]): Promise<Buffer>;
+    renderTrees(spans: SpanTexts, rootIds: string[], dialect: TreeDialect): Promise<Buffer>;
   }
 }
 
-// Below this many spans a tree is assembled faster on the event loop than shipped to a thread.
+// Below this many spans a tree is rendered faster on the event loop than shipped to a thread.
 const POOL_TREE_THRESHOLD = 2000;
 
 /** The API's connections. They close in reverse order when the instance closes. */
@@ -46,11 +44,8 @@ export default fp<{ config: ApiEnv }>(async (app, { config }) => {
   app.decorate('completionJobs', createProducer('completion', queueRedis, config.QUEUE_PREFIX));
   app.decorate('finalizeJobs', createProducer('experiment-finalize', queueRedis, config.QUEUE_PREFIX));
   app.decorate('pool', pool);
-  app.decorate('assembleTrees', async (rows: FlatSpan[], rootIds: string[]) =>
-    rows.length > POOL_TREE_THRESHOLD ? pool.buildTrees(rows, rootIds) : buildTrees(rows, rootIds),
-  );
-  app.decorate('renderTrees', async (spans: SpanTexts, rootIds: string[]) =>
-    spans.trace_id.length > POOL_TREE_THRESHOLD ? pool.renderTrees(spans, rootIds) : renderTrees(spans, rootIds),
+  app.decorate('renderTrees', async (spans: SpanTexts, rootIds: string[], dialect: TreeDialect) =>
+    spans.trace_id.length > POOL_TREE_THRESHOLD ? pool.renderTrees(spans, rootIds, dialect) : renderTrees(spans, rootIds, dialect),
   );
 
   app.addHook('onClose', async () => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { configurationOf, findDeployment } from '@sightline/db';
 import { fillTemplates } from '@sightline/llm/prepare';
-import { CompletionRequestSchema, CompletionResponseSchema, DeployedPromptRequestSchema, DetailSchema, errorResponses, type CompletionResponse } from '@sightline/schemas';
+import { ClientDeployedPromptSchema, CompletionRequestSchema, CompletionResponseSchema, DeployedPromptRequestSchema, DetailSchema, errorResponses, type CompletionResponse } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
 import { withTemplateErrorsAt } from '../../plugins/completions';
 
@@ -42,7 +42,7 @@ export default async function completionRoutes(base: FastifyInstance) {
     },
   );
 
-  app.post('/deployed-prompt', { schema: { body: DeployedPromptRequestSchema, summary: 'A deployed prompt, templates filled from llm_inputs', tags: ['prompts'] } }, async (req) => {
+  app.post('/deployed-prompt', { schema: { body: DeployedPromptRequestSchema, response: { 200: ClientDeployedPromptSchema, 404: DetailSchema, ...errorResponses }, summary: 'A deployed prompt, templates filled from llm_inputs', tags: ['prompts'] } }, async (req) => {
     const deployment = await findDeployment(app.sql, req.organizationId, req.body.deployment_id);
     if (!deployment) throw notFound('deployment');
     const v = deployment.prompt_version;
@@ -53,7 +53,8 @@ export default async function completionRoutes(base: FastifyInstance) {
       deployment_id: deployment.deployment_id,
       version_number: v.version_number,
       name: v.name,
-      functions: configuration.functions,
+      // Both official clients type deployed functions as strings: each is sent as its JSON text.
+      functions: configuration.functions?.map((f) => JSON.stringify(f)) ?? null,
       function_call: configuration.function_call,
       prompt: { raw_messages: v.messages, messages, inputs },
       model: v.model,

@@ -8,6 +8,7 @@ import {
   TestCasesAddSchema,
   TestCaseUpdateParams,
   TestCaseUpdateSchema,
+  ClientDatasetSchema,
   ColumnNames,
   DatasetCreatedSchema,
   DetailSchema,
@@ -39,7 +40,7 @@ export default async function datasetRoutes(base: FastifyInstance) {
     return { id: created.dataset.id, last_updated_at: iso(created.dataset.last_updated_at), test_case_ids: created.ids };
   });
 
-  app.get('/collection/:test_collection_identifier', { schema: { params: DatasetIdentifierParams, summary: 'A dataset by id or name (null if unknown)', tags: ['datasets'] } }, async (req) => {
+  app.get('/collection/:test_collection_identifier', { schema: { params: DatasetIdentifierParams, response: { 200: ClientDatasetSchema, ...errorResponses }, summary: 'A dataset by id or name (null if unknown)', tags: ['datasets'] } }, async (req) => {
     const identifier = req.params.test_collection_identifier;
     const ref = /^\d{1,15}$/.test(identifier) ? { id: Number(identifier) } : { name: identifier };
     const dataset = await findDataset(app.sql, req.organizationId, ref);

@@ -2,12 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { formatTimestamp } from '@sightline/core';
-import { createExperiment, findExperiment, findProjectById, listExperiments, rootIds, rootStats, spansOfRoots, type Experiment } from '@sightline/db';
+import { createExperiment, findExperiment, findProjectById, listExperiments, rootIds, rootStats, spanTextsOfRoots, type Experiment } from '@sightline/db';
 import { currentWatermark, takeWatermark, waitUntilApplied } from '@sightline/queues';
 import { z } from 'zod';
-import { DetailSchema, errorResponses, ExperimentCreateSchema, ExperimentFinishSchema, ExperimentListSchema, ExperimentParams, ExperimentSchema, ExperimentStatsSchema, FilterSchema } from '@sightline/schemas';
+import { DetailSchema, errorResponses, ExperimentCreateSchema, ExperimentFinishSchema, ExperimentListSchema, ExperimentParams, ExperimentSchema, ExperimentStatsSchema, FilterSchema, TraceTreeListResponseSchema } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
-import { jsonArrayStream, sendJsonStream } from '../../json-stream';
+import { jsonArrayStream, sendJsonStream, sendSerializedJson } from '../../json-stream';
+import { treeDialect } from '../../tree-dialect';
 
 const READ_YOUR_WRITES_MS = 2000;
 const FINISH_TIMEOUT_MS = 10 * 60_000;
@@ -95,14 +96,16 @@ export default async function experimentRoutes(base: FastifyInstance) {
 
   app.post(
     '/experiment/:experiment_uuid/trace_logs',
-    { schema: { params: ExperimentParams, body: FilterSchema.nullish(), summary: "The experiment's root trace logs as trees", tags: ['experiments'] } },
-    async (req) => {
+    { schema: { params: ExperimentParams, body: FilterSchema.nullish(), response: { 200: TraceTreeListResponseSchema, 404: DetailSchema, ...errorResponses }, summary: "The experiment's root trace logs as trees", tags: ['experiments'] } },
+    async (req, reply) => {
       const { experiment_uuid } = req.params;
       const org = req.organizationId;
       await ownExperiment(org, experiment_uuid);
       await waitForAcceptedWrites(org);
       const ids = await rootIds(app.sql, { organizationId: org, projectId: null, experimentUuid: experiment_uuid, filter: req.body ?? undefined, page: 1, pageSize: 100_000 });
-      return app.assembleTrees(await spansOfRoots(app.sql, org, ids), ids);
+      const dialect = treeDialect(req);
+      const trees = await app.renderTrees(await spanTextsOfRoots(app.sql, org, ids, dialect), ids, dialect);
+      return sendSerializedJson(reply, Buffer.concat([Buffer.from('['), trees, Buffer.from(']')]));
     },
   );
 }

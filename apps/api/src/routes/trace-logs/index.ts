@@ -10,8 +10,8 @@ import {
   ChainlibRunSchema,
   DetailSchema,
   errorResponses,
-  TraceLogPageSchema,
-  TraceLogTreeSchema,
+  TraceLogPageResponseSchema,
+  TraceTreeResponseSchema,
   GetTraceLogsSchema,
   TraceIdParams,
   TraceLogCreateSchema,
@@ -26,6 +26,7 @@ import {
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 import { sendSerializedJson } from '../../json-stream';
+import { treeDialect } from '../../tree-dialect';
 
 type BatchResult = z.infer<typeof BatchResultSchema>['results'][number];
 const FIELD_NAMES = Object.keys(TraceLogFields.shape);
@@ -116,7 +117,7 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     return { trace_id };
   });
 
-  app.get('/trace_log/:trace_id', { schema: { params: TraceIdParams, response: { 200: TraceLogTreeSchema, 404: DetailSchema, ...errorResponses }, summary: 'A span with its subtree', tags: ['trace logs'] } }, async (req, reply) => {
+  app.get('/trace_log/:trace_id', { schema: { params: TraceIdParams, response: { 200: TraceTreeResponseSchema, 404: DetailSchema, ...errorResponses }, summary: 'A span with its subtree', tags: ['trace logs'] } }, async (req, reply) => {
     const { trace_id } = req.params;
     const org = req.organizationId;
     // Read-your-writes: wait (bounded) for writes accepted for this span, or for the trace it roots.
@@ -125,12 +126,13 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     if (!written) throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
     // PostgreSQL serializes the spans and the tree is written as bytes: nothing is parsed into objects and
     // serialized again.
-    const spans = await findTraceTextOf(app.sql, org, trace_id);
+    const dialect = treeDialect(req);
+    const spans = await findTraceTextOf(app.sql, org, trace_id, dialect);
     if (!spans) throw notFound('trace log');
-    return sendSerializedJson(reply, await app.renderTrees(spans, [trace_id]));
+    return sendSerializedJson(reply, await app.renderTrees(spans, [trace_id], dialect));
   });
 
-  app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, response: { 200: TraceLogPageSchema, ...errorResponses }, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req, reply) => {
+  app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, response: { 200: TraceLogPageResponseSchema, ...errorResponses }, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req, reply) => {
     const body = req.body;
     const org = req.organizationId;
     const empty = { total: 0, page: body.page, total_pages: 0, page_size: body.page_size, results: [] };
@@ -140,10 +142,11 @@ export default async function traceLogRoutes(base: FastifyInstance) {
       if (!projectId) return empty;
     }
     const query = { organizationId: org, projectId, filter: body, timeRange: body.time_range, status: body.status, page: body.page, pageSize: body.page_size };
+    const dialect = treeDialect(req);
     // The exact total is counted while the page and its spans are read.
     const [total, trees] = await Promise.all([
       countRoots(app.sql, query),
-      rootIds(app.sql, query).then(async (ids) => app.renderTrees(await spanTextsOfRoots(app.sql, org, ids), ids)),
+      rootIds(app.sql, query).then(async (ids) => app.renderTrees(await spanTextsOfRoots(app.sql, org, ids, dialect), ids, dialect)),
     ]);
     const head = JSON.stringify({ total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size });
     return sendSerializedJson(reply, Buffer.concat([Buffer.from(`${head.slice(0, -1)},"results":[`), trees, Buffer.from(']}')]));

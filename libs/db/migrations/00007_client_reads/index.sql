@@ -1,0 +1,13 @@
+-- Null members of a span's configuration, and of its model_params, say nothing, and the Python client
+-- crashes on them when it reads the span back (it iterates configuration.messages whenever the key is
+-- there). Writes leave them out since this version; this cleans the rows stored before it, and only them.
+update spans s set configuration = coalesce((
+  select jsonb_object_agg(
+    c.key,
+    case when c.key = 'model_params' and jsonb_typeof(c.value) = 'object'
+      then (select coalesce(jsonb_object_agg(m.key, m.value), '{}'::jsonb) from jsonb_each(c.value) m where m.value <> 'null'::jsonb)
+      else c.value end)
+  from jsonb_each(s.configuration) c
+  where c.value <> 'null'::jsonb), '{}'::jsonb)
+where jsonb_typeof(s.configuration) = 'object'
+  and (s.configuration @? '$.* ? (@ == null)' or s.configuration @? '$.model_params.* ? (@ == null)');
