@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '@sightline/db';
@@ -12,8 +12,11 @@ import { newOrganization, testSql } from '../support/services';
 // Every answer must be 200 and readable under the clients' response contract.
 
 type Sample = { client: 'python' | 'typescript'; method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body: unknown };
+const wireFile = (client: string) => new URL(`./wire/${client}-client.jsonl`, import.meta.url);
+// The specification's own copy, beside the repository where it is checked out with shared/.
+const specFile = (client: string) => new URL(`../../../shared/spec/wire/${client}-client.jsonl`, import.meta.url);
 const samples = (client: string): Sample[] =>
-  readFileSync(new URL(`./wire/${client}-client.jsonl`, import.meta.url), 'utf8')
+  readFileSync(wireFile(client), 'utf8')
     .split('\n')
     .filter((line) => line.trim())
     .map((line) => JSON.parse(line));
@@ -267,6 +270,10 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
       prompt: { raw_messages: [{ role: 'user', content: 'Say hello to {{name}}.' }], messages: [{ role: 'user', content: 'Say hello to ada.' }] },
     });
     expect(exchanges[0].body.functions.map((f: string) => JSON.parse(f))).toEqual([{ name: 'wave', parameters: { type: 'object' } }]);
+  });
+
+  it.skipIf(!existsSync(specFile(client)))('is the traffic captured in shared/spec/wire', () => {
+    expect(readFileSync(wireFile(client), 'utf8')).toBe(readFileSync(specFile(client), 'utf8'));
   });
 
   it('can be replayed again against the same service', async () => {

@@ -134,4 +134,13 @@ describe('datasets', () => {
     expect((await post(`/update_test_case/${created.id}/${caseId}`, { target: 'stolen' }, otherKey)).statusCode).toBe(404);
     expect((await get(created.id)).json().test_cases[String(caseId)].target).toBe('3.5');
   });
+
+  it('leaves alone the fields an update sends as null, as the Python client sends every field', async () => {
+    const created = (await post('/collection', { name: 'nulls-kept', column_names: ['q'], test_cases: [{ inputs: { q: 'old' }, target: 'a', tags: ['t'] }] })).json();
+    const [caseId] = created.test_case_ids;
+    expect((await post(`/update_test_case/${created.id}/${caseId}`, { inputs: { q: 'new' }, target: null, tags: null })).statusCode).toBe(200);
+    expect((await get(created.id)).json().test_cases[String(caseId)]).toMatchObject({ inputs: { q: 'new' }, target: 'a', tags: ['t'] });
+    expect((await post(`/update_test_case/${created.id}/${caseId}`, { inputs: null, target: 'b', tags: null })).statusCode).toBe(200);
+    expect((await get(created.id)).json().test_cases[String(caseId)]).toMatchObject({ inputs: { q: 'new' }, target: 'b', tags: ['t'] });
+  });
 });

@@ -92,10 +92,11 @@ export async function updateTestCase(
     const [dataset] = await selectDataset(tx, organizationId, { id: datasetId });
     if (!dataset) return null;
     check(dataset.column_names);
+    // A null field is one the caller leaves alone: the Python client sends every field, null when not updated.
     const [row] = await tx<TestCase[]>`
       update test_cases set
         inputs = inputs || ${tx.json(update.inputs ?? {})},
-        target = ${update.target !== undefined ? tx`${update.target}` : tx`target`},
+        target = coalesce(${update.target ?? null}::text, target),
         tags = coalesce(${update.tags ?? null}::text[], tags)
       where id = ${testCaseId} and dataset_id = ${datasetId}
       returning ${tx.unsafe(TEST_CASE_COLUMNS)}`;
