@@ -77,6 +77,13 @@ describe('configuration members sent as null', () => {
     expect(stored.configuration).toEqual({ model_params: { temp: 1, top_p: 1 } });
   });
 
+  it('are kept in messages, and a message without content gets a null one, as the Python client requires it', async () => {
+    const trace_id = randomUUID();
+    const messages = [{ role: 'user', content: null }, { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function' }] }];
+    expect((await post('/trace_log', { trace_id, project_name: 'nulls', configuration: { model: 'm', messages } })).statusCode).toBe(200);
+    expect((await asClient('GET', `/trace_log/${trace_id}`)).configuration.messages).toEqual([messages[0], { ...messages[1], content: null }]);
+  });
+
   it('are cleaned from rows stored before, by migration 00007', async () => {
     const [kept, cleaned, emptied] = [randomUUID(), randomUUID(), randomUUID()];
     for (const id of [kept, cleaned, emptied]) expect((await post('/trace_log', { trace_id: id, project_name: 'nulls' })).statusCode).toBe(200);
@@ -84,14 +91,14 @@ describe('configuration members sent as null', () => {
     const set = (id: string, configuration: unknown) => sql`update spans set configuration = ${sql.json(configuration as never)} where organization_id = ${org} and trace_id = ${id}`;
     const messages = [{ role: 'user', content: null }];
     await set(kept, { model: 'm', model_params: { temp: 0 }, functions: [{ name: 'f', parameters: { default: null } }] });
-    await set(cleaned, { ...python, model: 'm', messages });
+    await set(cleaned, { ...python, model: 'm', messages: [...messages, { role: 'assistant', tool_calls: [] }] });
     await set(emptied, { messages: null });
     await sql.unsafe(readFileSync(new URL('../../libs/db/migrations/00007_client_reads/index.sql', import.meta.url), 'utf8'));
     const rows = await sql`select trace_id, configuration from spans where organization_id = ${org} and trace_id in ${sql([kept, cleaned, emptied])}`;
     const byId = Object.fromEntries(rows.map((r) => [r.trace_id, r.configuration]));
     // Nulls deeper down (a message's content, a schema's default) are data, and stay.
     expect(byId[kept]).toEqual({ model: 'm', model_params: { temp: 0 }, functions: [{ name: 'f', parameters: { default: null } }] });
-    expect(byId[cleaned]).toEqual({ model: 'm', model_params: { temp: 1, top_p: 1 }, messages });
+    expect(byId[cleaned]).toEqual({ model: 'm', model_params: { temp: 1, top_p: 1 }, messages: [...messages, { role: 'assistant', tool_calls: [], content: null }] });
     expect(byId[emptied]).toEqual({});
   });
 });

@@ -30,7 +30,7 @@ export const ClientTraceLogSchema = z
     // The client structures messages one by one and model_params as an object: neither may be null.
     configuration: z
       .looseObject({
-        messages: z.array(z.looseObject({ role: z.string(), content: z.string().nullable() })).optional(),
+        messages: z.array(z.looseObject({ role: z.string().optional(), content: z.string().nullable() })).optional(),
         model_params: z.looseObject({}).optional(),
       })
       .nullish(),

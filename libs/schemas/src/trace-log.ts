@@ -24,11 +24,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /**
  * An LLM call's configuration. The Python client sends every member, most of them null, and when it reads
  * the span back iterates `configuration.messages` whenever the key is there: null members, and those of
- * `model_params`, say nothing and are left out (migration 00007 cleaned the rows stored before).
+ * `model_params`, say nothing and are left out (migration 00007 cleaned the rows stored before). It also
+ * requires a `content` in each message, which an assistant's tool call may leave out: it is stored as null.
  */
 const Configuration = JsonObject.transform((c) => {
   const kept = withoutNulls(c);
   if (isObject(kept.model_params)) kept.model_params = withoutNulls(kept.model_params);
+  if (Array.isArray(kept.messages)) kept.messages = kept.messages.map((m) => (isObject(m) && !('content' in m) ? { ...m, content: null } : m));
   return kept;
 });
 

@@ -11,3 +11,10 @@ update spans s set configuration = coalesce((
   where c.value <> 'null'::jsonb), '{}'::jsonb)
 where jsonb_typeof(s.configuration) = 'object'
   and (s.configuration @? '$.* ? (@ == null)' or s.configuration @? '$.model_params.* ? (@ == null)');
+
+-- The client also requires a content in each message, which an assistant's tool call may leave out.
+update spans s set configuration = jsonb_set(s.configuration, '{messages}', (
+  select jsonb_agg(case when jsonb_typeof(m) = 'object' and not m ? 'content' then m || '{"content": null}' else m end order by i)
+  from jsonb_array_elements(s.configuration -> 'messages') with ordinality e(m, i)))
+where jsonb_typeof(s.configuration -> 'messages') = 'array'
+  and s.configuration @? '$.messages[*] ? (@.type() == "object" && !exists(@.content))';
