@@ -86,8 +86,10 @@ describe('configuration members sent as null', () => {
 
   it('are cleaned from rows stored before, by migration 00007', async () => {
     const [kept, cleaned, emptied] = [randomUUID(), randomUUID(), randomUUID()];
-    for (const id of [kept, cleaned, emptied]) expect((await post('/trace_log', { trace_id: id, project_name: 'nulls' })).statusCode).toBe(200);
-    await readTrace(stack.app, key, emptied);
+    for (const id of [kept, cleaned, emptied]) {
+      expect((await post('/trace_log', { trace_id: id, project_name: 'nulls' })).statusCode).toBe(200);
+      expect((await readTrace(stack.app, key, id)).statusCode).toBe(200);
+    }
     const set = (id: string, configuration: unknown) => sql`update spans set configuration = ${sql.json(configuration as never)} where organization_id = ${org} and trace_id = ${id}`;
     const messages = [{ role: 'user', content: null }];
     await set(kept, { model: 'm', model_params: { temp: 0 }, functions: [{ name: 'f', parameters: { default: null } }] });
@@ -140,6 +142,8 @@ describe('trees', () => {
       for (const dialectKey of ['children_ids', 'experiment_uuid', 'output']) expect(tree).not.toHaveProperty(dialectKey);
     };
     check(await asClient('GET', `/trace_log/${root}`));
+    // The answer depends on the header, and says so to caches.
+    expect((await readTrace(stack.app, key, root)).headers.vary).toContain('x-sdk-language');
     check((await asClient('POST', '/get_trace_logs', { project_name: 'client-dialect' })).results[0]);
 
     const project = (await asClient('POST', '/project', { name: 'client-dialect' })).uuid;

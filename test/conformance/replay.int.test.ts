@@ -24,7 +24,8 @@ const samples = (client: string): Sample[] =>
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TIMESTAMP = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(.*)$/;
 const API_PREFIX = '/api/svc/v1';
-const wireTime = (t: string) => new Date(`${t.match(TIMESTAMP)![1]}Z`).toISOString().slice(0, 19).replace('T', ' ');
+/** `YYYY-MM-DD HH:MM:SS` in UTC, as trace logs answer an ISO 8601 time. */
+const wireTime = (iso: string) => new Date(iso).toISOString().slice(0, 19).replace('T', ' ');
 
 /**
  * One replay of a file. Captured ids become ids of this run: trace ids fresh ones, the project, experiment,
@@ -46,7 +47,7 @@ class Replay {
 
   constructor(readonly base: string, readonly key: string, readonly file: Sample[]) {
     const times: number[] = [];
-    JSON.stringify(file, (k, v) => (k.endsWith('_timestamp') && typeof v === 'string' && times.push(Date.parse(`${v.match(TIMESTAMP)![1]}Z`)), v));
+    JSON.stringify(file, (k, v) => (k.endsWith('_timestamp') && typeof v === 'string' && TIMESTAMP.test(v) && times.push(Date.parse(v)), v));
     this.shiftSeconds = Math.floor((Date.now() - 60_000 - Math.max(...times)) / 1000);
   }
 
@@ -62,9 +63,10 @@ class Replay {
     return this.ids.get(captured)!;
   }
 
+  /** The time moved by whole seconds; its fraction and zone are kept as written (the date-time is local to the zone). */
   private time(captured: string): string {
-    const [, seconds, rest] = captured.match(TIMESTAMP)!;
-    return new Date(Date.parse(`${seconds}Z`) + this.shiftSeconds * 1000).toISOString().slice(0, 19) + rest;
+    const [, local, rest] = captured.match(TIMESTAMP)!;
+    return new Date(Date.parse(`${local}Z`) + this.shiftSeconds * 1000).toISOString().slice(0, 19) + rest;
   }
 
   private rewrite(value: unknown, key = ''): unknown {
@@ -72,6 +74,7 @@ class Replay {
     if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.rewrite(v, k)]));
     if (typeof value !== 'string') return value;
     if (key === 'project_uuid' && this.project) return this.bound(value, this.project);
+    if (key === 'experiment_uuid' && this.experiment) return this.bound(value, this.experiment);
     if (key.endsWith('_timestamp') && TIMESTAMP.test(value)) return this.time(value);
     return UUID.test(value) ? this.id(value) : value;
   }
@@ -99,8 +102,10 @@ class Replay {
       body: body === null || body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
+    const type = res.headers.get('content-type') ?? '';
+    const json = type.startsWith('application/json') ? JSON.parse(text) : undefined;
     if (res.status === 200 && json !== undefined) expectClientReadable(method, path, json);
+    if (res.status === 200 && type.startsWith('text/event-stream')) sseEvents(text).forEach((event) => expectClientReadable(method, path, event));
     return { status: res.status, body: json, text };
   }
 
@@ -241,12 +246,16 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
     const [added] = replay.to('/testcases');
     const [updated] = replay.to(/^\/update_test_case\//);
     const dataset = await replay.read('GET', `/collection/${created.sent.name}`);
-    const cases = [...created.sent.test_cases, ...added.sent.test_cases];
-    expect(Object.keys(dataset.test_cases).map(Number)).toEqual([...created.body.test_case_ids, ...added.body]);
-    const [first, ...rest] = Object.values(dataset.test_cases) as any[];
-    expect(first).toMatchObject({ inputs: cases[0].inputs, target: updated.sent.target, test_case_collection_id: created.body.id });
-    // Targets are stored as sent: JSON text from the TypeScript client, raw from the Python one.
-    expect(rest.map((c) => [c.inputs, c.target])).toEqual(cases.slice(1).map((c) => [c.inputs, c.target]));
+    const ids = [...created.body.test_case_ids, ...added.body];
+    expect(Object.keys(dataset.test_cases).map(Number)).toEqual(ids);
+    // The update names one of them; targets are stored as sent (JSON text from the TypeScript client, raw
+    // from the Python one), and the update's own target raw.
+    const updatedId = Number(updated.path.split('/').at(-1));
+    const sent = [...created.sent.test_cases, ...added.sent.test_cases].map((c, i) => (ids[i] === updatedId ? { ...c, target: updated.sent.target } : c));
+    expect(ids).toContain(updatedId);
+    expect(Object.values(dataset.test_cases).map((c: any) => [c.id, c.inputs, c.target, c.test_case_collection_id])).toEqual(
+      sent.map((c, i) => [ids[i], c.inputs, c.target, created.body.id]),
+    );
     expect(dataset).toMatchObject({ id: created.body.id, name: created.sent.name, column_names: created.sent.column_names });
     expect(await replay.read('GET', `/collection/${created.body.id}`)).toEqual(dataset);
   });
@@ -276,7 +285,7 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
     expect(readFileSync(wireFile(client), 'utf8')).toBe(readFileSync(specFile(client), 'utf8'));
   });
 
-  it('can be replayed again against the same service', async () => {
+  it('can be replayed again against the same service, into a new organization', async () => {
     const again = new Replay(base, await organization(), file);
     await again.replay();
     expect(again.exchanges.map((e) => e.status)).toEqual(file.map(() => 200));

@@ -8,6 +8,7 @@ import {
   ClientExperimentSchema,
   ClientExperimentStatsSchema,
   ClientProjectSchema,
+  ClientStreamEventSchema,
   ClientTraceLogPageSchema,
   ClientTraceLogSchema,
 } from '@sightline/schemas';
@@ -43,6 +44,8 @@ const ROUTES: [string, RegExp, Check][] = [
     (b as { results: unknown[] }).results.forEach((t, i) => tree(t, `results[${i}]`));
   }],
   ['POST', /^\/completion$/, (b) => parses(ClientCompletionResponseSchema, b)],
+  // Each event of a stream, one at a time.
+  ['POST', /^\/completion\/stream$/, (b) => parses(ClientStreamEventSchema, b)],
   ['POST', /^\/deployed-prompt$/, (b) => parses(ClientDeployedPromptSchema, b)],
   ['GET', /^\/collection\/[^/]+$/, (b) => parses(ClientDatasetSchema, b)],
   ['POST', /^\/experiment$/, (b) => parses(ClientExperimentSchema, b)],
@@ -55,7 +58,7 @@ const ROUTES: [string, RegExp, Check][] = [
   }],
 ];
 
-/** Fails the test unless an official client can read this answer to `method path` (path below /api/svc/v1). */
+/** Fails the test unless an official client can read this answer (or stream event) to `method path` (path below /api/svc/v1). */
 export function expectClientReadable(method: string, path: string, body: unknown): void {
   const route = ROUTES.find(([m, pattern]) => m === method && pattern.test(path.split('?')[0]));
   route?.[2](body);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTrees, renderTrees, type FlatSpan, type SpanTexts } from './tree';
+import { API_TREES, buildTrees, CLIENT_TREES, renderTrees, type FlatSpan, type SpanTexts } from './tree';
 
 const span = (trace_id: string, parent_trace_id: string, execution_order: number | null, start = '2026-01-01 00:00:00'): FlatSpan => ({
   trace_id,
@@ -47,9 +47,10 @@ describe('buildTrees', () => {
 
 describe('renderTrees', () => {
   /** Spans as columns, each carrying three fields as its members. */
-  const texts = (rows: FlatSpan[]): SpanTexts => {
+  const texts = (rows: FlatSpan[], dialect = API_TREES): SpanTexts => {
     const members = rows.map((r) => Buffer.from(`"trace_id":${JSON.stringify(r.trace_id)},"parent_trace_id":${JSON.stringify(r.parent_trace_id)},"execution_order":${JSON.stringify(r.execution_order ?? null)}`));
     return {
+      dialect,
       trace_id: rows.map((r) => r.trace_id),
       parent_trace_id: rows.map((r) => r.parent_trace_id),
       execution_order: rows.map((r) => r.execution_order ?? null),
@@ -84,5 +85,16 @@ describe('renderTrees', () => {
     const json = renderTrees(texts(deep), ['n0']).toString();
     expect(json.length).toBeLessThan(50_001 * 120);
     expect(json.match(/"children":\[\]/g)).toHaveLength(1);
+  });
+  it('names the nested spans and child ids as the spans\' dialect says, writing each span once', () => {
+    const rows = [span('r', 'r', 0), { ...span('c', 'r', 1), children_ids: ['late'] }, span('g', 'c', 0)];
+    const [api] = render(rows, ['r']);
+    const [client] = JSON.parse(`[${renderTrees(texts(rows, CLIENT_TREES), ['r']).toString()}]`);
+    const asClient = (t: any): any => {
+      const { children, children_ids, ...rest } = t;
+      return { ...rest, children: children_ids, children_logs: children.map(asClient) };
+    };
+    expect(client).toEqual(asClient(api));
+    expect(client.children_logs[0]).toMatchObject({ trace_id: 'c', children: ['g', 'late'] });
   });
 });

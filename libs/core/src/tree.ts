@@ -24,11 +24,12 @@ export type FlatSpan = {
 export type SpanTree = FlatSpan & { children: SpanTree[]; children_ids: string[] };
 
 /**
- * Spans already serialized, as columns. `members[i]` is the UTF-8 JSON text of span i's fields without the
- * enclosing braces and without `children` and `children_ids`, which the tree supplies; the other columns
- * place the span in the tree, `children_ids` being the ids its client declared.
+ * Spans already serialized, as columns, for trees of one dialect. `members[i]` is the UTF-8 JSON text of
+ * span i's fields without the enclosing braces and without the nested spans and child ids, which the tree
+ * supplies; the other columns place the span in the tree, `children_ids` being the ids its client declared.
  */
 export type SpanTexts = {
+  dialect: TreeDialect;
   trace_id: string[];
   parent_trace_id: string[];
   execution_order: (number | null)[];
@@ -104,12 +105,12 @@ export function buildTrees(rows: readonly FlatSpan[], rootIds: readonly string[]
 }
 
 /**
- * The JSON of the subtree under each requested id, as buildTrees would nest it (with the dialect's names),
+ * The JSON of the subtree under each requested id, as buildTrees would nest it (with the spans' dialect's names),
  * the trees separated by commas, as UTF-8. The spans' bytes are copied once into the output, never decoded;
  * pieces are listed in output order first, so the cost is linear in the size of the output at any depth.
  */
-export function renderTrees(spans: SpanTexts, rootIds: readonly string[], dialect: TreeDialect = API_TREES): Buffer {
-  const idsKey = JSON.stringify(dialect.ids), nestedKey = JSON.stringify(dialect.nested);
+export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffer {
+  const idsKey = JSON.stringify(spans.dialect.ids), nestedKey = JSON.stringify(spans.dialect.nested);
   const rows = spans.trace_id.map((trace_id, i) => ({
     i,
     trace_id,

@@ -236,9 +236,9 @@ const textColumns = (dialect: TreeDialect) => `s.trace_id, s.parent_trace_id, s.
   ${dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls} as members`;
 
 /** Raw rows of TEXT_COLUMNS as columns; the members stay the bytes PostgreSQL sent. */
-function toSpanTexts(rows: (Buffer | null)[][]): SpanTexts {
+function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect): SpanTexts {
   const n = rows.length;
-  const spans: SpanTexts = { trace_id: new Array(n), parent_trace_id: new Array(n), execution_order: new Array(n), start_timestamp: new Array(n), children_ids: new Array(n), members: new Array(n) };
+  const spans: SpanTexts = { dialect, trace_id: new Array(n), parent_trace_id: new Array(n), execution_order: new Array(n), start_timestamp: new Array(n), children_ids: new Array(n), members: new Array(n) };
   rows.forEach(([id, parent, order, start, declared, members], i) => {
     spans.trace_id[i] = id!.toString('latin1');
     spans.parent_trace_id[i] = parent!.toString('latin1');
@@ -295,7 +295,7 @@ export async function findTraceTextOf(sql: Sql, organizationId: string, traceId:
     where s.organization_id = ${organizationId} and s.root_trace_id = ${trace.root} and s.created
       ${parts > 1 ? sql`and (uuid_hash(s.trace_id) & 2147483647) % ${parts} = ${part}` : sql``}`.raw();
   const rows = await Promise.all(Array.from({ length: parts }, (_, part) => read(part)));
-  return toSpanTexts(rows.flat() as never);
+  return toSpanTexts(rows.flat() as never, dialect);
 }
 
 export async function spansOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[]): Promise<TraceLogRow[]> {
@@ -305,7 +305,7 @@ export async function spansOfRoots(sql: Sql, organizationId: string, rootIds: re
 
 /** spansOfRoots, with each span serialized for renderTrees in the dialect it will be rendered in. */
 export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[], dialect: TreeDialect = API_TREES): Promise<SpanTexts> {
-  return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : []);
+  return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [], dialect);
 }
 
 const TIME_RANGE_INTERVAL: Record<string, string | null> = {

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import Piscina from 'piscina';
-import type { ScoreSummaries, SpanTexts, TreeDialect } from '@sightline/core';
+import type { ScoreSummaries, SpanTexts } from '@sightline/core';
 
 // The one thread pool for CPU-heavy work (tree assembly, statistics), so that it never blocks an event
 // loop. Tasks are TypeScript modules; the threads load them through tsx like the main thread does.
@@ -17,8 +17,8 @@ export function createPool(options: { threads?: number } = {}) {
   });
   return {
     /** The spans' bytes are copied to the thread and the answer's bytes back: a memory copy, no parsing. */
-    renderTrees: async (spans: SpanTexts, rootIds: string[], dialect: TreeDialect): Promise<Buffer> => {
-      const out: Uint8Array = await piscina.run({ spans, rootIds, dialect }, { filename: new URL('render-trees.task.ts', TASKS).href });
+    renderTrees: async (spans: SpanTexts, rootIds: string[]): Promise<Buffer> => {
+      const out: Uint8Array = await piscina.run({ spans, rootIds }, { filename: new URL('render-trees.task.ts', TASKS).href });
       return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
     },
     summarizeScores: (scoreLists: unknown[][]): Promise<ScoreSummaries> =>

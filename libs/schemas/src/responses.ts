@@ -40,7 +40,7 @@ export const TraceLogTreeSchema = z
     trace_name: z.string().nullable(),
     project_uuid: z.string().nullable(),
     project_name: z.string().nullable(),
-    start_timestamp: z.string().nullable(),
+    start_timestamp: z.string().describe('when the span started; one sent without reads as when it was first stored'),
     end_timestamp: z.string().nullable(),
     status: z.string().nullable(),
     depth: z.number().nullable(),

@@ -13,7 +13,7 @@ const Comment = z.object({ comment: z.string(), user_id: z.string(), created_at:
 const Annotation = z.object({
   created_at: z.string(),
   user_id: z.string(),
-  score: z.number(),
+  score: z.number().nullish(),
   user_email_address: z.string().nullish(),
   annotation_name: z.string().nullish(),
   value: z.string().nullish(),

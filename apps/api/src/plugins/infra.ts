@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
-import { renderTrees, type SpanTexts, type TreeDialect } from '@sightline/core';
+import { renderTrees, type SpanTexts } from '@sightline/core';
 import { createSql, type Sql } from '@sightline/db';
 import { createProducer, redisKeys, type Producer, type RedisKeys } from '@sightline/queues';
 import { createPool, type Pool } from '@sightline/pool';
@@ -16,8 +16,8 @@ declare module 'fastify' {
     completionJobs: Producer<'completion'>;
     finalizeJobs: Producer<'experiment-finalize'>;
     pool: Pool;
-    /** The trees' JSON from spans PostgreSQL serialized; many spans are rendered on the thread pool. */
-    renderTrees(spans: SpanTexts, rootIds: string[], dialect: TreeDialect): Promise<Buffer>;
+    /** The trees' JSON from spans PostgreSQL serialized (in their dialect); many spans are rendered on the thread pool. */
+    renderTrees(spans: SpanTexts, rootIds: string[]): Promise<Buffer>;
   }
 }
 
@@ -44,8 +44,8 @@ export default fp<{ config: ApiEnv }>(async (app, { config }) => {
   app.decorate('completionJobs', createProducer('completion', queueRedis, config.QUEUE_PREFIX));
   app.decorate('finalizeJobs', createProducer('experiment-finalize', queueRedis, config.QUEUE_PREFIX));
   app.decorate('pool', pool);
-  app.decorate('renderTrees', async (spans: SpanTexts, rootIds: string[], dialect: TreeDialect) =>
-    spans.trace_id.length > POOL_TREE_THRESHOLD ? pool.renderTrees(spans, rootIds, dialect) : renderTrees(spans, rootIds, dialect),
+  app.decorate('renderTrees', async (spans: SpanTexts, rootIds: string[]) =>
+    spans.trace_id.length > POOL_TREE_THRESHOLD ? pool.renderTrees(spans, rootIds) : renderTrees(spans, rootIds),
   );
 
   app.addHook('onClose', async () => {

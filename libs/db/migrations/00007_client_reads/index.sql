@@ -1,6 +1,7 @@
 -- Null members of a span's configuration, and of its model_params, say nothing, and the Python client
 -- crashes on them when it reads the span back (it iterates configuration.messages whenever the key is
--- there). Writes leave them out since this version; this cleans the rows stored before it, and only them.
+-- there). Writes leave them out since this version; this cleans the rows stored before it, and only them
+-- (strict paths: lax mode would unwrap arrays, and `stop: [null]` would match).
 update spans s set configuration = coalesce((
   select jsonb_object_agg(
     c.key,
@@ -10,7 +11,7 @@ update spans s set configuration = coalesce((
   from jsonb_each(s.configuration) c
   where c.value <> 'null'::jsonb), '{}'::jsonb)
 where jsonb_typeof(s.configuration) = 'object'
-  and (s.configuration @? '$.* ? (@ == null)' or s.configuration @? '$.model_params.* ? (@ == null)');
+  and (s.configuration @? 'strict $.* ? (@ == null)' or s.configuration @? 'strict $.model_params.* ? (@ == null)');
 
 -- The client also requires a content in each message, which an assistant's tool call may leave out.
 update spans s set configuration = jsonb_set(s.configuration, '{messages}', (

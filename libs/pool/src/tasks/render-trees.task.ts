@@ -1,5 +1,5 @@
-import { renderTrees, type SpanTexts, type TreeDialect } from '@sightline/core';
+import { renderTrees, type SpanTexts } from '@sightline/core';
 
-export default function renderTreesTask({ spans, rootIds, dialect }: { spans: SpanTexts; rootIds: string[]; dialect: TreeDialect }) {
-  return renderTrees(spans, rootIds, dialect);
+export default function renderTreesTask({ spans, rootIds }: { spans: SpanTexts; rootIds: string[] }) {
+  return renderTrees(spans, rootIds);
 }

@@ -103,8 +103,7 @@ export default async function experimentRoutes(base: FastifyInstance) {
       await ownExperiment(org, experiment_uuid);
       await waitForAcceptedWrites(org);
       const ids = await rootIds(app.sql, { organizationId: org, projectId: null, experimentUuid: experiment_uuid, filter: req.body ?? undefined, page: 1, pageSize: 100_000 });
-      const dialect = treeDialect(req);
-      const trees = await app.renderTrees(await spanTextsOfRoots(app.sql, org, ids, dialect), ids, dialect);
+      const trees = await app.renderTrees(await spanTextsOfRoots(app.sql, org, ids, treeDialect(req, reply)), ids);
       return sendSerializedJson(reply, Buffer.concat([Buffer.from('['), trees, Buffer.from(']')]));
     },
   );

@@ -126,10 +126,9 @@ export default async function traceLogRoutes(base: FastifyInstance) {
     if (!written) throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
     // PostgreSQL serializes the spans and the tree is written as bytes: nothing is parsed into objects and
     // serialized again.
-    const dialect = treeDialect(req);
-    const spans = await findTraceTextOf(app.sql, org, trace_id, dialect);
+    const spans = await findTraceTextOf(app.sql, org, trace_id, treeDialect(req, reply));
     if (!spans) throw notFound('trace log');
-    return sendSerializedJson(reply, await app.renderTrees(spans, [trace_id], dialect));
+    return sendSerializedJson(reply, await app.renderTrees(spans, [trace_id]));
   });
 
   app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, response: { 200: TraceLogPageResponseSchema, ...errorResponses }, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req, reply) => {
@@ -142,11 +141,11 @@ export default async function traceLogRoutes(base: FastifyInstance) {
       if (!projectId) return empty;
     }
     const query = { organizationId: org, projectId, filter: body, timeRange: body.time_range, status: body.status, page: body.page, pageSize: body.page_size };
-    const dialect = treeDialect(req);
+    const dialect = treeDialect(req, reply);
     // The exact total is counted while the page and its spans are read.
     const [total, trees] = await Promise.all([
       countRoots(app.sql, query),
-      rootIds(app.sql, query).then(async (ids) => app.renderTrees(await spanTextsOfRoots(app.sql, org, ids, dialect), ids, dialect)),
+      rootIds(app.sql, query).then(async (ids) => app.renderTrees(await spanTextsOfRoots(app.sql, org, ids, dialect), ids)),
     ]);
     const head = JSON.stringify({ total, page: body.page, total_pages: Math.ceil(total / body.page_size), page_size: body.page_size });
     return sendSerializedJson(reply, Buffer.concat([Buffer.from(`${head.slice(0, -1)},"results":[`), trees, Buffer.from(']}')]));
