@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Sql } from '@sightline/db';
+import { QUEUE_NAMES } from '@sightline/queues';
 import { call, readTrace, type TestStack } from '../support/app';
 import { testRedis } from '../support/services';
 
@@ -137,8 +138,6 @@ export function missingRows(before: TenantRows, after: TenantRows): Record<strin
   return missing;
 }
 
-const QUEUES = ['span-write', 'completion', 'eval', 'experiment-finalize'] as const;
-
 /**
  * Waits until no queue of the stack holds work (waiting, active, delayed), twice in a row since one job
  * may enqueue another, and answers the failed jobs with their reasons: work accepted with a 200 and then
@@ -146,7 +145,7 @@ const QUEUES = ['span-write', 'completion', 'eval', 'experiment-finalize'] as co
  */
 export async function drainQueues(stack: TestStack, timeoutMs = 60_000): Promise<{ queue: string; id?: string; reason: string }[]> {
   const connection = testRedis();
-  const queues = QUEUES.map((name) => new Queue(name, { connection, prefix: stack.prefix }));
+  const queues = QUEUE_NAMES.map((name) => new Queue(name, { connection, prefix: stack.prefix }));
   try {
     const deadline = Date.now() + timeoutMs;
     let idleRounds = 0;

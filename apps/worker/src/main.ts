@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { createSql } from '@sightline/db';
-import { redisKeys, sweepUnconfirmed } from '@sightline/queues';
-import { createLogger, onShutdown, repeat } from '@sightline/runtime';
+import { createLogger, onShutdown } from '@sightline/runtime';
 import { loadEnv, WorkerEnv } from '@sightline/schemas';
 import { startWorkers } from './workers';
 
@@ -21,26 +20,9 @@ if (env.HEARTBEAT_FILE) {
   setInterval(beat, 5000).unref();
 }
 
-// Releases the pending marks of span events whose job never reached the queue (see pending.ts).
-const SWEEP_MS = 10_000;
-const stopSweeping = repeat(
-  async () => {
-    const released = await sweepUnconfirmed(redis, redisKeys(env.QUEUE_PREFIX));
-    if (released) log.warn({ released }, 'released pending marks of span events whose job was never queued');
-  },
-  SWEEP_MS,
-  (err) => log.debug({ err: (err as Error).message }, 'pending sweep failed'),
-);
-
 onShutdown(
   [
-    [
-      'workers',
-      async () => {
-        stopSweeping();
-        await workers.close();
-      },
-    ],
+    ['workers', () => workers.close()],
     ['redis', () => redis.quit()],
     ['sql', () => sql.end({ timeout: 5 })],
   ],

@@ -2,6 +2,7 @@ import { Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createReplier, queues, redisKeys, RETRY_BACKOFF_TYPE, retryDelayMs, type QueueName, type QueuePayload } from '@sightline/queues';
+import type { WorkerEnv } from '@sightline/schemas';
 
 /** `log` carries the job's queue, id and the x-request-id(s) of the API requests it came from. */
 export type Processor<N extends QueueName> = (payload: QueuePayload<N>, job: Job, log: Logger) => Promise<unknown>;
@@ -19,29 +20,21 @@ export function requestIdsOf(data: unknown): { reqId?: string; reqIds?: string[]
   return ids.length > MAX_LOGGED_REQUEST_IDS ? { reqIds: ids.slice(0, MAX_LOGGED_REQUEST_IDS), reqIdCount: ids.length } : { reqIds: ids };
 }
 
-// When a worker dies, the jobs it held are found by another worker's stalled-job check once their locks
-// lapse (lockDuration, checked every stalledInterval): with BullMQ's defaults (30 s, 30 s) that takes up
-// to a minute and a half, during which reads of their spans wait and answer 503. Locks are renewed at
-// half their duration, in one call for all of a worker's jobs, so shorter ones cost little. Span events
-// fold idempotently and evaluations and finishes can run again, so those jobs are redelivered, several
-// times: with BullMQ's default of one, a job held at two crashes (a worker killed while still catching
-// up) would fail and its spans be lost. A completion is never run twice (see workers.ts) and its caller
-// is waiting, so its stall is found sooner still.
-const STALLS: Partial<Record<QueueName, { lockDuration: number; stalledInterval: number }>> = { completion: { lockDuration: 10_000, stalledInterval: 5_000 } };
-const DEFAULT_STALLS = { lockDuration: 15_000, stalledInterval: 10_000 };
-const DEFAULT_MAX_STALLED = 5;
 /** BullMQ's failure reason for a job stalled more than maxStalledCount times, raised when a worker next takes it. */
 const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
 
 /**
- * The one way to start a BullMQ worker: re-validates every payload (a payload that does not parse can
- * never succeed, so it fails without retries), applies the shared retry backoff, and logs failures.
+ * The one way to start a BullMQ worker, as the queue's registry entry says: re-validates every payload (a
+ * payload that does not parse can never succeed, so it fails without retries), applies the shared retry
+ * backoff, and logs failures.
  */
 export function registerWorker<N extends QueueName>(
   name: N,
   processor: Processor<N>,
-  { connection, prefix, concurrency, log, maxStalledCount }: { connection: Redis; prefix: string; concurrency: number; log: Logger; maxStalledCount?: number },
+  { connection, prefix, env, log }: { connection: Redis; prefix: string; env: WorkerEnv; log: Logger },
 ): Worker {
+  const entry: (typeof queues)[QueueName] = queues[name];
+  const { concurrency, ...stalls } = entry.worker;
   const worker = new Worker(
     name,
     async (job) => {
@@ -57,9 +50,8 @@ export function registerWorker<N extends QueueName>(
     {
       connection,
       prefix,
-      concurrency,
-      maxStalledCount: maxStalledCount ?? DEFAULT_MAX_STALLED,
-      ...(STALLS[name] ?? DEFAULT_STALLS),
+      concurrency: concurrency(env),
+      ...stalls,
       settings: { backoffStrategy: (attemptsMade, type) => (type === RETRY_BACKOFF_TYPE ? retryDelayMs(attemptsMade) : 1000) },
     },
   );
@@ -69,7 +61,8 @@ export function registerWorker<N extends QueueName>(
     // this, a caller waiting on a job whose worker died would hear nothing until its own timeout.
     const replyTo = (job?.data as { reply_to?: unknown } | undefined)?.reply_to;
     if (err.message === STALLED_TOO_OFTEN && typeof replyTo === 'string') {
-      const message = `the worker running this ${name} job stopped before it finished; it is not run again${name === 'completion' ? ', so that the provider is called at most once per request' : ''}`;
+      const because = 'notRunAgainBecause' in entry ? `, ${entry.notRunAgainBecause}` : '';
+      const message = `the worker running this ${name} job stopped before it finished; it is not run again${because}`;
       createReplier(connection, redisKeys(prefix), replyTo)({ error: message, status: 503 }).catch(() => {});
     }
   });

@@ -2,7 +2,7 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { poolReading, type Sql } from '@sightline/db';
-import { clearPending, createProducer, createSpanIntake, pendingEventsOf, redisKeys } from '@sightline/queues';
+import { createProducer, createSpanIntake, redisKeys, startPendingUpkeep } from '@sightline/queues';
 import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
 import { collectProcessMetrics, observeWorker, serveMetrics, watchPool } from '@sightline/runtime';
@@ -34,27 +34,21 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     maxRetries: env.PROVIDER_MAX_RETRIES,
     cacheTtlSeconds: env.COMPLETION_CACHE_TTL_SECONDS,
   });
-  const options = { connection: redis, prefix, log };
+  const options = { connection: redis, prefix, env, log };
   const retention = createProducer('retention', redis, prefix);
   let closing = false;
   const scheduling = scheduleRetention(retention.queue, env).then(
     (job) => log.info(job ? { retentionDays: job.retention_days, batchSize: job.batch_size } : { retentionDays: null }, job ? 'retention on' : 'retention off'),
     (err) => log.error({ err: (err as Error).message }, 'could not schedule retention'),
   );
-  // A span-write job that failed for good (retries used up, stalled too often, a payload that cannot
-  // parse) will never write its events: reads stop waiting for them and they leave the backlog now,
-  // rather than when their marks expire. `finishedOn` is set only then, not on an attempt to be retried.
-  const releasingFailedSpanWrites = (worker: Worker) =>
-    worker.on('failed', (job) => {
-      if (job?.finishedOn) clearPending(redis, keys, pendingEventsOf(job.data)).catch((err: Error) => log.warn({ err: err.message, jobId: job.id, ...requestIdsOf(job.data) }, 'could not release the pending marks of a failed job'));
-    });
-  const workers = [
-    releasingFailedSpanWrites(registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, evals }), { ...options, concurrency: env.WORKER_CONCURRENCY })),
-    // A stalled completion is failed, never run again: the provider must not be called twice.
-    registerWorker('completion', runCompletion, { ...options, concurrency: env.COMPLETION_CONCURRENCY, maxStalledCount: 0 }),
-    registerWorker('eval', evalProcessor({ sql, redis, keys, runCompletion }), { ...options, concurrency: env.COMPLETION_CONCURRENCY }),
-    registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), { ...options, concurrency: 4 }),
-    registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), { ...options, concurrency: 1 }),
+  const spanWriter = registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, evals }), options);
+  const stopUpkeep = startPendingUpkeep({ redis, keys, spanWrites: spanWrites.queue, spanWriter, log, describeJob: requestIdsOf });
+  const workers: Worker[] = [
+    spanWriter,
+    registerWorker('completion', runCompletion, options),
+    registerWorker('eval', evalProcessor({ sql, redis, keys, runCompletion }), options),
+    registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), options),
+    registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
   ];
   workers.forEach(observeWorker);
   const unwatchPool = watchPool('worker', () => poolReading(sql));
@@ -69,6 +63,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     poolTasks: () => pool.completedTasks(),
     close: async () => {
       closing = true;
+      stopUpkeep();
       await Promise.all(workers.map((w) => w.close()));
       await scheduling;
       await Promise.all([spanWrites.close(), evals.close(), retention.close()]);

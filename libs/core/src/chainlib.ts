@@ -1,6 +1,7 @@
 // Maps a LangChain run tree (POST /api/svc/v1/trace_log/chainlib) to flat Sightline spans.
 // Pure: no I/O. The input has only been parsed as "some JSON object", so every field is checked.
-import { storableText } from './text';
+import { storableText, UUID } from './text';
+import { parseTimestamp } from './timestamps';
 
 export type ChainlibSpan = {
   trace_id: string;
@@ -40,9 +41,7 @@ export class ChainlibError extends Error {
 const DEFAULT_MAX_SPANS = 10_000;
 const MAX_DEPTH = 1000; // levels of run nesting; the root is level 1
 const MAX_VALUE_DEPTH = 1000; // nesting inside inputs/outputs/metadata values
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO_RE =
-  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+const UUID_RE = new RegExp(`^${UUID}$`);
 
 type Obj = Record<string, unknown>;
 
@@ -87,16 +86,9 @@ function parseTime(value: unknown, where: () => Path): number | undefined {
   if (typeof value === 'number') {
     ms = new Date(value).getTime();
   } else if (typeof value === 'string') {
-    const m = ISO_RE.exec(value.trim());
-    if (m) {
-      const [, date, time, offset] = m;
-      // Python's datetime.isoformat() may omit the offset; LangChain times are UTC, and
-      // Date.parse would otherwise use the server's local zone.
-      let tz = (offset ?? 'Z').toUpperCase();
-      if (/^[+-]\d{2}$/.test(tz)) tz += ':00';
-      else if (/^[+-]\d{4}$/.test(tz)) tz = `${tz.slice(0, 3)}:${tz.slice(3)}`;
-      ms = time ? Date.parse(`${date}T${time.replace(',', '.')}${tz}`) : Date.parse(date);
-    }
+    // Python's datetime.isoformat() may omit the offset: LangChain times are UTC, as parseTimestamp reads them.
+    const parsed = parseTimestamp(value);
+    if (parsed) ms = Math.floor(parsed.micros / 1000);
   }
   // Years 1 to 9999: what PostgreSQL and the trace-log timestamps accept.
   if (Number.isNaN(ms) || ms < -62135596800000 || ms > 253402300799999) {

@@ -1,26 +1,27 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { distance } from 'fastest-levenshtein';
-import type { EvalResult } from '@sightline/schemas';
+import { LRUCache } from 'lru-cache';
 
 // The built-in evaluation metrics: deterministic, cheap, run on the worker. Each returns a score in
 // 0..1 with a reason, or an error when it cannot score (never a made-up score).
 
 export type EvalInput = { output: string; target: string | null; inputs: Record<string, unknown> };
+/**
+ * One evaluation result: a score with its reason, or why there is none. Queued payloads carry it, checked by
+ * the EvalResult schema of @sightline/schemas, which is held to this type (core imports nothing of schemas).
+ */
+export type EvalResult = { score: number; reason?: string | null } | { error: string };
 type Config = Record<string, any> | null | undefined;
 
 // One validator instance for every organization: `addUsedSchema: false` keeps a schema's $id out of its
 // registry, so one organization's schema can neither clash with nor be referenced by another's.
 const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
-const validators = new Map<string, ValidateFunction>();
-const MAX_VALIDATORS = 1000;
+const validators = new LRUCache<string, ValidateFunction>({ max: 1000 });
 
 function validatorFor(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = validators.get(key);
-  if (!validate) {
-    if (validators.size >= MAX_VALIDATORS) validators.delete(validators.keys().next().value!);
-    validators.set(key, (validate = ajv.compile(schema)));
-  }
+  if (!validate) validators.set(key, (validate = ajv.compile(schema)));
   return validate;
 }
 

@@ -1,19 +1,9 @@
-import type { ExperimentList, PinnedStat } from '@sightline/schemas';
+import type { Experiment as WireExperiment, ExperimentList, PinnedStat } from '@sightline/schemas';
 import { containsPattern } from '@sightline/core';
 import type { Sql } from './client';
 
-export type Experiment = {
-  uuid: string;
-  name: string;
-  project_uuid: string;
-  run_name: string;
-  is_public: boolean;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-  status: 'pending' | 'running' | 'completed' | 'failed';
-  num_samples: number;
-  pinned_stats: PinnedStat[];
-};
+/** An experiment as stored: the wire shape, with its creation time as a Date. */
+export type Experiment = Omit<WireExperiment, 'created_at'> & { created_at: Date };
 export type RootStat = { trace_id: string; latency: number | null; input_tokens: number; output_tokens: number; total_tokens: number; cost: number; scores: unknown[] };
 
 const COLUMNS = 'e.uuid, e.name, e.project_id as project_uuid, e.run_name, e.is_public, e.metadata, e.created_at, e.status, e.num_samples, e.pinned_stats';

@@ -1,6 +1,6 @@
 import type { JobsOptions } from 'bullmq';
 import type { z } from 'zod';
-import { CompletionJobSchema, EvalJobSchema, ExperimentFinalizeJobSchema, RetentionJobSchema, SpanWriteJobSchema } from '@sightline/schemas';
+import { CompletionJobSchema, EvalJobSchema, ExperimentFinalizeJobSchema, RetentionJobSchema, SpanWriteJobSchema, type WorkerEnv } from '@sightline/schemas';
 
 // Retries back off up to 30 s and go on for about half an hour, so a PostgreSQL outage is ridden out
 // without losing accepted writes. Completed jobs are removed at once: the data lives in PostgreSQL.
@@ -20,16 +20,57 @@ const durable: JobsOptions = {
 // job). A worker that dies mid-call fails the job rather than letting another worker call again.
 const atMostOnce: JobsOptions = { attempts: 1, removeOnComplete: true, removeOnFail: { count: 10_000 } };
 
+/** How a queue's workers run its jobs, and what they do when a worker dies holding one. */
+type WorkerSettings = {
+  concurrency: (env: WorkerEnv) => number;
+  lockDuration: number;
+  stalledInterval: number;
+  /** How often a job may be found stalled (its worker died) and be run again; 0: never run again. */
+  maxStalledCount: number;
+};
+
+// When a worker dies, the jobs it held are found by another worker's stalled-job check once their locks
+// lapse (lockDuration, checked every stalledInterval): with BullMQ's defaults (30 s, 30 s) that takes up
+// to a minute and a half, during which reads of their spans wait and answer 503. Locks are renewed at
+// half their duration, in one call for all of a worker's jobs, so shorter ones cost little. Span events
+// fold idempotently and evaluations and finishes can run again, so those jobs are redelivered, several
+// times: with BullMQ's default of one, a job held at two crashes (a worker killed while still catching
+// up) would fail and its spans be lost.
+const redelivered = { lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 5 };
+
+/** Every queue: its payload schema, its job options, and how its workers run it. */
 export const queues = {
-  'span-write': { schema: SpanWriteJobSchema, options: durable },
-  completion: { schema: CompletionJobSchema, options: atMostOnce },
+  'span-write': { schema: SpanWriteJobSchema, options: durable, worker: { ...redelivered, concurrency: (env) => env.WORKER_CONCURRENCY } },
+  // A completion is never run twice (at most once, above), and its caller is waiting: its stall is found
+  // sooner, and failed rather than run again.
+  completion: {
+    schema: CompletionJobSchema,
+    options: atMostOnce,
+    worker: { lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 0, concurrency: (env) => env.COMPLETION_CONCURRENCY },
+    /** Why a stalled job is not run again, told to its caller. */
+    notRunAgainBecause: 'so that the provider is called at most once per request',
+  },
   // A metric that fails (a judge's provider down) retries with backoff; the last error is recorded.
-  eval: { schema: EvalJobSchema, options: { attempts: 5, backoff: { type: RETRY_BACKOFF_TYPE }, removeOnComplete: true, removeOnFail: { count: 10_000 } } },
+  eval: {
+    schema: EvalJobSchema,
+    options: { attempts: 5, backoff: { type: RETRY_BACKOFF_TYPE }, removeOnComplete: true, removeOnFail: { count: 10_000 } },
+    worker: { ...redelivered, concurrency: (env) => env.COMPLETION_CONCURRENCY },
+  },
   // The caller waits for the answer, and the processor always answers: one attempt.
-  'experiment-finalize': { schema: ExperimentFinalizeJobSchema, options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 1000 } } },
+  'experiment-finalize': {
+    schema: ExperimentFinalizeJobSchema,
+    options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 1000 } },
+    worker: { ...redelivered, concurrency: () => 4 },
+  },
   // Made by a job scheduler; a failed run is simply the next period's work (deleting is idempotent).
-  retention: { schema: RetentionJobSchema, options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } } },
-} as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions }>;
+  retention: {
+    schema: RetentionJobSchema,
+    options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
+    worker: { ...redelivered, concurrency: () => 1 },
+  },
+} as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions; worker: WorkerSettings; notRunAgainBecause?: string }>;
+
+export const QUEUE_NAMES = Object.keys(queues) as QueueName[];
 
 export type QueueName = keyof typeof queues;
 export type QueuePayload<N extends QueueName> = z.infer<(typeof queues)[N]['schema']>;

@@ -3,10 +3,38 @@ import { createBatcher } from '@sightline/core';
 import { spanWriteJobEvents } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
-import { clearPending, confirmReservations, takeSequenceNumbers } from './pending';
+import { clearPending } from './pending-marks';
 import type { Producer } from './producer';
+import { confirmReservations } from './reservations';
+import { takeSequenceNumbers } from './sequence';
 
 export type NewSpanEvent = Omit<SpanEvent, 'seq'>;
+
+type SpanCreate = {
+  organization_id: string;
+  trace_id: string;
+  root_trace_id?: string | null;
+  parent_trace_id?: string | null;
+  project_id: string;
+  request_id?: string;
+  fields: Omit<SpanEvent['fields'], 'root_trace_id' | 'parent_trace_id' | 'project_id'>;
+};
+
+/**
+ * The event that creates a span. A span without a root is its own root, one without a parent its own
+ * parent; the event is pending under its trace's root, so that a read of the trace waits for it.
+ */
+export function spanCreateEvent({ organization_id, trace_id, root_trace_id, parent_trace_id, project_id, request_id, fields }: SpanCreate): NewSpanEvent {
+  const root = root_trace_id ?? trace_id;
+  return {
+    kind: 'create',
+    organization_id,
+    trace_id,
+    pending_root: root,
+    ...(request_id && { request_id }),
+    fields: { ...fields, project_id, root_trace_id: root, parent_trace_id: parent_trace_id ?? trace_id },
+  };
+}
 
 /** Span events in one job at most: a job of 1000 spans of a few KB each stays a few MB in Redis. */
 const EVENTS_PER_JOB = 1000;
@@ -37,7 +65,7 @@ export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>,
   // operations instead of a job's whole life (add, fetch, complete, remove), which bounds the ingest rate.
   const batching = { maxItems: EVENTS_PER_JOB, lingerMs: 0, maxConcurrent: 4 };
   // Confirming a queued job's reservation is not waited for: should it be lost, the sweep releases the
-  // marks later (see pending.ts), which costs a read-your-writes wait, never data.
+  // marks later (see reservations.ts), which costs a read-your-writes wait, never data.
   const confirm = (events: SpanEvent[]) => void confirmReservations(redis, keys, events.map((e) => e.seq)).catch(() => {});
   const accepting = createBatcher<NewSpanEvent>(async (events) => {
     const reserved = await reserve(events);

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { CompletionResponseSchema } from './completion';
+import { ExperimentStatus, PinnedStat } from './experiment';
+import { Score } from './trace-log';
 
 // What the official clients read back: one schema per response, as strict as the Python client's parser
 // (cattrs, plus its own tree reader) is. A null where it iterates, int()-converts or validates crashes the
@@ -10,8 +12,6 @@ const Text = z.string().nullish();
 const Real = z.number().nullish();
 const Int = z.number().int().nullish();
 
-/** `EvaluationResult`: a name and a finite score (the client validates `math.isfinite`). */
-const ClientScore = z.object({ name: z.string(), score: z.number(), reason: Text, id: Int });
 
 /**
  * One span of a tree, without its nested spans, which `children_logs` holds and which are each checked as
@@ -38,7 +38,7 @@ export const ClientTraceLogSchema = z
     metadata: z.record(z.string(), z.unknown()).nullish(),
     tags: z.array(z.string()).nullish(),
     evaluation_metric_names: z.array(z.string()).nullish(),
-    scores: z.array(ClientScore).optional(),
+    scores: z.array(Score).optional(),
     images: z.array(z.looseObject({ url: z.string(), caption: Text })).optional(),
     comments: z.array(z.looseObject({ comment: z.string(), user_id: z.string(), created_at: z.string() })).optional(),
     // Criterion ids go through int().
@@ -111,16 +111,14 @@ export const ClientDatasetSchema = z
 
 export const ClientExperimentSchema = z.looseObject({ name: z.string(), uuid: z.string(), created_at: z.string(), metadata: z.record(z.string(), z.unknown()).nullish() });
 
-export const STATISTIC_OPERATIONS = ['mean', 'median', 'variance', 'standard_deviation', 'min', 'max', 'mse', 'mae', 'correlation', 'spearman_correlation', 'accuracy', 'custom'] as const;
-
 /** `ExperimentWithPinnedStatsSchema`: status and each pinned operation are enums to the client. */
 export const ClientExperimentListSchema = z.array(
   ClientExperimentSchema.extend({
     run_name: z.string(),
     project_uuid: z.string(),
-    status: z.enum(['pending', 'running', 'completed', 'failed']),
+    status: ExperimentStatus,
     is_public: z.boolean(),
-    pinned_stats: z.array(z.object({ var1: z.string(), operation: z.enum(STATISTIC_OPERATIONS), value: z.number(), var2: Text })),
+    pinned_stats: z.array(PinnedStat),
     num_samples: Int,
   }),
 );
@@ -128,6 +126,6 @@ export const ClientExperimentListSchema = z.array(
 /** `ExperimentStatsSchema`: the client averages every entry's scores, so they are a list, never null. */
 export const ClientExperimentStatsSchema = z.object({
   parent_trace_stats: z.array(
-    z.object({ trace_id: z.string(), latency: Real, input_tokens: Int, output_tokens: Int, total_tokens: Int, cost: Real, scores: z.array(ClientScore) }),
+    z.object({ trace_id: z.string(), latency: Real, input_tokens: Int, output_tokens: Int, total_tokens: Int, cost: Real, scores: z.array(Score) }),
   ),
 });

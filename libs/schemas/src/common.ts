@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { parseTimestamp, storableText } from '@sightline/core';
+import { parseTimestamp, storableText, UUID } from '@sightline/core';
 
-const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 export const Uuid = z
   .string()
   .regex(new RegExp(`^${UUID}$`), 'must be a UUID')

@@ -1,5 +1,6 @@
 import isSafeRegex from 'safe-regex2';
 import { z } from 'zod';
+import type { EvalResult as CoreEvalResult } from '@sightline/core';
 import { IndexedText, JsonObject, PathId, RequestId, Uuid } from './common';
 
 const Judge = z.object({
@@ -44,7 +45,7 @@ export type EvalMetricType = EvalMetricCreate['type'];
 export const EvalMetricParams = z.object({ id: PathId });
 
 /** One evaluation result of a span, by metric name: a score with its reason, or why there is none. */
-export const EvalResult = z.union([z.object({ score: z.number(), reason: z.string().nullish() }), z.object({ error: z.string() })]);
+export const EvalResult = z.union([z.object({ score: z.number(), reason: z.string().nullish() }), z.object({ error: z.string() })]) satisfies z.ZodType<CoreEvalResult>;
 export type EvalResult = z.infer<typeof EvalResult>;
 
 export const EvalJobSchema = z.object({

@@ -22,7 +22,7 @@ export const ExperimentListSchema = z.object({
 });
 export type ExperimentList = z.infer<typeof ExperimentListSchema>;
 
-export const EXPERIMENT_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
+export const ExperimentStatus = z.enum(['pending', 'running', 'completed', 'failed']);
 
 const DatasetLevelStat = z.object({ name: z.string(), score: z.number() });
 // A finish ends an experiment: the spec's enum also lists pending and running, which a finish refuses.
@@ -38,7 +38,9 @@ export const ExperimentFinishSchema = z
   .nullish();
 export type ExperimentFinish = z.infer<typeof ExperimentFinishSchema>;
 
-export const PinnedStat = z.object({ var1: z.string(), operation: z.string(), value: z.number(), var2: z.string().optional() });
+/** The operations a pinned statistic may name; the official clients read `operation` as this enum. */
+export const STATISTIC_OPERATIONS = ['mean', 'median', 'variance', 'standard_deviation', 'min', 'max', 'mse', 'mae', 'correlation', 'spearman_correlation', 'accuracy', 'custom'] as const;
+export const PinnedStat = z.object({ var1: z.string(), operation: z.enum(STATISTIC_OPERATIONS), value: z.number(), var2: z.string().nullish() });
 export type PinnedStat = z.infer<typeof PinnedStat>;
 
 export const ExperimentFinalizeJobSchema = z.object({

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ClientTraceLogPageSchema, ClientTraceLogSchema } from './client-responses';
+import { ExperimentStatus, PinnedStat } from './experiment';
+import { Score } from './trace-log';
 
 // Response shapes, for the OpenAPI document. Responses are serialized as they are; these describe them.
 
@@ -30,7 +32,6 @@ export const BatchResultSchema = z.object({
   ),
 });
 
-const Score = z.object({ name: z.string(), score: z.number(), reason: z.string().nullish() });
 /** A trace log as answered: wire field names, `YYYY-MM-DD HH:MM:SS` timestamps, nested children. */
 export const TraceLogTreeSchema = z
   .looseObject({
@@ -81,10 +82,11 @@ export const ExperimentSchema = z.object({
   is_public: z.boolean(),
   metadata: z.record(z.string(), z.unknown()),
   created_at: z.string(),
-  status: z.enum(['pending', 'running', 'completed', 'failed']),
+  status: ExperimentStatus,
   num_samples: z.number(),
-  pinned_stats: z.array(z.object({ var1: z.string(), operation: z.string(), value: z.number(), var2: z.string().optional() })),
+  pinned_stats: z.array(PinnedStat),
 });
+export type Experiment = z.infer<typeof ExperimentSchema>;
 
 export const ExperimentStatsSchema = z.object({
   parent_trace_stats: z.array(

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ProjectName } from './project';
 import { Count, Fraction, IndexedText, JsonObject, OptionalName, OptionalUuid, SmallCount, Timestamp, Uuid } from './common';
 
-const Score = z.object({
+/** A score on a span: a name and a finite score (the Python client checks `math.isfinite`), with an optional reason. */
+export const Score = z.object({
   name: z.string(),
   score: z.number(),
   reason: z.string().nullish(),

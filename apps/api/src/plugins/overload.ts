@@ -1,21 +1,16 @@
 import underPressure from '@fastify/under-pressure';
 import fp from 'fastify-plugin';
-import { forgetLostSpanEvents } from '@sightline/queues';
-import { repeat } from '@sightline/runtime';
 import { AppError } from '../errors';
 
 // Liveness must not fail because the node is busy (an orchestrator would kill a node that is only slow),
 // and the metrics are how an operator sees the pressure. Readiness does answer 503 under pressure: a
 // balancer then sends the node less traffic until it recovers.
 const NEVER_REFUSED = new Set(['/healthz', '/metrics']);
-/** How often the span-write backlog is checked for events of an emptied queue. */
-const BACKLOG_CHECK_MS = 5000;
 
 /**
  * Overload protection for the whole API: requests answer 503 while the event loop lags more than
- * MAX_EVENT_LOOP_DELAY_MS (measured by @fastify/under-pressure over 1 s windows), and the span-write
- * backlog that bounds span writes (SPAN_BACKLOG_LIMIT, enforced where events are accepted) is kept
- * honest by forgetting the events of a span-write queue emptied by hand.
+ * MAX_EVENT_LOOP_DELAY_MS (measured by @fastify/under-pressure over 1 s windows). The span-write backlog
+ * that bounds span writes (SPAN_BACKLOG_LIMIT) is enforced where events are accepted (span-intake.ts).
  */
 export default fp(async (app) => {
   const maxDelay = app.config.MAX_EVENT_LOOP_DELAY_MS;
@@ -27,9 +22,4 @@ export default fp(async (app) => {
         NEVER_REFUSED.has(req.routeOptions.url ?? '') ? undefined : Promise.reject(new AppError(503, 'the server is overloaded; retry shortly')),
     });
   }
-
-  const stop = repeat(() => forgetLostSpanEvents(app.redis, app.keys, app.spanWrites.queue), BACKLOG_CHECK_MS, (err) =>
-    app.log.debug({ err }, 'span backlog check failed'),
-  );
-  app.addHook('onClose', async () => stop());
 });

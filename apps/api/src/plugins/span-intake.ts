@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import fp from 'fastify-plugin';
 import { findProjectById, findProjectByName, getOrCreateProject } from '@sightline/db';
 import { createSpanIntake, SpanBacklogFullError, type NewSpanEvent } from '@sightline/queues';
@@ -49,7 +50,7 @@ export default fp(async (app) => {
   });
 
   // Projects are never deleted, so a resolved id can be cached for the life of the process.
-  const projectIds = new Map<string, string>();
+  const projectIds = new LRUCache<string, string>({ max: 100_000 });
   app.decorate('resolveProjectId', async (organizationId: string, ref: { project_uuid?: string | null; project_name?: string | null }) => {
     const cacheKey = ref.project_uuid ? `${organizationId}:id:${ref.project_uuid}` : `${organizationId}:name:${ref.project_name}`;
     const cached = projectIds.get(cacheKey);
@@ -64,7 +65,7 @@ export default fp(async (app) => {
     } else {
       throw new RequestValidationError([{ loc: ['body', 'project_name'], msg: 'project_name or project_uuid is required', type: 'missing' }]);
     }
-    remember(cacheKey, id);
+    projectIds.set(cacheKey, id);
     return id;
   });
 
@@ -73,12 +74,7 @@ export default fp(async (app) => {
     const cached = projectIds.get(cacheKey);
     if (cached) return cached;
     const project = await findProjectByName(app.sql, organizationId, name);
-    if (project) remember(cacheKey, project.uuid);
+    if (project) projectIds.set(cacheKey, project.uuid);
     return project?.uuid ?? null;
   });
-
-  function remember(key: string, id: string) {
-    if (projectIds.size > 100_000) projectIds.clear();
-    projectIds.set(key, id);
-  }
 });

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { isSampledIn, unseal } from '@sightline/core';
 import { findProviderKey, type Sql } from '@sightline/db';
 import { cacheDigest, costOf, countMessageTokens, countTextTokens, nonPublicLiteral, nonPublicMessage, ProviderError, publicOnlyFetch, resolveProvider } from '@sightline/llm';
-import { createReplier, type RedisKeys, type SpanIntake } from '@sightline/queues';
+import { createReplier, spanCreateEvent, type RedisKeys, type SpanIntake } from '@sightline/queues';
 import { LlmResultSchema, type CompletionJob, type CompletionResponse, type LlmResult } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
@@ -147,16 +147,14 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
       // The log's place is reserved before the answer goes out, so a read right after the answer waits for it.
       const events = isSampledIn(rootId, log.sample_rate)
         ? await deps.spans.reserve([
-            {
-              kind: 'create',
+            spanCreateEvent({
               organization_id: job.organization_id,
               trace_id: job.trace_id,
-              pending_root: rootId,
+              root_trace_id: rootId,
+              parent_trace_id: log.parent_trace_id,
+              project_id: log.project_id,
               request_id: job.request_id,
               fields: {
-                project_id: log.project_id,
-                root_trace_id: rootId,
-                parent_trace_id: log.parent_trace_id ?? job.trace_id,
                 trace_name: log.trace_name,
                 configuration: {
                   model: response.model,
@@ -184,7 +182,7 @@ export function completionProcessor(deps: CompletionDeps): Processor<'completion
                 target: log.target ?? null,
                 ...(log.evaluation_metric_names && { evaluation_metric_names: log.evaluation_metric_names }),
               },
-            },
+            }),
           ])
         : [];
       await send({ done: response });

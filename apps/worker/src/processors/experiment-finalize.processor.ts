@@ -49,12 +49,12 @@ export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys
       if (summaries.length % MAX_CHUNKS_IN_FLIGHT === 0) await Promise.all(summaries.slice(-MAX_CHUNKS_IN_FLIGHT));
     }
     const scores = mergeScoreSummaries(await Promise.all(summaries));
-    const datasetLevel = job.dataset_level_stats
+    const datasetLevel: PinnedStat[] = job.dataset_level_stats
       ? job.dataset_level_stats.map((d) => ({ var1: d.name, operation: 'custom', value: d.score }))
       : experiment.pinned_stats.filter((p) => p.operation === 'custom');
     const pinnedStats: PinnedStat[] = [
       ...datasetLevel,
-      ...Object.entries(scores).map(([name, s]) => ({ var1: name, operation: 'mean', value: s.sum / s.count })),
+      ...Object.entries(scores).map(([name, s]): PinnedStat => ({ var1: name, operation: 'mean', value: s.sum / s.count })),
     ];
     await finishExperiment(deps.sql, org, job.experiment_uuid, { seq: job.watermark, status: job.status, pinnedStats, numSamples, metadata: job.metadata });
     log.info({ experiment: job.experiment_uuid, numSamples }, 'experiment finished');

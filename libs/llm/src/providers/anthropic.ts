@@ -1,11 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../request';
-import { fetchId, NO_REDIRECTS, reuseClient } from './clients';
+import { clientCache, fetchId, NO_REDIRECTS, reuseClient } from './clients';
 import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
 // Anthropic requires max_tokens; this is used when the request gives none.
 const DEFAULT_MAX_TOKENS = 4096;
-const clients = new Map<string, Anthropic>();
+const clients = clientCache<Anthropic>();
 
 function body(req: LlmRequest): Anthropic.MessageCreateParamsNonStreaming {
   // System messages travel in `system`; function/tool results become user turns (no tool-call ids here).

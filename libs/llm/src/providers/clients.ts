@@ -1,8 +1,12 @@
+import { LRUCache } from 'lru-cache';
 // SDK clients are kept and reused: building one per call (its options, headers and resource tree) is CPU
 // on every completion's path, and a client holds nothing but its options. Connections are pooled by Node's
 // fetch per origin either way, so reuse changes no behaviour: each call brings its own abort
 // signal, and the options that differ between calls (key, base URL, timeout, retries) are the cache key.
 const MAX_CLIENTS = 256;
+
+/** A cache of SDK clients; the least recently used goes past MAX_CLIENTS (keys rotate). */
+export const clientCache = <C extends object>() => new LRUCache<string, C>({ max: MAX_CLIENTS });
 
 /**
  * Providers answer where they are asked; a redirect is refused rather than followed, so that a base URL
@@ -19,14 +23,10 @@ export function fetchId(custom: typeof fetch | undefined): number {
   return fetchIds.get(custom)!;
 }
 
-/** The client made for these options, made once; the oldest is dropped past MAX_CLIENTS (keys rotate). */
-export function reuseClient<C>(cache: Map<string, C>, options: readonly unknown[], make: () => C): C {
+/** The client made for these options, made once while it stays in the cache. */
+export function reuseClient<C extends object>(cache: LRUCache<string, C>, options: readonly unknown[], make: () => C): C {
   const key = JSON.stringify(options);
   let client = cache.get(key);
-  if (!client) {
-    if (cache.size >= MAX_CLIENTS) cache.delete(cache.keys().next().value!);
-    client = make();
-    cache.set(key, client);
-  }
+  if (!client) cache.set(key, (client = make()));
   return client;
 }

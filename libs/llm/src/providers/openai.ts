@@ -1,10 +1,10 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { LlmRequest } from '../request';
-import { fetchId, NO_REDIRECTS, reuseClient } from './clients';
+import { clientCache, fetchId, NO_REDIRECTS, reuseClient } from './clients';
 import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
-const clients = new Map<string, OpenAI>();
+const clients = clientCache<OpenAI>();
 
 function body(req: LlmRequest): ChatCompletionCreateParamsBase {
   const params: ChatCompletionCreateParamsBase = {

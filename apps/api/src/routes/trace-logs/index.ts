@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ChainlibError, isSampledIn, runToSpans } from '@sightline/core';
 import { countRoots, findTraceTextOf, rootIds, spanTextsOfRoots } from '@sightline/db';
-import { waitUntilWritten, type NewSpanEvent } from '@sightline/queues';
+import { spanCreateEvent, waitUntilWritten, type NewSpanEvent } from '@sightline/queues';
 import {
   AcceptedSpanSchema,
   ChainlibRunSchema,
@@ -22,7 +22,6 @@ import {
   TraceLogFields,
   TraceLogUpdateSchema,
   type ChainlibRun,
-  type SpanEvent,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 import { sendSerializedJson } from '../../json-stream';
@@ -43,22 +42,15 @@ export default async function traceLogRoutes(base: FastifyInstance) {
   /** Whether the span's trace is kept (`log_sample_rate` decides per root, so a trace is kept whole). */
   const sampledIn = (body: TraceLogCreate, traceId: string) => isSampledIn(body.root_trace_id ?? traceId, body.log_sample_rate);
 
-  function createEvent(organizationId: string, body: TraceLogCreate, projectId: string, traceId: string): NewSpanEvent {
-    const rootId = body.root_trace_id ?? traceId;
-    return {
-      kind: 'create',
+  const createEvent = (organizationId: string, body: TraceLogCreate, projectId: string, traceId: string): NewSpanEvent =>
+    spanCreateEvent({
       organization_id: organizationId,
       trace_id: traceId,
-      pending_root: rootId,
-      fields: {
-        ...pickFields(body),
-        project_id: projectId,
-        root_trace_id: rootId,
-        parent_trace_id: body.parent_trace_id ?? traceId,
-        ...(body.children != null && { children_ids: body.children }),
-      },
-    };
-  }
+      root_trace_id: body.root_trace_id,
+      parent_trace_id: body.parent_trace_id,
+      project_id: projectId,
+      fields: { ...pickFields(body), ...(body.children != null && { children_ids: body.children }) },
+    });
 
   app.post('/trace_log', { config: { writesSpans: true }, schema: { body: TraceLogCreateSchema, response: { 200: AcceptedSpanSchema, ...errorResponses }, summary: 'Record a span', tags: ['trace logs'] } }, async (req) => {
     const traceId = req.body.trace_id ?? randomUUID();
@@ -168,13 +160,9 @@ export default async function traceLogRoutes(base: FastifyInstance) {
       if (!checked.success) throw RequestValidationError.fromZod('body', checked.error.issues.map((issue) => ({ ...issue, path: ['runs', i, ...issue.path] })));
     });
     const projectId = await app.resolveProjectId(req.organizationId, req.body);
-    const events: Omit<SpanEvent, 'seq'>[] = spans.map((span) => ({
-      kind: 'create',
-      organization_id: req.organizationId,
-      trace_id: span.trace_id,
-      pending_root: span.root_trace_id,
-      fields: { ...pickFields(span), project_id: projectId, root_trace_id: span.root_trace_id, parent_trace_id: span.parent_trace_id },
-    }));
+    const events = spans.map((span) =>
+      spanCreateEvent({ organization_id: req.organizationId, trace_id: span.trace_id, root_trace_id: span.root_trace_id, parent_trace_id: span.parent_trace_id, project_id: projectId, fields: pickFields(span) }),
+    );
     await app.acceptSpanEvents(events, req.id);
     return { trace_id: spans[0].trace_id, spans: spans.length };
   };

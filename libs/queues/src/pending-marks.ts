@@ -1,0 +1,81 @@
+import type { ChainableCommander, Redis } from 'ioredis';
+import type { SpanEvent } from '@sightline/schemas';
+import type { RedisKeys } from './keys';
+
+// Read-your-writes: each accepted span event's sequence number is a mark in its span's pending set, its
+// trace root's, and its organization's (a sorted set by sequence number), set by the accept script
+// (sequence.ts). The worker removes the marks once the event's transaction has committed. Reads wait, for a
+// bounded time, until the sets they care about are empty; an experiment finish waits until nothing of its
+// organization accepted before it is pending. Sets (not counters) make removal idempotent when a job is
+// retried after its commit. Marks older than the TTL (a job lost before it was queued and missed by the
+// reservation sweep) are dropped from the organization's set, and the span and root sets expire.
+export const PENDING_TTL_SECONDS = 3600;
+
+/**
+ * The events of a span-write job's data whose pending marks can be cleared, read without trusting the
+ * data: a job that failed because its payload does not parse still holds marks of the events it names.
+ */
+export function pendingEventsOf(data: unknown): SpanEvent[] {
+  const events = (data as { events?: unknown } | null)?.events;
+  if (!Array.isArray(events)) return [];
+  return events.filter((e): e is SpanEvent => {
+    const { seq, organization_id, trace_id, pending_root } = (e ?? {}) as Partial<Record<keyof SpanEvent, unknown>>;
+    return Number.isSafeInteger(seq) && typeof organization_id === 'string' && typeof trace_id === 'string' && (pending_root == null || typeof pending_root === 'string');
+  });
+}
+
+/**
+ * Runs a pipeline and fails if any of its commands failed: ioredis resolves a pipeline even when some
+ * commands got an error (a connection lost part-way), and marks left behind would keep reads waiting.
+ */
+export async function execAll(pipeline: ChainableCommander): Promise<void> {
+  const results = await pipeline.exec();
+  if (!results) throw new Error('Redis pipeline was not run');
+  const failed = results.find(([err]) => err);
+  if (failed) throw failed[0];
+}
+
+/** Removes the events' marks, and takes them out of the backlog: they are written, or never will be. */
+export async function clearPending(redis: Redis, keys: RedisKeys, events: readonly SpanEvent[]): Promise<void> {
+  const pipeline = redis.pipeline();
+  for (const e of events) {
+    pipeline.srem(keys.pendingSpan(e.organization_id, e.trace_id), e.seq);
+    if (e.pending_root) pipeline.srem(keys.pendingRoot(e.organization_id, e.pending_root), e.seq);
+    pipeline.zrem(keys.pendingOrganization(e.organization_id), e.seq);
+  }
+  if (events.length) pipeline.zrem(keys.spanBacklog, ...events.map((e) => e.seq));
+  await execAll(pipeline);
+}
+
+/**
+ * Holds the organization's pending set open for work that follows a span write (its evaluations), so a
+ * finish that waits for the span also waits for it. `seq` is the span event's: the work sorts with it.
+ */
+export async function holdPending(redis: Redis, keys: RedisKeys, organizationId: string, member: string, seq: number): Promise<void> {
+  await redis.zadd(keys.pendingOrganization(organizationId), seq, member);
+}
+
+export async function releasePending(redis: Redis, keys: RedisKeys, organizationId: string, member: string): Promise<void> {
+  await redis.zrem(keys.pendingOrganization(organizationId), member);
+}
+
+/** Asks `done` with growing pauses until it answers true (then true) or `timeoutMs` passes (then false). */
+async function pollUntil(done: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  // Short pauses: the wait is usually a few milliseconds, and each question is one cheap Redis command.
+  for (let delay = 2; ; delay = Math.min(delay * 2, 25)) {
+    if (await done()) return true;
+    if (Date.now() + delay > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/** Resolves true once every key's set is empty, false if `timeoutMs` passes first. */
+export function waitUntilWritten(redis: Redis, pendingKeys: readonly string[], timeoutMs: number): Promise<boolean> {
+  return pollUntil(async () => (await Promise.all(pendingKeys.map((k) => redis.scard(k)))).every((c) => c === 0), timeoutMs);
+}
+
+/** Resolves true once none of the organization's events at or below `watermark` is pending, false on timeout. */
+export function waitUntilApplied(redis: Redis, keys: RedisKeys, organizationId: string, watermark: number, timeoutMs: number): Promise<boolean> {
+  return pollUntil(async () => (await redis.zcount(keys.pendingOrganization(organizationId), '-inf', watermark)) === 0, timeoutMs);
+}

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+
+// The Lua scripts, one file each under lua/, whose headers say what every KEYS and ARGV slot holds. They
+// run as commands of the connection: EVALSHA, with the text sent only when Redis does not have it yet.
+const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
+const SCRIPTS = {
+  acceptSpanEventsLua: lua('accept-span-events'),
+  sweepUnconfirmedLua: lua('sweep-unconfirmed'),
+  forgetOlderThanLua: lua('forget-older-than'),
+};
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    acceptSpanEventsLua(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
+    sweepUnconfirmedLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number]>;
+    forgetOlderThanLua(numKeys: number, ...args: (string | number)[]): Promise<number>;
+  }
+}
+
+/** The connection, with the scripts defined on it (once per connection). */
+export function withScripts(redis: Redis): Redis {
+  for (const [name, script] of Object.entries(SCRIPTS)) if (!(name in redis)) redis.defineCommand(name, { lua: script });
+  return redis;
+}

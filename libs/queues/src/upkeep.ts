@@ -1,0 +1,50 @@
+import type { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { repeat } from '@sightline/runtime';
+import { forgetLostSpanEvents } from './backlog';
+import type { RedisKeys } from './keys';
+import { clearPending, pendingEventsOf } from './pending-marks';
+import { sweepUnconfirmed } from './reservations';
+
+type Log = { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+
+const SWEEP_MS = 10_000;
+const FORGET_MS = 5000;
+
+/**
+ * The one owner of the pending marks' upkeep, run by each worker process beside its span-write worker. The
+ * marks of span events that will never be written go, so that reads stop waiting for them and the backlog
+ * does not drift:
+ * - a span-write job that failed for good (retries used up, stalled too often, a payload that cannot
+ *   parse): its events' marks at once, rather than when they expire;
+ * - reservations whose job never reached the queue: swept every 10 s, after their grace;
+ * - the backlog of a span-write queue emptied by hand: forgotten once no job is left.
+ * Answers a stop function.
+ */
+export function startPendingUpkeep(deps: { redis: Redis; keys: RedisKeys; spanWrites: Queue; spanWriter: Worker; log: Log; describeJob?: (data: unknown) => object }): () => void {
+  const { redis, keys, log } = deps;
+  // `finishedOn` is set only when a job has failed for good, not on an attempt that will be retried.
+  const onFailed = (job: { id?: string; data: unknown; finishedOn?: number } | undefined) => {
+    if (!job?.finishedOn) return;
+    clearPending(redis, keys, pendingEventsOf(job.data)).catch((err: Error) =>
+      log.warn({ err: err.message, jobId: job.id, ...deps.describeJob?.(job.data) }, 'could not release the pending marks of a failed job'),
+    );
+  };
+  deps.spanWriter.on('failed', onFailed);
+  const stopSweeping = repeat(
+    async () => {
+      const released = await sweepUnconfirmed(redis, keys);
+      if (released) log.warn({ released }, 'released pending marks of span events whose job was never queued');
+    },
+    SWEEP_MS,
+    (err) => log.debug({ err: (err as Error).message }, 'pending sweep failed'),
+  );
+  const stopForgetting = repeat(() => forgetLostSpanEvents(redis, keys, deps.spanWrites), FORGET_MS, (err) =>
+    log.debug({ err: (err as Error).message }, 'span backlog check failed'),
+  );
+  return () => {
+    deps.spanWriter.off('failed', onFailed);
+    stopSweeping();
+    stopForgetting();
+  };
+}
