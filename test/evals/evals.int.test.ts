@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { unitHash } from '@sightline/core';
 import type { Sql } from '@sightline/db';
 import { sleep } from '../fakes/fake-server';
@@ -34,15 +34,16 @@ afterAll(async () => {
 
 const post = (path: string, body: unknown, k = key) => call(gw.stack.app, k, 'POST', path, body);
 
-/** Reads the span until `ready` holds: evaluations run after the span is written. */
-async function eventually(id: string, ready: (span: any) => boolean, k = key) {
-  for (let i = 0; i < 100; i++) {
-    const span = (await readTrace(gw.stack.app, k, id)).json();
-    if (ready(span)) return span;
-    await sleep(100);
-  }
-  throw new Error(`span ${id} never got there`);
-}
+/** Reads the span until `ready` holds (for at most 15 s): evaluations run after the span is written. */
+const eventually = (id: string, ready: (span: any) => boolean, k = key) =>
+  vi.waitFor(
+    async () => {
+      const span = (await readTrace(gw.stack.app, k, id)).json();
+      if (!ready(span)) throw new Error(`span ${id} never got there`);
+      return span;
+    },
+    { timeout: 15_000, interval: 100 },
+  );
 const scoreNames = (span: { scores: { name: string }[] | null }) => (span.scores ?? []).map((s) => s.name).sort();
 
 describe('eval metrics', () => {

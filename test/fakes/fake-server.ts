@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export type Recorded = { path: string; headers: IncomingMessage['headers']; body: any };
 
@@ -85,7 +86,7 @@ export abstract class FakeServer {
   }
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
 /** The deterministic answer of the fakes: the last user message, echoed back, split into word chunks. */
 export function answerFor(messages: { role: string; content: unknown }[]): string[] {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearPending, forgetLostSpanEvents, redisKeys, spanBacklog, takeSequenceNumbers, type RedisKeys } from '@sightline/queues';
@@ -15,20 +16,11 @@ const collectGarbage = runInNewContext('gc') as () => void;
 
 const span = (trace_id = randomUUID()) => ({ trace_id, project_name: 'backlog', trace_name: 'span', output: 'o' });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Outlasts a node's early refusals after its last refusal (timers may fire a little early). */
 const pastEarlyRefusals = () => sleep(EARLY_REFUSAL_MS + 100);
 
-/** Asks `read` until it answers `want`, for at most ~20 s; answers the last value read. */
-
-async function eventually<T>(read: () => Promise<T>, want: T): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < 200 && value !== want; i++) {
-    await sleep(100);
-    value = await read();
-  }
-  return value;
-}
+/** Asks `read` until it answers `want`, for at most 20 s. */
+const eventually = <T>(read: () => Promise<T>, want: T) => expect.poll(read, { timeout: 20_000, interval: 100 }).toBe(want);
 
 async function waitingJobEvents(stack: TestStack): Promise<SpanEvent[]> {
   const jobs = await stack.app.spanWrites.queue.getJobs(['waiting']);
@@ -78,7 +70,7 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
     expect(queued.map((e) => e.trace_id).sort()).toEqual([...accepted].sort());
 
     await stack.startWorker();
-    expect(await eventually(() => spanBacklog(redis, keys), 0)).toBe(0);
+    await eventually(() => spanBacklog(redis, keys), 0);
     await pastEarlyRefusals(); // after its last refusal, the node refuses for a moment without asking Redis
     const again = await call(stack.app, org.key, 'POST', '/trace_log', span(refusedId));
     expect(again.statusCode).toBe(200);
@@ -88,12 +80,12 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
 
   it('does not drift when a job is applied twice (a redelivery after a worker crash)', async () => {
     await stack.stopWorker();
-    expect(await eventually(() => spanBacklog(redis, keys), 0)).toBe(0);
+    await eventually(() => spanBacklog(redis, keys), 0);
     for (let i = 0; i < 2; i++) expect((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode).toBe(200);
     const events = await waitingJobEvents(stack);
     expect(events).toHaveLength(2);
     await stack.startWorker();
-    expect(await eventually(() => spanBacklog(redis, keys), 0)).toBe(0);
+    await eventually(() => spanBacklog(redis, keys), 0);
     await stack.stopWorker();
     // The same job's commit acknowledged a second time: a counter would now stand at -2.
     await clearPending(redis, keys, events);
@@ -190,8 +182,8 @@ describe('lost span events leave the backlog', () => {
 
     await stack.startWorker();
     try {
-      expect(await eventually(() => stack.app.spanWrites.queue.getFailedCount(), 1)).toBe(1);
-      expect(await eventually(() => spanBacklog(redis, keys), 0)).toBe(0);
+      await eventually(() => stack.app.spanWrites.queue.getFailedCount(), 1);
+      await eventually(() => spanBacklog(redis, keys), 0);
       // The event is younger than the in-flight grace: only the failure released it.
       expect((await call(stack.app, org.key, 'GET', `/trace_log/${traceId}`)).statusCode).toBe(404);
     } finally {

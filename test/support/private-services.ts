@@ -6,6 +6,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { addApiKey, createSql, ensureOrganization, migrate, type Sql } from '@sightline/db';
 import { freePort, ROOT } from './processes';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // The fault tests stop, kill and restart PostgreSQL and Redis, so each runs its own: started from this
 // machine's binaries on free ports, with data directories in a temporary directory of its own.
@@ -19,7 +20,7 @@ process.once('exit', () => {
   for (const p of running) p.forceStop();
 });
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
 /** A child process with its output kept, and a promise of its exit. */
 export class ManagedProcess {

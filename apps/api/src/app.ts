@@ -13,6 +13,7 @@ import jsonBody from './plugins/json-body';
 import metrics from './plugins/metrics';
 import openapi from './plugins/openapi';
 import overload from './plugins/overload';
+import projects from './plugins/projects';
 import rateLimits from './plugins/rate-limits';
 import replies from './plugins/replies';
 import requestIds, { requestId } from './plugins/request-id';
@@ -61,6 +62,7 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
   await app.register(allQueues);
   await app.register(metrics);
   await app.register(overload);
+  await app.register(projects);
   await app.register(spanIntake);
   await app.register(replies);
   await app.register(completions);

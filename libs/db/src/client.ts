@@ -22,6 +22,15 @@ export function createSql(url: string, options: postgres.Options<{}> = {}): Sql 
   }) as unknown as Sql);
 }
 
+/**
+ * Runs `work` in a transaction, on a handle typed as Sql. postgres.js types that handle as TransactionSql,
+ * which lost Sql's call signatures in its typings (3.4), though at run time it is the same query function
+ * the repositories take: the cast lives here once.
+ */
+export function transaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>): Promise<T> {
+  return sql.begin((txn) => work(txn as unknown as Sql)) as Promise<T>;
+}
+
 const inFlight = new WeakMap<object, { count: number }>();
 
 /** The pool's size and the queries and transactions it has not answered yet (see `countInFlight`). */

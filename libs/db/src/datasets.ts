@@ -1,5 +1,5 @@
 import type { TestCaseInput } from '@sightline/schemas';
-import type { Sql } from './client';
+import { transaction, type Sql } from './client';
 
 export type Dataset = { id: number; name: string; column_names: string[]; created_at: Date; last_updated_at: Date };
 export type TestCase = { id: number; inputs: Record<string, string>; target: string | null; tags: string[]; test_case_collection_id: number };
@@ -19,8 +19,7 @@ const touch = (tx: Sql, datasetId: number) => tx`update datasets set last_update
 
 /** Creates a dataset, or returns null when the organization already has one of that name. */
 export async function createDataset(sql: Sql, organizationId: string, name: string, columns: string[], cases: TestCaseInput[]) {
-  return sql.begin(async (txn) => {
-    const tx = txn as unknown as Sql;
+  return transaction(sql, async (tx) => {
     const [dataset] = await tx<Dataset[]>`
       insert into datasets (organization_id, name, column_names) values (${organizationId}, ${name}, ${columns})
       on conflict (organization_id, name) do nothing
@@ -62,8 +61,7 @@ export async function addTestCases(
   columnsIfNew: string[] | null,
   check: (columns: string[] | null) => void,
 ): Promise<number[] | null> {
-  return sql.begin(async (txn) => {
-    const tx = txn as unknown as Sql;
+  return transaction(sql, async (tx) => {
     if ('name' in ref && columnsIfNew) {
       await tx`insert into datasets (organization_id, name, column_names) values (${organizationId}, ${ref.name}, ${columnsIfNew}) on conflict (organization_id, name) do nothing`;
     }
@@ -87,8 +85,7 @@ export async function updateTestCase(
   update: { inputs?: Record<string, string> | null; target?: string | null; tags?: string[] | null },
   check: (columns: string[]) => void,
 ): Promise<TestCase | null> {
-  return sql.begin(async (txn) => {
-    const tx = txn as unknown as Sql;
+  return transaction(sql, async (tx) => {
     const [dataset] = await selectDataset(tx, organizationId, { id: datasetId });
     if (!dataset) return null;
     check(dataset.column_names);

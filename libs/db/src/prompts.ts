@@ -1,5 +1,5 @@
 import type { LlmConfiguration, PromptVersionCreate } from '@sightline/schemas';
-import type { Sql } from './client';
+import { transaction, type Sql } from './client';
 
 export type PromptVersion = PromptVersionCreate & { id: number; version_number: number; created_at: Date };
 export type Deployment = { deployment_id: string; prompt_version: PromptVersion; updated_at: Date };
@@ -8,7 +8,7 @@ const VERSION_COLUMNS = 'v.id, v.name, v.version_number, v.messages, v.model, v.
 
 /** Adds the next version of a named prompt; the advisory lock numbers concurrent creations without gaps or clashes. */
 export async function createPromptVersion(sql: Sql, organizationId: string, p: PromptVersionCreate): Promise<PromptVersion> {
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtextextended(${`prompt/${organizationId}/${p.name}`}, 0))`;
     const [row] = await tx<PromptVersion[]>`
       insert into prompt_versions (organization_id, name, version_number, messages, model, provider, model_params, functions, function_call)
@@ -17,7 +17,7 @@ export async function createPromptVersion(sql: Sql, organizationId: string, p: P
       from prompt_versions where organization_id = ${organizationId} and name = ${p.name}
       returning id, name, version_number, messages, model, provider, model_params, functions, function_call, created_at`;
     return row;
-  }) as Promise<PromptVersion>;
+  });
 }
 
 export function listPromptVersions(sql: Sql, organizationId: string, name?: string | null) {

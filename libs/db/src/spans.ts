@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { API_TREES, compileFilter, deriveFields, foldEvents, formatTimestamp, unitHash, type FilterInput, type SpanState, type SpanTexts, type TreeDialect, type Versions } from '@sightline/core';
 import { SpanEventFields, type SpanEvent } from '@sightline/schemas';
-import type { Sql } from './client';
+import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
 
 // Wire field name -> column, where they differ.
@@ -74,8 +74,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
   const orgs = keys.map((k) => k.org), ids = keys.map((k) => k.id);
 
   const triggers: EvalTrigger[] = [];
-  await sql.begin(async (txn) => {
-    const tx = txn as unknown as Sql;
+  await transaction(sql, async (tx) => {
     await takeLocks(tx, keys.map((k) => `span/${k.org}/${k.id}`));
     const stored = await tx`
       select s.organization_id, s.trace_id, s.created, s.versions, s.depth as stored_depth, s.execution_order as stored_order,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CompletionResponseSchema } from './completion';
+import { StoredTestCaseSchema } from './dataset';
 import { ExperimentStatus, PinnedStat } from './experiment';
 import { Score } from './trace-log';
 
@@ -89,14 +90,6 @@ export const ClientDeployedPromptSchema = z.object({
   model_params: z.record(z.string(), z.unknown()).nullish(),
 });
 
-const ClientTestCase = z.object({
-  id: z.number().int(),
-  test_case_collection_id: z.number().int(),
-  inputs: z.record(z.string(), z.string()),
-  target: z.string().nullable(),
-  tags: z.array(z.string()),
-});
-
 /** `TestCaseCollection`, or null for an unknown dataset; test cases are keyed by their id, which goes through int(). */
 export const ClientDatasetSchema = z
   .object({
@@ -105,7 +98,7 @@ export const ClientDatasetSchema = z
     created_at: z.string(),
     last_updated_at: z.string(),
     column_names: z.array(z.string()),
-    test_cases: z.record(z.string().regex(/^\d+$/), ClientTestCase),
+    test_cases: z.record(z.string().regex(/^\d+$/), StoredTestCaseSchema),
   })
   .nullable();
 

@@ -38,3 +38,12 @@ export const TestCasesAddSchema = z
 export const TestCaseUpdateSchema = z.object({ inputs: Inputs.nullish(), target: Target.nullish(), tags: z.array(IndexedText).nullish() });
 export const TestCaseUpdateParams = z.object({ dataset_id: PathId, test_case_id: PathId });
 export const DatasetIdentifierParams = z.object({ test_collection_identifier: UrlText.pipe(z.string().min(1).max(512)) });
+
+/** A test case as answered: the official clients read ids as integers and every input as a string. */
+export const StoredTestCaseSchema = z.object({
+  id: z.number().int(),
+  test_case_collection_id: z.number().int(),
+  inputs: z.record(z.string(), z.string()),
+  target: z.string().nullable(),
+  tags: z.array(z.string()),
+});

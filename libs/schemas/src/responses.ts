@@ -103,3 +103,24 @@ export const ExperimentStatsSchema = z.object({
 });
 
 export const DatasetCreatedSchema = z.object({ id: z.number(), last_updated_at: z.string(), test_case_ids: z.array(z.number()) });
+
+/** `GET /api/svc/v1/`: every value is a string, as api.md says. */
+export const HealthSchema = z.record(z.string(), z.string());
+export const FeedbackAcceptedSchema = z.object({ trace_id: z.string() });
+export const TestCaseIdsSchema = z.array(z.number().int()).describe('the ids of the added test cases, in the order given');
+export const PromptVersionSchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  version_number: z.number().int(),
+  messages: z.array(z.record(z.string(), z.unknown())),
+  model: z.string(),
+  provider: z.string(),
+  model_params: z.record(z.string(), z.unknown()).nullish(),
+  functions: z.array(z.record(z.string(), z.unknown())).nullish(),
+  function_call: z.string().nullish(),
+  created_at: z.string(),
+});
+export const DeploymentSchema = z.object({ deployment_id: z.string(), updated_at: z.string(), prompt_version: PromptVersionSchema });
+export const ProviderKeySchema = z.object({ provider: z.string(), api_key: z.string().describe('the last 4 characters only'), base_url: z.string().nullable(), updated_at: z.string() });
+export const EvalMetricSchema = z.object({ id: z.number().int(), name: z.string(), type: z.string(), config: z.record(z.string(), z.unknown()), created_at: z.string() });
+export const DeletedSchema = z.object({ deleted: z.boolean() }).loose();

@@ -4,7 +4,7 @@ import { seal } from '@sightline/core';
 import { configurationOf, findDeployment, findEvalMetrics } from '@sightline/db';
 import { buildLlmRequest, callBudgetMs, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm/prepare';
 import { CompletionResponseSchema, type CompletionJob, type CompletionRequest, type CompletionResponse } from '@sightline/schemas';
-import { AppError, RequestValidationError } from '../errors';
+import { AppError, notFound, RequestValidationError } from '../errors';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,7 +38,7 @@ export default fp(async (app) => {
 
   async function prepare(organizationId: string, body: CompletionRequest, stream: boolean, requestId: string): Promise<CompletionJob> {
     const deployment = body.deployment_id ? await findDeployment(app.sql, organizationId, body.deployment_id) : null;
-    if (body.deployment_id && !deployment) throw new AppError(404, `deployment '${body.deployment_id}' not found`);
+    if (body.deployment_id && !deployment) throw notFound(`deployment '${body.deployment_id}'`);
     const configuration = mergeConfiguration(deployment ? configurationOf(deployment.prompt_version) : null, body.llm_configuration);
     const request = withTemplateErrorsAt('inputs', () => {
       try {
@@ -97,7 +97,7 @@ export default fp(async (app) => {
   }
 
   app.decorate('completions', { prepare, run });
-});
+}, { name: 'completions', dependencies: ['infra', 'replies', 'projects'] });
 
 /** Runs a template fill, turning missing variables into a 422 that names each, under body.<field>. */
 export function withTemplateErrorsAt<T>(field: string, fill: () => T): T {

@@ -47,4 +47,4 @@ export default fp(async (app) => {
     req.log.error({ err }, 'unexpected error');
     return reply.code(500).send({ detail: 'Internal Server Error' });
   });
-});
+}, { name: 'errors' });

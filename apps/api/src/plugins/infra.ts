@@ -55,4 +55,4 @@ export default fp<{ config: ApiEnv }>(async (app, { config }) => {
     redis.disconnect();
     await sql.end({ timeout: 5 });
   });
-});
+}, { name: 'infra' });

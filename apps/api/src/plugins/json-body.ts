@@ -51,4 +51,4 @@ export default fp(async (app) => {
       done(new RequestValidationError([{ loc: ['body'], msg: `JSON decode error: ${(err as Error).message}`, type: 'json_invalid' }]), undefined);
     }
   });
-});
+}, { name: 'json-body' });

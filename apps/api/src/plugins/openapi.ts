@@ -15,4 +15,4 @@ export default fp(async (app) => {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-});
+}, { name: 'openapi' });

@@ -24,4 +24,4 @@ export default fp(async (app) => {
     reply.raw.setHeader('x-request-id', req.id);
     done();
   });
-});
+}, { name: 'request-id' });

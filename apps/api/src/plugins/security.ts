@@ -35,4 +35,4 @@ export default fp<{ config: ApiEnv }>(async (app, { config }) => {
       maxAge: 600,
     });
   }
-});
+}, { name: 'security' });

@@ -11,6 +11,8 @@ import {
   ClientDatasetSchema,
   ColumnNames,
   DatasetCreatedSchema,
+  TestCaseIdsSchema,
+  StoredTestCaseSchema,
   DetailSchema,
   errorResponses,
 } from '@sightline/schemas';
@@ -49,7 +51,7 @@ export default async function datasetRoutes(base: FastifyInstance) {
     return { ...serialize(dataset), test_cases: Object.fromEntries(cases.map((c) => [String(c.id), c])) };
   });
 
-  app.post('/testcases', { schema: { body: TestCasesAddSchema, summary: 'Add test cases to a dataset, creating it by name if needed', tags: ['datasets'] } }, async (req) => {
+  app.post('/testcases', { schema: { body: TestCasesAddSchema, response: { 200: TestCaseIdsSchema, 404: DetailSchema, ...errorResponses }, summary: 'Add test cases to a dataset, creating it by name if needed', tags: ['datasets'] } }, async (req) => {
     const { name, id, test_cases } = req.body;
     // A dataset created here takes its columns from the first case, under the same rules as POST /collection.
     const derived = ColumnNames.safeParse(Object.keys(test_cases[0].inputs));
@@ -64,7 +66,7 @@ export default async function datasetRoutes(base: FastifyInstance) {
 
   app.post(
     '/update_test_case/:dataset_id/:test_case_id',
-    { schema: { params: TestCaseUpdateParams, body: TestCaseUpdateSchema, summary: 'Update a test case', tags: ['datasets'] } },
+    { schema: { params: TestCaseUpdateParams, body: TestCaseUpdateSchema, response: { 200: StoredTestCaseSchema, 404: DetailSchema, ...errorResponses }, summary: 'Update a test case', tags: ['datasets'] } },
     async (req) => {
       const { dataset_id, test_case_id } = req.params;
       const updated = await updateTestCase(app.sql, req.organizationId, dataset_id, test_case_id, req.body, (columns) =>

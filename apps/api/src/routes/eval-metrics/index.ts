@@ -3,7 +3,8 @@ import isSafeRegex from 'safe-regex2';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { formatTimestamp, jsonSchemaError } from '@sightline/core';
 import { createEvalMetric, deleteEvalMetric, listEvalMetrics, type EvalMetric } from '@sightline/db';
-import { EvalMetricCreateSchema, EvalMetricParams } from '@sightline/schemas';
+import { z } from 'zod';
+import { DeletedSchema, DetailSchema, errorResponses, EvalMetricCreateSchema, EvalMetricParams, EvalMetricSchema } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 
 const wire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.created_at) });
@@ -12,7 +13,7 @@ const wire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.created_a
 export default async function evalMetricRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/eval-metrics', { schema: { body: EvalMetricCreateSchema, summary: 'Create an evaluation metric', tags: ['evals'] } }, async (req) => {
+  app.post('/eval-metrics', { schema: { body: EvalMetricCreateSchema, response: { 200: EvalMetricSchema, 409: DetailSchema, ...errorResponses }, summary: 'Create an evaluation metric', tags: ['evals'] } }, async (req) => {
     const { name, type, config } = req.body;
     if (type === 'json_schema') {
       const problem = jsonSchemaError(config.schema, isSafeRegex);
@@ -23,9 +24,9 @@ export default async function evalMetricRoutes(base: FastifyInstance) {
     return wire(created);
   });
 
-  app.get('/eval-metrics', { schema: { summary: 'List evaluation metrics', tags: ['evals'] } }, async (req) => (await listEvalMetrics(app.sql, req.organizationId)).map(wire));
+  app.get('/eval-metrics', { schema: { response: { 200: z.array(EvalMetricSchema), ...errorResponses }, summary: 'List evaluation metrics', tags: ['evals'] } }, async (req) => (await listEvalMetrics(app.sql, req.organizationId)).map(wire));
 
-  app.delete('/eval-metrics/:id', { schema: { params: EvalMetricParams, summary: 'Delete an evaluation metric', tags: ['evals'] } }, async (req) => {
+  app.delete('/eval-metrics/:id', { schema: { params: EvalMetricParams, response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses }, summary: 'Delete an evaluation metric', tags: ['evals'] } }, async (req) => {
     if (!(await deleteEvalMetric(app.sql, req.organizationId, req.params.id))) throw notFound('eval metric');
     return { id: req.params.id, deleted: true };
   });

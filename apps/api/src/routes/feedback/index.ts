@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { FeedbackSchema } from '@sightline/schemas';
+import { errorResponses, FeedbackAcceptedSchema, FeedbackSchema } from '@sightline/schemas';
 
 export default async function feedbackRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
-  app.post('/feedback', { config: { writesSpans: true }, schema: { body: FeedbackSchema, summary: 'Record feedback for a span', tags: ['feedback'] } }, async (req) => {
+  app.post('/feedback', { config: { writesSpans: true }, schema: { body: FeedbackSchema, response: { 200: FeedbackAcceptedSchema, ...errorResponses }, summary: 'Record feedback for a span', tags: ['feedback'] } }, async (req) => {
     const { trace_id, inference_id, score, name, comment, target } = req.body;
     const traceId = (trace_id ?? inference_id)!;
     const note = name ?? comment;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { errorResponses, HealthSchema } from '@sightline/schemas';
 
 // A probe answers within its caller's timeout: while PostgreSQL is down its client waits out a
 // reconnection backoff (up to 20 s) before a query fails.
@@ -26,7 +27,7 @@ export default async function healthRoutes(app: FastifyInstance) {
 
 /** `GET /api/svc/v1/`: the authenticated health check of api.md; every value is a string. */
 healthRoutes.v1 = async function v1HealthRoute(app: FastifyInstance) {
-  app.get('/', { schema: { summary: 'Health check', tags: ['health'] } }, async () => {
+  app.get('/', { schema: { response: { 200: HealthSchema, ...errorResponses }, summary: 'Health check', tags: ['health'] } }, async () => {
     const deps = await dependencies(app);
     return { status: deps.postgres === 'ok' && deps.redis === 'ok' ? 'ok' : 'degraded', version: '0.1.0', ...deps };
   });
