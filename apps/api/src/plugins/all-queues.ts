@@ -18,4 +18,4 @@ export default fp(async (app) => {
   });
   app.decorate('allQueues', all);
   app.addHook('onClose', async () => void (await Promise.all(all.map((q) => q.close()))));
-}, { name: 'all-queues', dependencies: ['infra'] });
+}, { name: 'all-queues', dependencies: ['config', 'redis'] });

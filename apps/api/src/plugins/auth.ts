@@ -52,4 +52,4 @@ export default fp(async (app) => {
     req.organizationId = entry.organizationId;
     req.apiKeyHash = cacheKey;
   });
-}, { name: 'auth', dependencies: ['infra'] });
+}, { name: 'auth', dependencies: ['config', 'sql'] });

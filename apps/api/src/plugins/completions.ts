@@ -97,7 +97,7 @@ export default fp(async (app) => {
   }
 
   app.decorate('completions', { prepare, run });
-}, { name: 'completions', dependencies: ['infra', 'replies', 'projects'] });
+}, { name: 'completions', dependencies: ['sql', 'queues', 'replies', 'projects'] });
 
 /** Runs a template fill, turning missing variables into a 422 that names each, under body.<field>. */
 export function withTemplateErrorsAt<T>(field: string, fill: () => T): T {

@@ -23,4 +23,4 @@ export default fp(async (app) => {
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => reply.type(metrics.contentType).send(await metrics.metrics()));
 
   app.addHook('onClose', async () => unwatch.forEach((stop) => stop()));
-}, { name: 'metrics', dependencies: ['infra', 'all-queues'] });
+}, { name: 'metrics', dependencies: ['all-queues', 'redis', 'sql'] });

@@ -22,4 +22,4 @@ export default fp(async (app) => {
         NEVER_REFUSED.has(req.routeOptions.url ?? '') ? undefined : Promise.reject(new AppError(503, 'the server is overloaded; retry shortly')),
     });
   }
-}, { name: 'overload', dependencies: ['infra'] });
+}, { name: 'overload', dependencies: ['config'] });

@@ -42,4 +42,4 @@ export default fp(async (app) => {
     if (project) projectIds.set(cacheKey, project.uuid);
     return project?.uuid ?? null;
   });
-}, { name: 'projects', dependencies: ['infra'] });
+}, { name: 'projects', dependencies: ['sql'] });

@@ -26,4 +26,4 @@ export default fp(async (app) => {
     errorResponseBuilder: (_req, context) =>
       new AppError(context.statusCode, `rate limit exceeded: ${context.max} requests a minute per API key; retry in ${context.after}`),
   });
-}, { name: 'rate-limits', dependencies: ['infra'] });
+}, { name: 'rate-limits', dependencies: ['config', 'redis'] });

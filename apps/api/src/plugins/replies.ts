@@ -82,4 +82,4 @@ export default fp(async (app) => {
   });
 
   app.addHook('onClose', async () => subscriber.disconnect());
-}, { name: 'replies', dependencies: ['infra'] });
+}, { name: 'replies', dependencies: ['config', 'redis'] });

@@ -42,4 +42,4 @@ export default fp(async (app) => {
       throw err;
     }
   });
-}, { name: 'span-intake', dependencies: ['infra'] });
+}, { name: 'span-intake', dependencies: ['config', 'redis', 'queues'] });
