@@ -154,6 +154,19 @@ describe('trees', () => {
     expect(listed.children_logs[0].children_logs[0].trace_id).toBe(ids.grandchild);
   });
 
+  it('are described in both dialects by the OpenAPI document, on every tree route', async () => {
+    const doc = (await stack.app.inject({ url: '/openapi.json' })).json();
+    const shapes = (path: string) => {
+      const [operation] = Object.values(doc.paths[`/api/svc/v1${path}`]) as any[];
+      const schema = operation.responses['200'].content['application/json'].schema;
+      const tree = (s: any) => (s.type === 'array' ? s.items : s.properties?.results ? s.properties.results.items : s);
+      return schema.anyOf.map((s: any) => Object.keys(tree(s).properties).filter((k) => k.startsWith('children')).sort());
+    };
+    for (const path of ['/trace_log/{trace_id}', '/get_trace_logs', '/experiment/{experiment_uuid}/trace_logs']) {
+      expect(shapes(path), path).toEqual([['children', 'children_ids'], ['children', 'children_logs']]);
+    }
+  });
+
   it('give every span a start and leave unknown depths out for the clients, so the Python client can read them', async () => {
     const [root, orphan] = [randomUUID(), randomUUID()];
     // A child whose root never arrived: the tree cannot place it, so its depth and order are unknown.
