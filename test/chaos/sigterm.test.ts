@@ -52,6 +52,9 @@ describe('SIGTERM under load', () => {
     const termAt = Date.now();
     api.child.kill('SIGTERM');
     worker.child.kill('SIGTERM');
+    // Before it closes its listener (SHUTDOWN_DELAY_MS, 500 ms by default), the API says it is going.
+    const readyz = async () => (await fetch(`${api.base}/readyz`)).status;
+    await expect.poll(readyz, { interval: 25, timeout: 400 }).toBe(503);
     const [apiExit, workerExit] = await Promise.all([api, worker].map(async (p) => ({ ...(await p.exited), after_s: seconds(Date.now() - termAt) })));
     const after = await stack.jobCounts();
     const completed = await completion;

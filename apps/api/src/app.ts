@@ -34,6 +34,13 @@ import promptRoutes from './routes/prompts/index';
 import providerKeyRoutes from './routes/provider-keys/index';
 import traceLogRoutes from './routes/trace-logs/index';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set when shutdown begins: `/readyz` answers 503 so that balancers stop sending traffic here. */
+    draining: boolean;
+  }
+}
+
 // Fastify names the request parts differently from the API's error locations.
 const LOCATION: Record<string, string> = { body: 'body', params: 'path', querystring: 'query', headers: 'header' };
 
@@ -49,6 +56,7 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
     ...options,
   });
 
+  app.decorate('draining', false);
   app.setValidatorCompiler<ZodType>(({ schema, httpPart }) => (data) => {
     const result = schema.safeParse(data);
     return result.success

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { onShutdown } from '@sightline/runtime';
 import { ApiEnv, loadEnv } from '@sightline/schemas';
 import { buildApp } from './app';
@@ -10,12 +11,22 @@ const app = await buildApp(env, { return503OnClosing: false });
 const address = await app.listen({ port: env.PORT, host: env.HOST });
 app.log.info(`Sightline API listening on ${address} (docs: ${address}/docs, OpenAPI: ${address}/openapi.json)`);
 
-// app.close() stops accepting connections, lets in-flight requests finish, then runs the plugins'
-// onClose hooks in reverse order: queues, pool, Redis, SQL. A response that is still streaming after
-// the grace period (a client that stopped reading) is cut so that the rest of the shutdown can run.
+// First the API stops looking ready and keeps accepting for SHUTDOWN_DELAY_MS: closing a listener resets
+// every connection the kernel had queued for it (requests already sent among them), and a balancer needs
+// a moment to see /readyz fail. Then app.close() stops accepting connections, lets in-flight requests
+// finish, and runs the plugins' onClose hooks in reverse order: queues, pool, Redis, SQL. A response
+// still streaming after the grace period (a client that stopped reading) is cut so that the rest of the
+// shutdown can run.
 const GRACE_MS = 10_000;
 onShutdown(
   [
+    [
+      'stop looking ready',
+      async () => {
+        app.draining = true;
+        await sleep(env.SHUTDOWN_DELAY_MS);
+      },
+    ],
     [
       'http and connections',
       async () => {

@@ -43,6 +43,11 @@ export const ApiEnv = BaseEnv.extend({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().optional(),
   /** Event-loop delay past which requests answer 503 (0: no check). */
   MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
+  /**
+   * On SIGTERM, how long the API keeps accepting connections (while /readyz answers 503) before it
+   * closes its listener: connections the kernel queued before the signal are served, not reset.
+   */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** Comma-separated origins allowed by CORS, or `*` (unset: CORS off). */
   CORS_ORIGINS: z.string().min(1).optional(),
   /** Opens the queue dashboard at /admin/queues to holders of this key (unset: no dashboard). */

@@ -19,6 +19,7 @@ async function dependencies(app: FastifyInstance) {
 export default async function healthRoutes(app: FastifyInstance) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    if (app.draining) return reply.code(503).send({ status: 'shutting down' });
     const deps = await dependencies(app);
     const ready = deps.postgres === 'ok' && deps.redis === 'ok';
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', ...deps });
