@@ -6,6 +6,7 @@ import { createProducer, createSpanIntake, redisKeys, startPendingUpkeep } from 
 import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
 import { collectProcessMetrics, observeWorker, serveMetrics, watchPool } from '@sightline/runtime';
+import { createGateway } from './gateway';
 import { completionProcessor } from './processors/completion.processor';
 import { evalProcessor } from './processors/eval.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
@@ -22,7 +23,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const spanWrites = createProducer('span-write', redis, prefix);
   const pool = createPool({ threads: env.POOL_THREADS });
   const evals = createProducer('eval', redis, prefix);
-  const runCompletion = completionProcessor({
+  const gateway = createGateway({
     sql,
     redis,
     keys,
@@ -45,8 +46,8 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const stopUpkeep = startPendingUpkeep({ redis, keys, spanWrites: spanWrites.queue, spanWriter, log, describeJob: requestIdsOf });
   const workers: Worker[] = [
     spanWriter,
-    registerWorker('completion', runCompletion, options),
-    registerWorker('eval', evalProcessor({ sql, redis, keys, runCompletion }), options),
+    registerWorker('completion', completionProcessor({ redis, keys, gateway }), options),
+    registerWorker('eval', evalProcessor({ sql, redis, keys, gateway }), options),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
   ];

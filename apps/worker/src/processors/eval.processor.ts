@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { deterministicMetrics, judgePrompt, parseJudgeAnswer, type EvalInput } from '@sightline/core';
 import { applySpanEvents, findEvalMetrics, findSpanForEval, type EvalMetric, type Sql } from '@sightline/db';
 import { buildLlmRequest } from '@sightline/llm';
 import { releasePending, takeWatermark, type RedisKeys } from '@sightline/queues';
-import type { CompletionJob, CompletionResponse, EvalJob, EvalResult } from '@sightline/schemas';
+import type { EvalJob, EvalResult } from '@sightline/schemas';
+import type { Gateway } from '../gateway';
 import type { Processor } from '../register-worker';
 
-type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; runCompletion: (job: CompletionJob, bullJob: Job, log: Logger) => Promise<unknown> };
+type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; gateway: Gateway };
 
 /**
  * Runs a span's evaluation metrics and writes each result into the span by metric name (so a retried
@@ -17,13 +17,12 @@ type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; runCompletion: (job: Comp
  * attempt its error is recorded instead. Unknown metrics are recorded as errors and do not block the rest.
  */
 export function evalProcessor(deps: Deps): Processor<'eval'> {
-  async function judge(metric: EvalMetric, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, bullJob: Job, log: Logger): Promise<EvalResult> {
+  async function judge(metric: EvalMetric, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, log: Logger): Promise<EvalResult> {
     const c = metric.config;
     const request = buildLlmRequest({ model: c.model, provider: c.provider, model_params: c.model_params ?? null, messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }] }, {});
-    // Through the gateway's own path, so the judge's call is logged (as a child of the span), costed and cached.
-    const response = (await deps.runCompletion(
+    // Through the gateway, so the judge's call is logged (as a child of the span), costed and cached.
+    const { response, log: judgeLog } = await deps.gateway.complete(
       {
-        reply_to: randomUUID(),
         organization_id: job.organization_id,
         trace_id: randomUUID(),
         stream: false,
@@ -32,9 +31,10 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
         log: { trace_name: `eval-${metric.name}`, project_id: span.project_id, parent_trace_id: job.trace_id, root_trace_id: span.root_trace_id, omit_inputs: false, omit_outputs: false },
         request_id: job.request_id,
       },
-      bullJob,
+      undefined,
       log,
-    )) as CompletionResponse;
+    );
+    await deps.gateway.writeLog(judgeLog);
     if (response.status === 'error') throw new Error(response.error ?? 'judge call failed');
     return parseJudgeAnswer(response.content);
   }
@@ -56,7 +56,7 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
         results[name] = { error: `unknown eval metric '${name}'` };
       } else if (metric.type === 'llm_judge') {
         try {
-          results[name] = await judge(metric, job, span, input, bullJob, log);
+          results[name] = await judge(metric, job, span, input, log);
         } catch (err) {
           failed[name] = (err as Error).message;
         }

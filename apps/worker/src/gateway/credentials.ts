@@ -1,0 +1,44 @@
+import { unseal } from '@sightline/core';
+import { findProviderKey, type Sql } from '@sightline/db';
+import { nonPublicLiteral, nonPublicMessage, ProviderError, publicOnlyFetch, resolveProvider } from '@sightline/llm';
+import type { CompletionJob } from '@sightline/schemas';
+
+export type CredentialDeps = {
+  sql: Sql;
+  env: NodeJS.ProcessEnv;
+  secretsKey?: Buffer;
+  /** ALLOW_PRIVATE_PROVIDER_URLS: saved base URLs may reach non-public addresses. */
+  allowPrivateUrls: boolean;
+};
+
+/**
+ * The provider adapter and key for a call, by precedence: the request's own key, the organization's saved
+ * key, the server's environment.
+ */
+export async function resolveCredentials(deps: CredentialDeps, call: Pick<CompletionJob, 'organization_id' | 'request' | 'provider_api_key'>) {
+  const fromRequest = requestKey(deps, call.provider_api_key);
+  return resolveProvider(call.request.provider, {
+    requestKey: fromRequest,
+    saved: fromRequest ? null : await savedKey(deps, call.organization_id, call.request.provider),
+    env: deps.env,
+  });
+}
+
+function requestKey(deps: CredentialDeps, key: CompletionJob['provider_api_key']): string | null {
+  if (!key) return null;
+  if ('plain' in key) return key.plain;
+  if (!deps.secretsKey) throw new Error('this worker has no SECRETS_KEY to open the sealed provider key');
+  return unseal(deps.secretsKey, key.sealed);
+}
+
+// Read on every call (one primary-key lookup) so that a key saved or deleted a moment ago is honoured.
+async function savedKey(deps: CredentialDeps, org: string, provider: string) {
+  const row = await findProviderKey(deps.sql, org, provider);
+  if (!row || !deps.secretsKey) return null;
+  // Checked again on every call, not only when saved: a name can be pointed at another address since.
+  // Names are checked on the addresses the connection is made to; literals here.
+  const guarded = row.base_url && !deps.allowPrivateUrls;
+  const refused = guarded ? nonPublicLiteral(row.base_url!) : null;
+  if (refused) throw new ProviderError(nonPublicMessage(refused), false);
+  return { apiKey: unseal(deps.secretsKey, row.sealed_key), baseURL: row.base_url, fetch: guarded ? publicOnlyFetch : undefined };
+}
