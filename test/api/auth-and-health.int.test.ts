@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { addApiKey, type Sql } from '@sightline/db';
 import { buildStack, call, type TestStack } from '../support/app';
 import { newOrganization, testSql } from '../support/services';
 
@@ -37,6 +37,26 @@ describe('authentication', () => {
         headers: { [header]: key, 'x-sdk-language': 'python', 'x-sdk-version': '0.2.0', 'x-sdk-integrations': 'langchain,openai' },
       });
       expect(res.statusCode, header).toBe(200);
+    }
+  });
+  it('caches lookups for AUTH_CACHE_TTL_MS: a new key is honoured and a deleted one refused once its entry ages', async () => {
+    const short = await buildStack({ worker: false, env: { AUTH_CACHE_TTL_MS: '1000' } });
+    try {
+      const org = await newOrganization(sql, 'cache');
+      const status = async (k: string) => (await call(short.app, k, 'GET', '/')).statusCode;
+      const unknown = `sl_later-${crypto.randomUUID()}`;
+      expect(await status(unknown)).toBe(401);
+      await addApiKey(sql, org.id, unknown);
+      // The refusal was cached: the key is honoured only once that entry has aged.
+      expect(await status(unknown)).toBe(401);
+      await expect.poll(() => status(unknown), { interval: 50, timeout: 5000 }).toBe(200);
+
+      await sql`delete from api_keys where organization_id = ${org.id}`;
+      // Still cached; once aged, the stale entry answers while it is refreshed, then the key is refused.
+      expect(await status(unknown)).toBe(200);
+      await expect.poll(() => status(unknown), { interval: 50, timeout: 5000 }).toBe(401);
+    } finally {
+      await short.close();
     }
   });
   it('stores only a hash of the key', async () => {

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
+import { LRUCache } from 'lru-cache';
 import { findOrganizationByKeyHash, hashApiKey } from '@sightline/db';
 import { AppError } from '../errors';
 
@@ -11,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-type Entry = { organizationId: string | null; keyHash: Buffer; expires: number; refreshing?: Promise<unknown> };
+type Entry = { organizationId: string | null; keyHash: Buffer };
 
 /**
  * API-key authentication for every route registered after it in its scope. Keys are looked up by
@@ -19,18 +20,22 @@ type Entry = { organizationId: string | null; keyHash: Buffer; expires: number; 
  * briefly too, so a flood of bad keys cannot reach the database).
  */
 export default fp(async (app) => {
-  const cache = new Map<string, Entry>();
-  const ttl = app.config.AUTH_CACHE_TTL_MS;
+  const ttl = Math.max(1, app.config.AUTH_CACHE_TTL_MS);
+  // A known key keeps working while its entry is refreshed, and while PostgreSQL cannot be reached (the
+  // stale entry outlives a failed refresh): span writes need only Redis, and an outage must not turn
+  // them away once an entry has aged. An unknown key is looked up again once its entry has aged.
+  const cache = new LRUCache<string, Entry, Buffer>({
+    max: 10_000,
+    ttl,
+    noDeleteOnFetchRejection: true,
+    fetchMethod: async (_key, _stale, { options, context: hash }) => {
+      const found = await findOrganizationByKeyHash(app.sql, hash);
+      if (!found) options.ttl = Math.min(ttl, 5000);
+      return { organizationId: found?.organizationId ?? null, keyHash: found?.keyHash ?? hash };
+    },
+  });
   app.decorateRequest('organizationId', '');
   app.decorateRequest('apiKeyHash', '');
-
-  async function lookUp(hash: Buffer, cacheKey: string): Promise<Entry> {
-    const found = await findOrganizationByKeyHash(app.sql, hash);
-    const entry = { organizationId: found?.organizationId ?? null, keyHash: found?.keyHash ?? hash, expires: Date.now() + (found ? ttl : Math.min(ttl, 5000)) };
-    if (cache.size > 10_000) cache.clear();
-    cache.set(cacheKey, entry);
-    return entry;
-  }
 
   app.addHook('onRequest', async (req) => {
     const header = req.headers['x-api-key'] ?? req.headers['x-user-id'];
@@ -39,15 +44,8 @@ export default fp(async (app) => {
 
     const hash = hashApiKey(key);
     const cacheKey = hash.toString('base64');
-    let entry = cache.get(cacheKey);
-    if (!entry || (!entry.organizationId && entry.expires < Date.now())) {
-      entry = await lookUp(hash, cacheKey);
-    } else if (entry.expires < Date.now()) {
-      // A known key keeps working while its entry is refreshed, and while PostgreSQL cannot be reached:
-      // span writes need only Redis, and an outage must not turn them away once an entry has aged.
-      const stale = entry;
-      stale.refreshing ??= lookUp(hash, cacheKey).catch(() => (stale.refreshing = undefined));
-    }
+    const known = cache.peek(cacheKey, { allowStale: true })?.organizationId != null;
+    const entry = (await cache.fetch(cacheKey, { context: hash, allowStale: known }))!;
     if (!entry.organizationId || !timingSafeEqual(entry.keyHash, hash)) throw new AppError(401, 'invalid API key');
     req.organizationId = entry.organizationId;
     req.apiKeyHash = cacheKey;

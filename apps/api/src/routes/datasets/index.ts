@@ -48,7 +48,7 @@ export default async function datasetRoutes(base: FastifyInstance) {
     const dataset = await findDataset(app.sql, req.organizationId, ref);
     if (!dataset) return null;
     const cases = await listTestCases(app.sql, dataset.id);
-    return { ...serialize(dataset), test_cases: Object.fromEntries(cases.map((c) => [String(c.id), c])) };
+    return { ...datasetToWire(dataset), test_cases: Object.fromEntries(cases.map((c) => [String(c.id), c])) };
   });
 
   app.post('/testcases', { schema: { body: TestCasesAddSchema, response: { 200: TestCaseIdsSchema, 404: DetailSchema, ...errorResponses }, summary: 'Add test cases to a dataset, creating it by name if needed', tags: ['datasets'] } }, async (req) => {
@@ -78,6 +78,6 @@ export default async function datasetRoutes(base: FastifyInstance) {
   );
 }
 
-function serialize(d: Dataset) {
+function datasetToWire(d: Dataset) {
   return { id: d.id, name: d.name, column_names: d.column_names, created_at: iso(d.created_at), last_updated_at: iso(d.last_updated_at) };
 }

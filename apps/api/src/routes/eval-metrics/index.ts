@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DeletedSchema, DetailSchema, errorResponses, EvalMetricCreateSchema, EvalMetricParams, EvalMetricSchema } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 
-const wire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.created_at) });
+const metricToWire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.created_at) });
 
 /** Deployed evaluation metrics: spans name them in evaluation_metric_names, completions by id. */
 export default async function evalMetricRoutes(base: FastifyInstance) {
@@ -21,10 +21,10 @@ export default async function evalMetricRoutes(base: FastifyInstance) {
     }
     const created = await createEvalMetric(app.sql, req.organizationId, { name, type, config: config ?? {} });
     if (!created) throw new AppError(409, `an eval metric named '${name}' already exists`);
-    return wire(created);
+    return metricToWire(created);
   });
 
-  app.get('/eval-metrics', { schema: { response: { 200: z.array(EvalMetricSchema), ...errorResponses }, summary: 'List evaluation metrics', tags: ['evals'] } }, async (req) => (await listEvalMetrics(app.sql, req.organizationId)).map(wire));
+  app.get('/eval-metrics', { schema: { response: { 200: z.array(EvalMetricSchema), ...errorResponses }, summary: 'List evaluation metrics', tags: ['evals'] } }, async (req) => (await listEvalMetrics(app.sql, req.organizationId)).map(metricToWire));
 
   app.delete('/eval-metrics/:id', { schema: { params: EvalMetricParams, response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses }, summary: 'Delete an evaluation metric', tags: ['evals'] } }, async (req) => {
     if (!(await deleteEvalMetric(app.sql, req.organizationId, req.params.id))) throw notFound('eval metric');

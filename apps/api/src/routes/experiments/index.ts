@@ -19,7 +19,7 @@ const WORDS = [
 const pick = (words: string[]) => words[randomBytes(1)[0] % words.length];
 const readableRunName = () => `${pick(WORDS[0])}-${pick(WORDS[1])}-${randomBytes(2).toString('hex')}`;
 
-const wire = (e: Experiment) => ({ ...e, created_at: formatTimestamp(e.created_at) });
+const experimentToWire = (e: Experiment) => ({ ...e, created_at: formatTimestamp(e.created_at) });
 
 export default async function experimentRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
@@ -46,14 +46,14 @@ export default async function experimentRoutes(base: FastifyInstance) {
     for (let attempt = 0; attempt < 5; attempt++) {
       const runName = run_name ?? readableRunName();
       const created = await createExperiment(app.sql, req.organizationId, { name, projectId: project_uuid, runName, isPublic: is_public ?? false, metadata: metadata ?? {} });
-      if (created) return wire(created);
+      if (created) return experimentToWire(created);
       if (run_name) throw new AppError(409, `run_name '${run_name}' is already used in this project`);
     }
     throw new AppError(409, 'could not find a free run name; give one');
   });
 
   app.post('/experiments', { schema: { body: ExperimentListSchema, response: { 200: z.array(ExperimentSchema), ...errorResponses }, summary: 'List experiments with their high-level stats', tags: ['experiments'] } }, async (req) =>
-    (await listExperiments(app.sql, req.organizationId, req.body)).map(wire),
+    (await listExperiments(app.sql, req.organizationId, req.body)).map(experimentToWire),
   );
 
   app.get('/experiment/:experiment_uuid/stats', { schema: { params: ExperimentParams, response: { 200: ExperimentStatsSchema, 404: DetailSchema, ...errorResponses }, summary: "Stats of the experiment's root trace logs", tags: ['experiments'] } }, async (req, reply) => {

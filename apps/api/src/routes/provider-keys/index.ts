@@ -8,7 +8,7 @@ import { DeletedSchema, DetailSchema, errorResponses, ProviderKeyCreateSchema, P
 import { AppError, notFound, RequestValidationError } from '../../errors';
 
 // Only the last four characters of a saved key are ever shown.
-const shown = (k: Pick<SavedProviderKey, 'provider' | 'key_hint' | 'base_url' | 'updated_at'>) => ({
+const keyToWire = (k: Pick<SavedProviderKey, 'provider' | 'key_hint' | 'base_url' | 'updated_at'>) => ({
   provider: k.provider,
   api_key: `...${k.key_hint}`,
   base_url: k.base_url,
@@ -26,11 +26,11 @@ export default async function providerKeyRoutes(base: FastifyInstance) {
     if (refused) throw new RequestValidationError([{ loc: ['body', 'base_url'], msg: nonPublicMessage(refused), type: 'value_error' }]);
     const hint = api_key.slice(-4);
     await saveProviderKey(app.sql, req.organizationId, { provider, sealed: seal(secretsKey, api_key), hint, baseUrl: base_url ?? null });
-    return shown({ provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() });
+    return keyToWire({ provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() });
   });
 
   app.get('/provider-keys', { schema: { response: { 200: z.array(ProviderKeySchema), ...errorResponses }, summary: "The organization's saved provider keys (last 4 characters only)", tags: ['provider keys'] } }, async (req) =>
-    (await listProviderKeys(app.sql, req.organizationId)).map(shown),
+    (await listProviderKeys(app.sql, req.organizationId)).map(keyToWire),
   );
 
   app.delete('/provider-keys/:provider', { schema: { params: z.object({ provider: UrlText.pipe(z.string().min(1)) }), response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses }, summary: 'Delete a saved provider key', tags: ['provider keys'] } }, async (req) => {
