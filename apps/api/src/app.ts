@@ -1,5 +1,5 @@
 import sse from '@fastify/sse';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ZodType } from 'zod';
 import type { ApiEnv } from '@sightline/schemas';
 import { RequestValidationError } from './errors';
@@ -87,22 +87,22 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
   await app.register(openapi);
   await app.register(healthRoutes);
   await app.register(admin);
-  await app.register(
-    async (v1) => {
-      await v1.register(auth);
-      await v1.register(rateLimits);
-      await v1.register(healthRoutes.v1);
-      await v1.register(projectRoutes);
-      await v1.register(traceLogRoutes);
-      await v1.register(feedbackRoutes);
-      await v1.register(completionRoutes);
-      await v1.register(promptRoutes);
-      await v1.register(providerKeyRoutes);
-      await v1.register(datasetRoutes);
-      await v1.register(experimentRoutes);
-      await v1.register(evalMetricRoutes);
-    },
-    { prefix: '/api/svc/v1' },
-  );
+  await app.register(v1Routes, { prefix: '/api/svc/v1' });
   return app;
+}
+
+/** The authenticated API of api.md, under /api/svc/v1. */
+async function v1Routes(v1: FastifyInstance) {
+  await v1.register(auth);
+  await v1.register(rateLimits);
+  await v1.register(healthRoutes.v1);
+  await v1.register(projectRoutes);
+  await v1.register(traceLogRoutes);
+  await v1.register(feedbackRoutes);
+  await v1.register(completionRoutes);
+  await v1.register(promptRoutes);
+  await v1.register(providerKeyRoutes);
+  await v1.register(datasetRoutes);
+  await v1.register(experimentRoutes);
+  await v1.register(evalMetricRoutes);
 }

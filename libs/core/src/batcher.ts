@@ -7,6 +7,16 @@
 
 type Waiting<T> = { items: T[]; resolve: () => void; reject: (err: unknown) => void };
 
+/** Runs `fn` after `ms`, or at the end of this turn of the event loop when `ms` is 0; answers a cancel. */
+function later(fn: () => void, ms: number): () => void {
+  if (ms === 0) {
+    const immediate = setImmediate(fn);
+    return () => clearImmediate(immediate);
+  }
+  const timeout = setTimeout(fn, ms);
+  return () => clearTimeout(timeout);
+}
+
 export function createBatcher<T>(flush: (items: T[]) => Promise<void>, options: { maxItems: number; lingerMs: number; maxConcurrent?: number }) {
   let queue: Waiting<T>[] = [];
   let queuedItems = 0;
@@ -26,16 +36,6 @@ export function createBatcher<T>(flush: (items: T[]) => Promise<void>, options: 
       running--;
       schedule();
     }
-  }
-
-  /** Runs `fn` after `ms`, or at the end of this turn of the event loop when `ms` is 0; answers a cancel. */
-  function later(fn: () => void, ms: number): () => void {
-    if (ms === 0) {
-      const immediate = setImmediate(fn);
-      return () => clearImmediate(immediate);
-    }
-    const timeout = setTimeout(fn, ms);
-    return () => clearTimeout(timeout);
   }
 
   function take() {

@@ -176,6 +176,42 @@ function orderKey(run: unknown): number {
   return order ?? Infinity; // runs without an execution_order go after those with one, in array order
 }
 
+/** One run as a span; `frame` names where it is, for errors. */
+function spanOf(r: Obj, frame: Frame, ids: { id: string; rootId: string; projectUuid?: string }, executionOrder: number): ChainlibSpan {
+  const { id, rootId, projectUuid } = ids;
+  const start = parseTime(r.start_time, () => pathOf(frame, 'start_time'));
+  const end = parseTime(r.end_time, () => pathOf(frame, 'end_time'));
+  const extra = isObj(r.extra) ? r.extra : {};
+  const rawMetadata = isObj(extra.metadata) ? extra.metadata : {};
+  const metadata = cleanValue(rawMetadata, () => pathOf(frame, 'extra', 'metadata')) as Obj;
+  const runType = text(r.run_type);
+  const error = text(r.error);
+  if (runType) metadata.run_type = runType;
+  const outputs = r.outputs == null ? undefined : cleanValue(r.outputs, () => pathOf(frame, 'outputs'));
+
+  const span: ChainlibSpan = {
+    trace_id: id,
+    root_trace_id: rootId,
+    parent_trace_id: frame.parentId,
+    trace_name: text(r.name) ?? runType ?? 'run',
+    status: error ? 'error' : 'success',
+    execution_order: executionOrder,
+    depth: frame.depth,
+  };
+  if (isObj(r.inputs)) span.inputs = cleanValue(r.inputs, () => pathOf(frame, 'inputs')) as Obj;
+  if (outputs !== undefined) span.output = serializeOutput(r, outputs);
+  if (start !== undefined) span.start_timestamp = new Date(start).toISOString();
+  if (end !== undefined) span.end_timestamp = new Date(end).toISOString();
+  if (start !== undefined && end !== undefined && end >= start) span.latency = (end - start) / 1000;
+  if (error) span.error = error;
+  if (r.run_type === 'llm') Object.assign(span, llmFields(r, outputs, metadata));
+  const tags = Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [];
+  if (tags.length > 0) span.tags = tags.map(storableText);
+  if (Object.keys(metadata).length > 0) span.metadata = metadata;
+  if (projectUuid) span.project_uuid = projectUuid;
+  return span;
+}
+
 export function runToSpans(run: unknown, opts: { maxSpans?: number } = {}): ChainlibSpan[] {
   const maxSpans = opts.maxSpans ?? DEFAULT_MAX_SPANS;
   if (!isObj(run)) throw new ChainlibError([], 'run must be a JSON object');
@@ -198,37 +234,7 @@ export function runToSpans(run: unknown, opts: { maxSpans?: number } = {}): Chai
     if (seen.has(id)) throw new ChainlibError(pathOf(frame, 'id'), `duplicate run id ${id}`);
     seen.add(id);
 
-    const start = parseTime(r.start_time, () => pathOf(frame, 'start_time'));
-    const end = parseTime(r.end_time, () => pathOf(frame, 'end_time'));
-    const extra = isObj(r.extra) ? r.extra : {};
-    const rawMetadata = isObj(extra.metadata) ? extra.metadata : {};
-    const metadata = cleanValue(rawMetadata, () => pathOf(frame, 'extra', 'metadata')) as Obj;
-    const runType = text(r.run_type);
-    const error = text(r.error);
-    if (runType) metadata.run_type = runType;
-    const outputs = r.outputs == null ? undefined : cleanValue(r.outputs, () => pathOf(frame, 'outputs'));
-
-    const span: ChainlibSpan = {
-      trace_id: id,
-      root_trace_id: rootId,
-      parent_trace_id: frame.parentId,
-      trace_name: text(r.name) ?? runType ?? 'run',
-      status: error ? 'error' : 'success',
-      execution_order: spans.length,
-      depth: frame.depth,
-    };
-    if (isObj(r.inputs)) span.inputs = cleanValue(r.inputs, () => pathOf(frame, 'inputs')) as Obj;
-    if (outputs !== undefined) span.output = serializeOutput(r, outputs);
-    if (start !== undefined) span.start_timestamp = new Date(start).toISOString();
-    if (end !== undefined) span.end_timestamp = new Date(end).toISOString();
-    if (start !== undefined && end !== undefined && end >= start) span.latency = (end - start) / 1000;
-    if (error) span.error = error;
-    if (r.run_type === 'llm') Object.assign(span, llmFields(r, outputs, metadata));
-    const tags = Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [];
-    if (tags.length > 0) span.tags = tags.map(storableText);
-    if (Object.keys(metadata).length > 0) span.metadata = metadata;
-    if (projectUuid) span.project_uuid = projectUuid;
-    spans.push(span);
+    spans.push(spanOf(r, frame, { id, rootId, projectUuid }, spans.length));
 
     const children = Array.isArray(r.child_runs) ? r.child_runs : [];
     if (children.length === 0) continue;

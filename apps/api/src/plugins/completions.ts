@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { seal } from '@sightline/core';
-import { configurationOf, findDeployment, findEvalMetrics } from '@sightline/db';
+import { configurationOf, findDeployment, findEvalMetrics, type Sql } from '@sightline/db';
 import { buildLlmRequest, callBudgetMs, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm/prepare';
 import { CompletionResponseSchema, type CompletionJob, type CompletionRequest, type CompletionResponse } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../errors';
@@ -23,37 +23,14 @@ export default fp(async (app) => {
   // The worker's whole budget for one call, and time for the queue on top.
   const waitBudgetMs = callBudgetMs(config.COMPLETION_TIMEOUT_MS, config.PROVIDER_MAX_RETRIES) + 30_000;
 
-  /** The names of the organization's metrics with these ids; an unknown id is the caller's error. */
-  async function evalMetricNames(organizationId: string, ids: (number | string)[] | null | undefined): Promise<string[]> {
-    if (!ids?.length) return [];
-    const wanted = ids.map(Number);
-    if (wanted.some((id) => !Number.isSafeInteger(id) || id < 1)) {
-      throw new RequestValidationError([{ loc: ['body', 'eval_metric_ids'], msg: 'eval metric ids are positive integers', type: 'value_error' }]);
-    }
-    const found = await findEvalMetrics(app.sql, organizationId, { ids: wanted });
-    const unknown = wanted.filter((id) => !found.some((m) => Number(m.id) === id));
-    if (unknown.length) throw new RequestValidationError([{ loc: ['body', 'eval_metric_ids'], msg: `unknown eval metric id(s): ${unknown.join(', ')}`, type: 'value_error' }]);
-    return found.map((m) => m.name);
-  }
-
   async function prepare(organizationId: string, body: CompletionRequest, stream: boolean, requestId: string): Promise<CompletionJob> {
-    const deployment = body.deployment_id ? await findDeployment(app.sql, organizationId, body.deployment_id) : null;
-    if (body.deployment_id && !deployment) throw notFound(`deployment '${body.deployment_id}'`);
-    const configuration = mergeConfiguration(deployment ? configurationOf(deployment.prompt_version) : null, body.llm_configuration);
-    const request = withTemplateErrorsAt('inputs', () => {
-      try {
-        return buildLlmRequest(configuration, body.inputs ?? body.llm_inputs ?? {});
-      } catch (err) {
-        if (err instanceof ConfigurationError) throw new RequestValidationError([{ loc: ['body', 'llm_configuration'], msg: err.message, type: 'value_error' }]);
-        throw err;
-      }
-    });
+    const request = await llmRequestOf(app.sql, organizationId, body);
     const traceId = body.trace_id ?? body.inference_id ?? randomUUID();
     const projectId = await app.resolveProjectId(organizationId, {
       project_uuid: body.project_uuid,
       project_name: body.project_uuid ? null : (body.project_name ?? 'default'),
     });
-    const metricNames = await evalMetricNames(organizationId, body.eval_metric_ids);
+    const metricNames = await evalMetricNames(app.sql, organizationId, body.eval_metric_ids);
     const key = body.provider_api_key;
     // The key travels to the worker inside the job, which Redis keeps: never in the clear.
     if (key && !config.SECRETS_KEY) throw new AppError(503, 'provider_api_key needs SECRETS_KEY to be configured on the server; save the key with it, or set it in the server environment');
@@ -66,23 +43,7 @@ export default fp(async (app) => {
       cache: body.cache === true,
       request,
       ...(key && { provider_api_key: { sealed: seal(config.SECRETS_KEY!, key) } }),
-      log: {
-        trace_name: body.trace_name ?? body.name ?? `llm-${request.provider}`,
-        project_id: projectId,
-        inputs: body.inputs ?? body.llm_inputs ?? null,
-        deployment_id: body.deployment_id ?? null,
-        parent_trace_id: body.parent_trace_id ?? null,
-        root_trace_id: body.root_trace_id ?? null,
-        experiment_uuid: body.experiment_uuid ?? null,
-        end_user_identifier: body.end_user_identifier ?? null,
-        metadata: body.metadata ?? null,
-        tags: body.tags ?? null,
-        target: body.target ?? null,
-        omit_inputs: Boolean(body.log_omit || body.log_omit_inputs),
-        omit_outputs: Boolean(body.log_omit || body.log_omit_outputs),
-        sample_rate: body.log_sample_rate ?? null,
-        ...(metricNames.length && { evaluation_metric_names: metricNames }),
-      },
+      log: logOf(body, projectId, request.provider, metricNames),
     };
   }
 
@@ -98,6 +59,55 @@ export default fp(async (app) => {
 
   app.decorate('completions', { prepare, run });
 }, { name: 'completions', dependencies: ['sql', 'queues', 'replies', 'projects'] });
+
+/** The names of the organization's metrics with these ids; an unknown id is the caller's error. */
+async function evalMetricNames(sql: Sql, organizationId: string, ids: (number | string)[] | null | undefined): Promise<string[]> {
+  if (!ids?.length) return [];
+  const wanted = ids.map(Number);
+  if (wanted.some((id) => !Number.isSafeInteger(id) || id < 1)) {
+    throw new RequestValidationError([{ loc: ['body', 'eval_metric_ids'], msg: 'eval metric ids are positive integers', type: 'value_error' }]);
+  }
+  const found = await findEvalMetrics(sql, organizationId, { ids: wanted });
+  const unknown = wanted.filter((id) => !found.some((m) => Number(m.id) === id));
+  if (unknown.length) throw new RequestValidationError([{ loc: ['body', 'eval_metric_ids'], msg: `unknown eval metric id(s): ${unknown.join(', ')}`, type: 'value_error' }]);
+  return found.map((m) => m.name);
+}
+
+/** The provider request: the deployed prompt (if any) merged with the body's configuration, templates filled. */
+async function llmRequestOf(sql: Sql, organizationId: string, body: CompletionRequest) {
+  const deployment = body.deployment_id ? await findDeployment(sql, organizationId, body.deployment_id) : null;
+  if (body.deployment_id && !deployment) throw notFound(`deployment '${body.deployment_id}'`);
+  const configuration = mergeConfiguration(deployment ? configurationOf(deployment.prompt_version) : null, body.llm_configuration);
+  return withTemplateErrorsAt('inputs', () => {
+    try {
+      return buildLlmRequest(configuration, body.inputs ?? body.llm_inputs ?? {});
+    } catch (err) {
+      if (err instanceof ConfigurationError) throw new RequestValidationError([{ loc: ['body', 'llm_configuration'], msg: err.message, type: 'value_error' }]);
+      throw err;
+    }
+  });
+}
+
+/** What the completion's trace log needs beyond the call itself. */
+function logOf(body: CompletionRequest, projectId: string, provider: string, metricNames: string[]): CompletionJob['log'] {
+  return {
+    trace_name: body.trace_name ?? body.name ?? `llm-${provider}`,
+    project_id: projectId,
+    inputs: body.inputs ?? body.llm_inputs ?? null,
+    deployment_id: body.deployment_id ?? null,
+    parent_trace_id: body.parent_trace_id ?? null,
+    root_trace_id: body.root_trace_id ?? null,
+    experiment_uuid: body.experiment_uuid ?? null,
+    end_user_identifier: body.end_user_identifier ?? null,
+    metadata: body.metadata ?? null,
+    tags: body.tags ?? null,
+    target: body.target ?? null,
+    omit_inputs: Boolean(body.log_omit || body.log_omit_inputs),
+    omit_outputs: Boolean(body.log_omit || body.log_omit_outputs),
+    sample_rate: body.log_sample_rate ?? null,
+    ...(metricNames.length && { evaluation_metric_names: metricNames }),
+  };
+}
 
 /** Runs a template fill, turning missing variables into a 422 that names each, under body.<field>. */
 export function withTemplateErrorsAt<T>(field: string, fill: () => T): T {

@@ -17,28 +17,6 @@ type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; gateway: Gateway };
  * attempt its error is recorded instead. Unknown metrics are recorded as errors and do not block the rest.
  */
 export function evalProcessor(deps: Deps): Processor<'eval'> {
-  async function judge(metric: EvalMetric, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, log: Logger): Promise<EvalResult> {
-    const c = metric.config;
-    const request = buildLlmRequest({ model: c.model, provider: c.provider, model_params: c.model_params ?? null, messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }] }, {});
-    // Through the gateway, so the judge's call is logged (as a child of the span), costed and cached.
-    const { response, log: judgeLog } = await deps.gateway.complete(
-      {
-        organization_id: job.organization_id,
-        trace_id: randomUUID(),
-        stream: false,
-        cache: c.cache ?? true,
-        request,
-        log: { trace_name: `eval-${metric.name}`, project_id: span.project_id, parent_trace_id: job.trace_id, root_trace_id: span.root_trace_id, omit_inputs: false, omit_outputs: false },
-        request_id: job.request_id,
-      },
-      undefined,
-      log,
-    );
-    await deps.gateway.writeLog(judgeLog);
-    if (response.status === 'error') throw new Error(response.error ?? 'judge call failed');
-    return parseJudgeAnswer(response.content);
-  }
-
   return async (job, bullJob, log) => {
     // Numbered before the span is read: a later update's evaluation, reading newer data, outranks this one.
     const seq = await takeWatermark(deps.redis, deps.keys);
@@ -50,23 +28,9 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     const failed: Record<string, string> = {};
     const done = new Set(job.completed ?? []);
     for (const name of job.metric_names.filter((n) => !done.has(n))) {
-      const metric = metrics.get(name);
-      if (!metric) {
-        log.warn({ traceId: job.trace_id, metric: name }, 'unknown eval metric');
-        results[name] = { error: `unknown eval metric '${name}'` };
-      } else if (metric.type === 'llm_judge') {
-        try {
-          results[name] = await judge(metric, job, span, input, log);
-        } catch (err) {
-          failed[name] = (err as Error).message;
-        }
-      } else {
-        try {
-          results[name] = deterministicMetrics[metric.type](input, metric.config);
-        } catch (err) {
-          results[name] = { error: (err as Error).message };
-        }
-      }
+      const outcome = await runMetric(deps, name, metrics.get(name), job, span, input, log);
+      if ('failed' in outcome) failed[name] = outcome.failed;
+      else results[name] = outcome.result;
     }
     const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
     if (lastAttempt) for (const [name, error] of Object.entries(failed)) results[name] = { error };
@@ -80,4 +44,39 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     }
     await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member);
   };
+}
+
+async function judge(deps: Deps, metric: EvalMetric, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, log: Logger): Promise<EvalResult> {
+  const c = metric.config;
+  const request = buildLlmRequest({ model: c.model, provider: c.provider, model_params: c.model_params ?? null, messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }] }, {});
+  // Through the gateway, so the judge's call is logged (as a child of the span), costed and cached.
+  const { response, log: judgeLog } = await deps.gateway.complete(
+    {
+      organization_id: job.organization_id,
+      trace_id: randomUUID(),
+      stream: false,
+      cache: c.cache ?? true,
+      request,
+      log: { trace_name: `eval-${metric.name}`, project_id: span.project_id, parent_trace_id: job.trace_id, root_trace_id: span.root_trace_id, omit_inputs: false, omit_outputs: false },
+      request_id: job.request_id,
+    },
+    undefined,
+    log,
+  );
+  await deps.gateway.writeLog(judgeLog);
+  if (response.status === 'error') throw new Error(response.error ?? 'judge call failed');
+  return parseJudgeAnswer(response.content);
+}
+
+/** A metric's result, or the judge's failure (retried while attempts remain). */
+async function runMetric(deps: Deps, name: string, metric: EvalMetric | undefined, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, log: Logger): Promise<{ result: EvalResult } | { failed: string }> {
+  if (!metric) {
+    log.warn({ traceId: job.trace_id, metric: name }, 'unknown eval metric');
+    return { result: { error: `unknown eval metric '${name}'` } };
+  }
+  try {
+    return { result: metric.type === 'llm_judge' ? await judge(deps, metric, job, span, input, log) : deterministicMetrics[metric.type](input, metric.config) };
+  } catch (err) {
+    return metric.type === 'llm_judge' ? { failed: (err as Error).message } : { result: { error: (err as Error).message } };
+  }
 }
