@@ -1,7 +1,10 @@
-import type { EvalMetricType } from '@sightline/schemas';
+import type { EvalMetricCreate } from '@sightline/schemas';
 import type { Sql } from './client';
 
-export type EvalMetric = { id: number; name: string; type: EvalMetricType; config: Record<string, any>; created_at: Date };
+// One member per metric type; a config sent as null or left out is stored as {}.
+type Stored<M> = M extends { config?: infer C } ? Omit<M, 'config'> & { config: NonNullable<C>; id: number; created_at: Date } : never;
+/** A stored metric: its config is as `EvalMetricCreateSchema` checked it for its type. */
+export type EvalMetric = Stored<EvalMetricCreate>;
 
 /** Null when the organization already has a metric of that name. */
 export async function createEvalMetric(sql: Sql, organizationId: string, m: { name: string; type: string; config: object }): Promise<EvalMetric | null> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { API_TREES, compileFilter, deriveFields, foldEvents, formatTimestamp, unitHash, type FilterInput, type SpanState, type SpanTexts, type TreeDialect, type Versions } from '@sightline/core';
-import { SpanEventFields, type SpanEvent } from '@sightline/schemas';
+import { SpanEventFields, type SpanEvent, type TimeRange } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
 
@@ -307,7 +307,7 @@ export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds
   return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [], dialect);
 }
 
-const TIME_RANGE_INTERVAL: Record<string, string | null> = {
+const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
   na: null, '1h': '1 hour', '3h': '3 hours', '6h': '6 hours', '24h': '24 hours', '7d': '7 days',
   '1m': '1 month', '3m': '3 months', '6m': '6 months', '1y': '1 year',
 };
@@ -317,7 +317,7 @@ export type RootQuery = {
   projectId: string | null;
   experimentUuid?: string;
   filter?: FilterInput;
-  timeRange?: string;
+  timeRange?: TimeRange;
   status?: string | null;
   page: number;
   pageSize: number;

@@ -117,6 +117,7 @@ export const FeedbackSchema = z
 export type Feedback = z.infer<typeof FeedbackSchema>;
 
 export const TIME_RANGES = ['na', '1h', '3h', '6h', '24h', '7d', '1m', '3m', '6m', '1y'] as const;
+export type TimeRange = (typeof TIME_RANGES)[number];
 
 export const FilterSchema = z.object({
   filter_field: z.string().nullish(),

@@ -46,7 +46,7 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
   };
 }
 
-async function judge(deps: Deps, metric: EvalMetric, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, log: Logger): Promise<EvalResult> {
+async function judge(deps: Deps, metric: Extract<EvalMetric, { type: 'llm_judge' }>, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, log: Logger): Promise<EvalResult> {
   const c = metric.config;
   const request = buildLlmRequest({ model: c.model, provider: c.provider, model_params: c.model_params ?? null, messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }] }, {});
   // Through the gateway, so the judge's call is logged (as a child of the span), costed and cached.
