@@ -21,6 +21,8 @@ export type Targets = {
   provider: string;
   providerBaseUrl: string;
   evalMetricId: number;
+  /** A member key of the fuzzing organization, which the fuzzed DELETE may revoke. */
+  apiKeyId: string;
 };
 
 export type Endpoint = {
@@ -201,6 +203,10 @@ export function endpoints(t: Targets): Endpoint[] {
     { method: 'POST', path: '/provider-keys', bodies: [{ provider: t.provider, api_key: 'sk-fuzz-saved', base_url: t.providerBaseUrl }] },
     { method: 'GET', path: '/provider-keys' },
     { method: 'DELETE', path: '/provider-keys/:provider', params: { provider: t.provider } },
+    { method: 'GET', path: '/me' },
+    { method: 'GET', path: '/api-keys' },
+    { method: 'POST', path: '/api-keys', bodies: [{ role: 'viewer', label: 'fuzz@example.com' }] },
+    { method: 'DELETE', path: '/api-keys/:id', params: { id: t.apiKeyId } },
     {
       method: 'POST',
       path: '/eval-metrics',

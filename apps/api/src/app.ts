@@ -23,6 +23,7 @@ import requestIds, { requestId } from './plugins/request-id';
 import security from './plugins/security';
 import spanIntake from './plugins/span-intake';
 import sql from './plugins/sql';
+import accessRoutes from './routes/access/index';
 import completionRoutes from './routes/completions/index';
 import datasetRoutes from './routes/datasets/index';
 import evalMetricRoutes from './routes/eval-metrics/index';
@@ -96,6 +97,7 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(auth);
   await v1.register(rateLimits);
   await v1.register(healthRoutes.v1);
+  await v1.register(accessRoutes);
   await v1.register(projectRoutes);
   await v1.register(traceLogRoutes);
   await v1.register(feedbackRoutes);

@@ -1,4 +1,5 @@
 export * from './common';
+export * from './access';
 export * from './env';
 export * from './trace-log';
 export * from './project';

@@ -1,22 +1,37 @@
 import { timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
-import { findOrganizationByKeyHash, hashApiKey } from '@sightline/db';
+import { findKeyOwner, hashApiKey, type KeyOwner } from '@sightline/db';
 import { AppError } from '../errors';
 
+/** What a route does, for roles: `read` (viewers may), `write` (members may), `admin` (admins only). */
+export type Access = 'read' | 'write' | 'admin';
+
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Defaults to `read` for GET and HEAD and to `write` for every other method. */
+    access?: Access;
+  }
   interface FastifyRequest {
     organizationId: string;
     /** The SHA-256 of the request's API key (base64): names the key without holding it. */
     apiKeyHash: string;
+    /** The key's holder: its id, role and label (who comments and annotations are by). */
+    caller: Pick<KeyOwner, 'keyId' | 'role' | 'label' | 'organizationName'>;
+  }
+  interface FastifyInstance {
+    /** Drops a revoked key from this node's cache (other nodes drop it within AUTH_CACHE_TTL_MS). */
+    forgetApiKey(keyHash: Buffer): void;
   }
 }
 
-type Entry = { organizationId: string | null; keyHash: Buffer };
+type Entry = { owner: KeyOwner | null; keyHash: Buffer };
+
+const ALLOWED: Record<KeyOwner['role'], Access[]> = { admin: ['read', 'write', 'admin'], member: ['read', 'write'], viewer: ['read'] };
 
 /**
- * API-key authentication for every route registered after it in its scope. Keys are looked up by
- * their SHA-256; a short in-process cache keeps PostgreSQL off the hot path (unknown keys are cached
+ * API-key authentication and roles for every route registered after it in its scope. Keys are looked up
+ * by their SHA-256; a short in-process cache keeps PostgreSQL off the hot path (unknown keys are cached
  * briefly too, so a flood of bad keys cannot reach the database).
  */
 export default fp(async (app) => {
@@ -29,13 +44,15 @@ export default fp(async (app) => {
     ttl,
     noDeleteOnFetchRejection: true,
     fetchMethod: async (_key, _stale, { options, context: hash }) => {
-      const found = await findOrganizationByKeyHash(app.sql, hash);
-      if (!found) options.ttl = Math.min(ttl, 5000);
-      return { organizationId: found?.organizationId ?? null, keyHash: found?.keyHash ?? hash };
+      const owner = await findKeyOwner(app.sql, hash);
+      if (!owner) options.ttl = Math.min(ttl, 5000);
+      return { owner, keyHash: owner?.keyHash ?? hash };
     },
   });
   app.decorateRequest('organizationId', '');
   app.decorateRequest('apiKeyHash', '');
+  app.decorateRequest('caller', null as never);
+  app.decorate('forgetApiKey', (keyHash: Buffer) => void cache.delete(keyHash.toString('base64')));
 
   app.addHook('onRequest', async (req) => {
     const header = req.headers['x-api-key'] ?? req.headers['x-user-id'];
@@ -44,10 +61,15 @@ export default fp(async (app) => {
 
     const hash = hashApiKey(key);
     const cacheKey = hash.toString('base64');
-    const known = cache.peek(cacheKey, { allowStale: true })?.organizationId != null;
-    const entry = (await cache.fetch(cacheKey, { context: hash, allowStale: known }))!;
-    if (!entry.organizationId || !timingSafeEqual(entry.keyHash, hash)) throw new AppError(401, 'invalid API key');
-    req.organizationId = entry.organizationId;
+    const known = cache.peek(cacheKey, { allowStale: true })?.owner != null;
+    const { owner, keyHash } = (await cache.fetch(cacheKey, { context: hash, allowStale: known }))!;
+    if (!owner || !timingSafeEqual(keyHash, hash)) throw new AppError(401, 'invalid API key');
+    const access = req.routeOptions.config.access ?? (req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write');
+    if (!ALLOWED[owner.role].includes(access)) {
+      throw new AppError(403, `this API key's role (${owner.role}) cannot ${access === 'admin' ? 'manage the organization' : 'write'}; ask an admin for a key with more rights`);
+    }
+    req.organizationId = owner.organizationId;
     req.apiKeyHash = cacheKey;
+    req.caller = owner;
   });
 }, { name: 'auth', dependencies: ['config', 'sql'] });

@@ -42,7 +42,7 @@ export default async function completionRoutes(base: FastifyInstance) {
     },
   );
 
-  app.post('/deployed-prompt', { schema: { body: DeployedPromptRequestSchema, response: { 200: ClientDeployedPromptSchema, 404: DetailSchema, ...errorResponses }, summary: 'A deployed prompt, templates filled from llm_inputs', tags: ['prompts'] } }, async (req) => {
+  app.post('/deployed-prompt', { config: { access: 'read' }, schema: { body: DeployedPromptRequestSchema, response: { 200: ClientDeployedPromptSchema, 404: DetailSchema, ...errorResponses }, summary: 'A deployed prompt, templates filled from llm_inputs', tags: ['prompts'] } }, async (req) => {
     const deployment = await findDeployment(app.sql, req.organizationId, req.body.deployment_id);
     if (!deployment) throw notFound('deployment');
     const v = deployment.prompt_version;

@@ -37,7 +37,7 @@ export default async function experimentRoutes(base: FastifyInstance) {
     throw new AppError(409, 'could not find a free run name; give one');
   });
 
-  app.post('/experiments', { schema: { body: ExperimentListSchema, response: { 200: z.array(ExperimentSchema), ...errorResponses }, summary: 'List experiments with their high-level stats', tags: ['experiments'] } }, async (req) =>
+  app.post('/experiments', { config: { access: 'read' }, schema: { body: ExperimentListSchema, response: { 200: z.array(ExperimentSchema), ...errorResponses }, summary: 'List experiments with their high-level stats', tags: ['experiments'] } }, async (req) =>
     (await listExperiments(app.sql, req.organizationId, req.body)).map(experimentToWire),
   );
 }

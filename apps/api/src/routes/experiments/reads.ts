@@ -39,7 +39,7 @@ export default async function experimentReadRoutes(base: FastifyInstance) {
 
   app.post(
     '/experiment/:experiment_uuid/trace_logs',
-    { schema: { params: ExperimentParams, body: FilterSchema.nullish(), response: { 200: TraceTreeListResponseSchema, 404: DetailSchema, ...errorResponses }, summary: "The experiment's root trace logs as trees", tags: ['experiments'] } },
+    { config: { access: 'read' }, schema: { params: ExperimentParams, body: FilterSchema.nullish(), response: { 200: TraceTreeListResponseSchema, 404: DetailSchema, ...errorResponses }, summary: "The experiment's root trace logs as trees", tags: ['experiments'] } },
     async (req, reply) => {
       const { experiment_uuid } = req.params;
       const org = req.organizationId;

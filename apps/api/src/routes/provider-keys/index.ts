@@ -18,7 +18,7 @@ const keyToWire = (k: Pick<SavedProviderKey, 'provider' | 'key_hint' | 'base_url
 export default async function providerKeyRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/provider-keys', { schema: { body: ProviderKeyCreateSchema, response: { 200: ProviderKeySchema, ...errorResponses }, summary: "Save (or replace) the organization's key for a provider", tags: ['provider keys'] } }, async (req) => {
+  app.post('/provider-keys', { config: { access: 'admin' }, schema: { body: ProviderKeyCreateSchema, response: { 200: ProviderKeySchema, ...errorResponses }, summary: "Save (or replace) the organization's key for a provider", tags: ['provider keys'] } }, async (req) => {
     const secretsKey = app.config.SECRETS_KEY;
     if (!secretsKey) throw new AppError(503, 'saving provider keys needs SECRETS_KEY to be configured on the server');
     const { provider, api_key, base_url } = req.body;
@@ -29,11 +29,11 @@ export default async function providerKeyRoutes(base: FastifyInstance) {
     return keyToWire({ provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() });
   });
 
-  app.get('/provider-keys', { schema: { response: { 200: z.array(ProviderKeySchema), ...errorResponses }, summary: "The organization's saved provider keys (last 4 characters only)", tags: ['provider keys'] } }, async (req) =>
+  app.get('/provider-keys', { config: { access: 'admin' }, schema: { response: { 200: z.array(ProviderKeySchema), ...errorResponses }, summary: "The organization's saved provider keys (last 4 characters only)", tags: ['provider keys'] } }, async (req) =>
     (await listProviderKeys(app.sql, req.organizationId)).map(keyToWire),
   );
 
-  app.delete('/provider-keys/:provider', { schema: { params: z.object({ provider: UrlText.pipe(z.string().min(1)) }), response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses }, summary: 'Delete a saved provider key', tags: ['provider keys'] } }, async (req) => {
+  app.delete('/provider-keys/:provider', { config: { access: 'admin' }, schema: { params: z.object({ provider: UrlText.pipe(z.string().min(1)) }), response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses }, summary: 'Delete a saved provider key', tags: ['provider keys'] } }, async (req) => {
     if (!(await deleteProviderKey(app.sql, req.organizationId, req.params.provider))) throw notFound('provider key');
     return { provider: req.params.provider, deleted: true };
   });

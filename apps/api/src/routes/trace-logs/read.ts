@@ -28,7 +28,7 @@ export default async function traceLogReadRoutes(base: FastifyInstance) {
     return sendSerializedJson(reply, await app.renderTrees(spans, [trace_id]));
   });
 
-  app.post('/get_trace_logs', { schema: { body: GetTraceLogsSchema, response: { 200: TraceLogPageResponseSchema, ...errorResponses }, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req, reply) => {
+  app.post('/get_trace_logs', { config: { access: 'read' }, schema: { body: GetTraceLogsSchema, response: { 200: TraceLogPageResponseSchema, ...errorResponses }, summary: 'List root spans with their trees', tags: ['trace logs'] } }, async (req, reply) => {
     const body = req.body;
     const org = req.organizationId;
     const empty = { total: 0, page: body.page, total_pages: 0, page_size: body.page_size, results: [] };
