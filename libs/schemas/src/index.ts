@@ -1,5 +1,6 @@
 export * from './common';
 export * from './access';
+export * from './console';
 export * from './env';
 export * from './trace-log';
 export * from './project';

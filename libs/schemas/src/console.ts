@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { OptionalUuid, Uuid } from './common';
+import { GetTraceLogsSchema } from './trace-log';
+
+// The routes the web console needs beyond api.md's: summaries, light rows, a trace's skeleton and one
+// span's payload, so that the browser never downloads whole trees to draw a table or a timeline.
+
+/** A project with its activity: all-time root traces, and the last 24 hours' traces, cost and errors. */
+export const ProjectSummarySchema = z.object({
+  uuid: z.string(),
+  name: z.string(),
+  created_at: z.string(),
+  traces: z.number().int(),
+  last_activity: z.string().nullable(),
+  traces_24h: z.number().int(),
+  cost_24h: z.number(),
+  error_rate_24h: z.number().nullable().describe('errors / traces over the last 24 hours; null without traces'),
+});
+
+/** get_trace_logs' body, by project uuid or name, with a full-text search over inputs, output and metadata. */
+export const TraceRowsRequestSchema = GetTraceLogsSchema.extend({
+  project_uuid: OptionalUuid,
+  search: z.string().max(500).nullish().describe('words that must all appear in the inputs, output or metadata'),
+});
+export type TraceRowsRequest = z.infer<typeof TraceRowsRequestSchema>;
+
+/** A root trace as a table row: the root span's own fields and the trace's span count. */
+export const TraceRowSchema = z.object({
+  trace_id: z.string(),
+  project_uuid: z.string().nullable(),
+  trace_name: z.string().nullable(),
+  start_timestamp: z.string().nullable(),
+  end_timestamp: z.string().nullable(),
+  latency: z.number().nullable(),
+  input_tokens: z.number().nullable(),
+  output_tokens: z.number().nullable(),
+  total_tokens: z.number().nullable(),
+  cost: z.number().nullable(),
+  status: z.string().nullable(),
+  error: z.string().nullable(),
+  scores: z.array(z.looseObject({ name: z.string(), score: z.number().nullable() })),
+  feedback_score: z.number().nullable(),
+  tags: z.array(z.string()),
+  end_user_identifier: z.string().nullable(),
+  session_id: z.string().nullable(),
+  span_count: z.number().int(),
+});
+export type TraceRow = z.infer<typeof TraceRowSchema>;
+export const TraceRowsSchema = z.object({ total: z.number().int(), page: z.number().int(), total_pages: z.number().int(), page_size: z.number().int(), results: z.array(TraceRowSchema) });
+
+/** What the tree and the timeline draw: no inputs, outputs or other payloads. */
+export const SkeletonSpanSchema = z.object({
+  trace_id: z.string(),
+  parent_trace_id: z.string(),
+  trace_name: z.string().nullable(),
+  kind: z.string().nullable().describe("the LangChain run type, or 'llm' for a span with a model"),
+  start_timestamp: z.string().nullable(),
+  end_timestamp: z.string().nullable(),
+  latency: z.number().nullable(),
+  status: z.string().nullable(),
+  input_tokens: z.number().nullable(),
+  output_tokens: z.number().nullable(),
+  total_tokens: z.number().nullable(),
+  cost: z.number().nullable(),
+  depth: z.number().int(),
+  execution_order: z.number().int(),
+});
+export const TraceSkeletonSchema = z.object({ root_trace_id: z.string(), spans: z.array(SkeletonSpanSchema).describe('in execution order (depth first)') });
+
+export const LiveTracesQuery = z.object({ project_uuid: Uuid });
