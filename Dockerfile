@@ -8,6 +8,8 @@ COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY scripts ./scripts
 COPY tsconfig.json ./
+# The web console, built once into the image (npm start would otherwise build it at every start).
+RUN node --import tsx scripts/build-web.ts
 ENV HOST=0.0.0.0 NODE_ENV=production
 EXPOSE 8000
 CMD ["npm", "start"]

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { addApiKey, createSql, ensureOrganization, migrate } from '@sightline/db';
 import { createLogger } from '@sightline/runtime';
 import { loadEnv, StartEnv } from '@sightline/schemas';
+import { ensureConsoleBuilt } from './build-web';
 
 const env = loadEnv(StartEnv);
 const log = createLogger('start', env.LOG_LEVEL);
@@ -17,11 +18,14 @@ if (env.BOOTSTRAP_API_KEY) {
   log.info('bootstrap API key ensured for organization "default"');
 }
 
+const roles = env.START_ROLE === 'all' ? (['api', 'worker'] as const) : [env.START_ROLE];
+// The API serves the built console; a missing or stale build is made now, never a dev server.
+if (roles.includes('api')) await ensureConsoleBuilt((msg) => log.info(msg));
+
 const entries = {
   api: fileURLToPath(new URL('../apps/api/src/server.ts', import.meta.url)),
   worker: fileURLToPath(new URL('../apps/worker/src/main.ts', import.meta.url)),
 };
-const roles = env.START_ROLE === 'all' ? (['api', 'worker'] as const) : [env.START_ROLE];
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 

@@ -8,6 +8,7 @@ import allQueues from './plugins/all-queues';
 import auth from './plugins/auth';
 import completions from './plugins/completions';
 import configPlugin from './plugins/config';
+import consolePlugin from './plugins/console';
 import errors from './plugins/errors';
 import jsonBody from './plugins/json-body';
 import metrics from './plugins/metrics';
@@ -89,6 +90,7 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
   await app.register(healthRoutes);
   await app.register(admin);
   await app.register(v1Routes, { prefix: '/api/svc/v1' });
+  await app.register(consolePlugin);
   return app;
 }
 

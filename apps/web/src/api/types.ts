@@ -1,0 +1,32 @@
+// Wire types of the console's API calls, derived from the API's own zod schemas (type-only imports: no
+// schema code reaches the browser bundle).
+import type { z } from 'zod';
+import type {
+  ApiKeyCreatedSchema, ApiKeyRole, ApiKeySchema, ProjectSummarySchema, ProviderKeySchema, SkeletonSpanSchema, TraceLogFields,
+  TraceRowSchema, TraceRowsRequestSchema, TraceRowsSchema, TraceSkeletonSchema, WhoAmISchema,
+} from '@sightline/schemas';
+
+export type { ApiKeyRole, TimeRange } from '@sightline/schemas';
+export type { FilterOperator } from '@sightline/core/filters';
+
+export type WhoAmI = z.output<typeof WhoAmISchema>;
+export type ProjectSummary = z.output<typeof ProjectSummarySchema>;
+/** What the console sends: page, page_size and time_range have defaults on the server. */
+export type TraceRowsRequest = z.input<typeof TraceRowsRequestSchema>;
+export type TraceRow = z.output<typeof TraceRowSchema>;
+export type TraceRows = z.output<typeof TraceRowsSchema>;
+export type SkeletonSpan = z.output<typeof SkeletonSpanSchema>;
+export type TraceSkeleton = z.output<typeof TraceSkeletonSchema>;
+export type ApiKey = z.output<typeof ApiKeySchema>;
+export type ApiKeyCreated = z.output<typeof ApiKeyCreatedSchema>;
+export type ProviderKey = z.output<typeof ProviderKeySchema>;
+export type Role = ApiKeyRole;
+
+/** `GET /span/{trace_id}`: one span's fields as a trace log reads back, without its children. */
+export type Span = z.output<typeof TraceLogFields> & {
+  trace_id: string;
+  root_trace_id: string | null;
+  parent_trace_id: string | null;
+  project_uuid?: string | null;
+  children_ids?: string[];
+};

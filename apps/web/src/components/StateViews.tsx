@@ -1,0 +1,39 @@
+import { Alert, Button, Center, Loader, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import { IconAlertTriangle, IconInbox } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
+import { errorMessage } from '../api/client';
+
+export function LoadingState({ label }: { label: string }) {
+  return (
+    <Center py="xl" role="status" aria-live="polite">
+      <Stack align="center" gap="xs">
+        <Loader size="sm" />
+        <Text size="sm" c="dimmed">{label}…</Text>
+      </Stack>
+    </Center>
+  );
+}
+
+/** An error with what to do about it, and a retry when retrying can help. */
+export function ErrorState({ error, title = 'Something went wrong', onRetry }: { error: unknown; title?: string; onRetry?: () => void }) {
+  return (
+    <Alert variant="light" color="red" title={title} icon={<IconAlertTriangle size={18} />} role="alert">
+      <Stack gap="xs" align="flex-start">
+        <Text size="sm">{errorMessage(error)}</Text>
+        {onRetry && <Button size="xs" variant="light" color="red" onClick={onRetry}>Retry</Button>}
+      </Stack>
+    </Alert>
+  );
+}
+
+export function EmptyState({ title, children, icon }: { title: string; children?: ReactNode; icon?: ReactNode }) {
+  return (
+    <Center py={48}>
+      <Stack align="center" gap="sm" maw={560} ta="center">
+        <ThemeIcon size={48} radius="xl" variant="light" color="gray">{icon ?? <IconInbox size={26} />}</ThemeIcon>
+        <Title order={4}>{title}</Title>
+        {children}
+      </Stack>
+    </Center>
+  );
+}

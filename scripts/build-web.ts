@@ -1,0 +1,48 @@
+// Builds the web console (apps/web -> apps/web/dist) when it is missing or older than its sources.
+// `npm start` calls it before starting the API, so a fresh clone serves a built console and never a dev
+// server; run alone (`tsx scripts/build-web.ts`) it does the same, for images that build ahead of time.
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WEB = fileURLToPath(new URL('../apps/web', import.meta.url));
+const DIST = join(WEB, 'dist');
+// What the build reads besides node_modules (the filter operators come from libs/core at build time).
+const SOURCES = [join(WEB, 'src'), join(WEB, 'public'), join(WEB, 'index.html'), join(WEB, 'vite.config.ts'), join(WEB, 'package.json'),
+  fileURLToPath(new URL('../libs/core/src/filters.ts', import.meta.url))];
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+export function consoleIsStale(): boolean {
+  const index = join(DIST, 'index.html');
+  if (!existsSync(index)) return true;
+  return Math.max(...SOURCES.map(newestMtime)) > statSync(index).mtimeMs;
+}
+
+/**
+ * Builds into a directory of its own and then swaps it in, so that an API already serving the old build
+ * (or another start building at the same time) never sees a half-written dist.
+ */
+export async function buildConsole(log: (msg: string) => void = console.log): Promise<void> {
+  const { build } = await import('vite');
+  const out = join(WEB, `dist.tmp-${process.pid}`);
+  log('building the web console (apps/web)...');
+  const started = Date.now();
+  await build({ configFile: join(WEB, 'vite.config.ts'), root: WEB, logLevel: 'warn', build: { outDir: out, emptyOutDir: true } });
+  const old = join(WEB, `dist.old-${process.pid}`);
+  if (existsSync(DIST)) renameSync(DIST, old);
+  renameSync(out, DIST);
+  rmSync(old, { recursive: true, force: true });
+  log(`web console built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+export async function ensureConsoleBuilt(log?: (msg: string) => void): Promise<void> {
+  if (consoleIsStale()) await buildConsole(log);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await ensureConsoleBuilt();
