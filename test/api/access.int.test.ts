@@ -27,7 +27,7 @@ async function createKey(role: string, label: string, by = admin.key) {
 /** The routes under /api/svc/v1 that change data or manage the organization, from the OpenAPI document. */
 function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
   // POST routes that only read: the clients' listing calls send their filters in a body.
-  const reads = new Set(['POST /get_trace_logs', 'POST /experiments', 'POST /experiment/{experiment_uuid}/trace_logs', 'POST /deployed-prompt']);
+  const reads = new Set(['POST /get_trace_logs', 'POST /traces', 'POST /experiments', 'POST /experiment/{experiment_uuid}/trace_logs', 'POST /deployed-prompt']);
   const paths = (stack.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths;
   return Object.entries(paths)
     .filter(([path]) => path.startsWith('/api/svc/v1/'))

@@ -1,75 +1,171 @@
-import { readdirSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Fastify from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import consolePlugin, { CONSOLE_DIST } from '../../apps/api/src/plugins/console';
-import errors from '../../apps/api/src/plugins/errors';
-import { ensureConsoleBuilt } from '../../scripts/build-web';
-import { buildStack, type TestStack } from '../support/app';
+import { rootListingSql, type Sql } from '@sightline/db';
+import { buildStack, call, readTrace, type TestStack } from '../support/app';
+import { newOrganization, testSql } from '../support/services';
 
 let stack: TestStack;
-const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+let sql: Sql;
+let org: { id: string; key: string };
+let other: { id: string; key: string };
+let base: string;
 
 beforeAll(async () => {
-  await ensureConsoleBuilt(() => {});
-  stack = await buildStack({ worker: false });
-}, 180_000);
-afterAll(() => stack.close());
+  stack = await buildStack();
+  base = await stack.app.listen({ port: 0, host: '127.0.0.1' });
+  sql = testSql();
+  [org, other] = [await newOrganization(sql, 'console'), await newOrganization(sql, 'console-other')];
+});
+afterAll(async () => {
+  await stack.close();
+  await sql.end();
+});
 
-describe('the console served by the API node', () => {
-  it('serves index.html at / and for the console routes, not cached', async () => {
-    for (const url of ['/', '/projects', '/projects/6f1c8f7e-2f6b-4c39-9d7e-1d2a3b4c5d6e/traces?status=error', '/settings', '/sign-in']) {
-      const res = await stack.app.inject({ url, headers: html });
-      expect(res.statusCode, url).toBe(200);
-      expect(res.headers['content-type']).toMatch(/^text\/html/);
-      expect(res.headers['cache-control']).toBe('no-cache');
-      expect(res.body).toContain('<div id="root">');
-    }
-    // `/` is the console whatever the client accepts (curl sends */*).
-    expect((await stack.app.inject({ url: '/' })).statusCode).toBe(200);
+const ago = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
+
+/** A root with a child and a grandchild (an LLM call with cost and tokens); answers the ids. */
+async function writeTrace(key: string, project: string, opts: { name: string; words: string; status?: string; startedAgo: number }) {
+  const [root, child, llm] = [randomUUID(), randomUUID(), randomUUID()];
+  const spans = [
+    { trace_id: root, project_name: project, trace_name: opts.name, inputs: { question: 'q' }, output: 'done', status: opts.status ?? 'success', start_timestamp: ago(opts.startedAgo), end_timestamp: ago(opts.startedAgo - 2) },
+    { trace_id: child, root_trace_id: root, parent_trace_id: root, project_name: project, trace_name: 'retrieve', metadata: { run_type: 'retriever', note: opts.words }, start_timestamp: ago(opts.startedAgo), end_timestamp: ago(opts.startedAgo - 1) },
+    {
+      trace_id: llm, root_trace_id: root, parent_trace_id: child, project_name: project, trace_name: 'answer', cost: 0.25, input_tokens: 10, output_tokens: 5, total_tokens: 15,
+      configuration: { model: 'gpt-4o-mini', provider: 'openai', messages: [{ role: 'user', content: 'hi' }] }, start_timestamp: ago(opts.startedAgo - 1), end_timestamp: ago(opts.startedAgo - 2),
+    },
+  ];
+  const res = await call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs: spans });
+  expect(res.statusCode, res.body).toBe(200);
+  expect((await readTrace(stack.app, key, root)).statusCode).toBe(200);
+  return { root, child, llm };
+}
+
+describe('the console reads', () => {
+  let first: { root: string; child: string; llm: string };
+  let second: { root: string; child: string; llm: string };
+  let projectUuid: string;
+
+  beforeAll(async () => {
+    first = await writeTrace(org.key, 'shop', { name: 'checkout', words: 'velvet umbrella', startedAgo: 600 });
+    second = await writeTrace(org.key, 'shop', { name: 'refund', words: 'granite kettle', status: 'error', startedAgo: 300 });
+    await writeTrace(other.key, 'shop', { name: 'theirs', words: 'velvet umbrella', startedAgo: 100 });
+    projectUuid = (await call(stack.app, org.key, 'POST', '/project', { name: 'shop' })).json().uuid;
   });
 
-  it('caches hashed assets for a year, immutable', async () => {
-    const asset = readdirSync(join(CONSOLE_DIST, 'assets')).find((f) => f.endsWith('.js'))!;
-    const res = await stack.app.inject({ url: `/assets/${asset}` });
+  it('GET /projects: each project with all-time and last-24-hours activity, only the caller’s', async () => {
+    const res = await call(stack.app, org.key, 'GET', '/projects');
     expect(res.statusCode).toBe(200);
-    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect(res.headers['content-type']).toMatch(/javascript/);
-    expect((await stack.app.inject({ url: '/assets/nope.js' })).statusCode).toBe(404);
+    const projects = res.json();
+    expect(projects).toHaveLength(1);
+    // Two traces, one failed; each trace's cost is its LLM span's, as the roots have none of their own.
+    expect(projects[0]).toMatchObject({ uuid: projectUuid, name: 'shop', traces: 2, traces_24h: 2, cost_24h: 0.5, error_rate_24h: 0.5, last_activity: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/) });
   });
 
-  it('leaves the API, the probes, the docs and the metrics as they were', async () => {
-    const api = await stack.app.inject({ url: '/api/svc/v1/no-such-route', headers: html });
-    expect(api.statusCode).toBe(404);
-    expect(api.json()).toEqual({ detail: 'Not Found' });
-    expect((await stack.app.inject({ url: '/api/svc/v1/', headers: html })).statusCode).toBe(401);
-    expect((await stack.app.inject({ url: '/healthz', headers: html })).json()).toEqual({ status: 'ok' });
-    expect((await stack.app.inject({ url: '/openapi.json', headers: html })).json()).toHaveProperty('openapi');
-    expect((await stack.app.inject({ url: '/metrics', headers: html })).body).toContain('sightline_http_request_duration_seconds');
-    const docs = await stack.app.inject({ url: '/docs/', headers: html });
-    expect(docs.body).not.toContain('<div id="root">');
-    // Without a dashboard key, /admin/queues stays a 404, not the console.
-    expect((await stack.app.inject({ url: '/admin/queues', headers: html })).statusCode).toBe(404);
+  it('POST /traces: root rows newest first, with the trace’s totals and span count', async () => {
+    const res = await call(stack.app, org.key, 'POST', '/traces', { project_uuid: projectUuid });
+    expect(res.statusCode, res.body).toBe(200);
+    const page = res.json();
+    expect(page).toMatchObject({ total: 2, page: 1, total_pages: 1, page_size: 20 });
+    expect(page.results.map((r: { trace_id: string }) => r.trace_id)).toEqual([second.root, first.root]);
+    expect(page.results[0]).toMatchObject({ trace_name: 'refund', status: 'error', cost: 0.25, input_tokens: 10, output_tokens: 5, total_tokens: 15, span_count: 3, tags: [], scores: [], project_uuid: projectUuid });
+    expect(page.results[0].inputs).toBeUndefined();
   });
 
-  it('answers 404 to a non-browser request for an unknown path, and to other methods', async () => {
-    expect((await stack.app.inject({ url: '/projects', headers: { accept: 'application/json' } })).statusCode).toBe(404);
-    const post = await stack.app.inject({ method: 'POST', url: '/projects', headers: html, payload: {} });
-    expect(post.statusCode).toBe(404);
-    expect(post.json()).toEqual({ detail: 'Not Found' });
+  it('POST /traces: filters and a full-text search over every span of the trace narrow the rows', async () => {
+    const ids = async (body: object) => (await call(stack.app, org.key, 'POST', '/traces', { project_name: 'shop', ...body })).json().results.map((r: { trace_id: string }) => r.trace_id);
+    expect(await ids({ status: 'error' })).toEqual([second.root]);
+    expect(await ids({ filter_field: 'trace_name', filter_operator: 'equals', filter_value: 'checkout' })).toEqual([first.root]);
+    // The words are in a child span's metadata, not in the root.
+    expect(await ids({ search: 'umbrella' })).toEqual([first.root]);
+    expect(await ids({ search: '"granite kettle"' })).toEqual([second.root]);
+    expect(await ids({ search: 'velvet kettle' })).toEqual([]);
+    expect(await ids({ search: 'velvet or kettle' })).toEqual([second.root, first.root]);
+    expect(await ids({ search: 'nowhere' })).toEqual([]);
+    expect((await call(stack.app, org.key, 'POST', '/traces', { project_name: 'nope' })).json()).toMatchObject({ total: 0, results: [] });
   });
 
-  it('says how to build the console when it is not built', async () => {
-    const app = Fastify();
-    await app.register(errors);
-    await app.register(consolePlugin, { dir: await mkdtemp(join(tmpdir(), 'no-console-')) });
-    const res = await app.inject({ url: '/projects', headers: html });
-    expect(res.statusCode).toBe(503);
-    expect(res.headers['content-type']).toMatch(/^text\/plain/);
-    expect(res.body).toContain('npm run build:web');
-    expect((await app.inject({ url: '/' })).statusCode).toBe(503);
-    await app.close();
+  it('GET /trace/{id}/skeleton: every span’s place, kind and timing in execution order, no payloads', async () => {
+    const res = await call(stack.app, org.key, 'GET', `/trace/${first.llm}/skeleton`);
+    expect(res.statusCode, res.body).toBe(200);
+    const skeleton = res.json();
+    expect(skeleton.root_trace_id).toBe(first.root);
+    expect(skeleton.spans.map((s: { trace_id: string; depth: number; kind: string | null }) => [s.trace_id, s.depth, s.kind])).toEqual([
+      [first.root, 0, null],
+      [first.child, 1, 'retriever'],
+      [first.llm, 2, 'llm'],
+    ]);
+    expect(skeleton.spans[2]).toMatchObject({ parent_trace_id: first.child, trace_name: 'answer', cost: 0.25, total_tokens: 15, status: null, execution_order: 2, latency: expect.any(Number) });
+    expect(Object.keys(skeleton.spans[0])).not.toContain('inputs');
+    expect((await call(stack.app, other.key, 'GET', `/trace/${first.root}/skeleton`)).statusCode).toBe(404);
+    expect((await call(stack.app, org.key, 'GET', `/trace/${randomUUID()}/skeleton`)).statusCode).toBe(404);
+  });
+
+  it('GET /span/{id}: one span with all its fields and no children', async () => {
+    const res = await call(stack.app, org.key, 'GET', `/span/${first.llm}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const span = res.json();
+    expect(span).toMatchObject({ trace_id: first.llm, root_trace_id: first.root, project_name: 'shop', configuration: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, cost: 0.25, scores: [], comments: [] });
+    expect(span.children).toBeUndefined();
+    expect((await call(stack.app, other.key, 'GET', `/span/${first.llm}`)).statusCode).toBe(404);
+  });
+
+  it('the search reads its index, not every trace of a large project (runs last: it adds 20,000 traces)', async () => {
+    // Many more traces in the project, none with the word: the plan for a large project.
+    await sql`
+      insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, project_id, created, trace_name, output, depth, start_ts)
+      select ${org.id}, id, id, id, ${projectUuid}, true, 'filler', 'filler text number ' || n, 0, now() - n * interval '1 second'
+      from (select gen_random_uuid() as id, n from generate_series(1, 20000) n) f`;
+    await sql`analyze spans`;
+    const { page, params } = rootListingSql({ organizationId: org.id, projectId: projectUuid, search: 'umbrella', page: 1, pageSize: 20 });
+    const plan = (await sql.unsafe(`explain ${page}`, params as never[])).map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/Bitmap Index Scan on spans_search/);
+  });
+});
+
+describe('the live tail', () => {
+  /** Opens the stream and collects its events until `close`. */
+  async function openLive(key: string, projectUuid: string) {
+    const abort = new AbortController();
+    const res = await fetch(`${base}/api/svc/v1/traces/live?project_uuid=${projectUuid}&api_key=${encodeURIComponent(key)}`, { signal: abort.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const events: { event: string; data: Record<string, unknown> }[] = [];
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      let text = '';
+      for await (const chunk of res.body!) {
+        text += decoder.decode(chunk as Uint8Array, { stream: true });
+        let end;
+        while ((end = text.indexOf('\n\n')) >= 0) {
+          const block = text.slice(0, end);
+          text = text.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data) });
+        }
+      }
+    })().catch(() => {});
+    await expect.poll(() => events.some((e) => e.event === 'ready')).toBe(true);
+    return { events, close: async () => (abort.abort(), await reading) };
+  }
+
+  it('sends each new root trace of the project as a row, and nothing of other projects or organizations', async () => {
+    const projectUuid = (await call(stack.app, org.key, 'POST', '/project', { name: 'live' })).json().uuid;
+    const viewer = (await call(stack.app, org.key, 'POST', '/api-keys', { role: 'viewer', label: 'watcher' })).json().key;
+    const live = await openLive(viewer, projectUuid);
+    try {
+      const mine = await writeTrace(org.key, 'live', { name: 'live-one', words: 'x', startedAgo: 5 });
+      await writeTrace(org.key, 'elsewhere', { name: 'not-here', words: 'x', startedAgo: 5 });
+      await writeTrace(other.key, 'live', { name: 'not-theirs', words: 'x', startedAgo: 5 });
+      await expect.poll(() => live.events.filter((e) => e.event === 'trace').map((e) => e.data.trace_id), { timeout: 10_000 }).toEqual([mine.root]);
+      expect(live.events.find((e) => e.event === 'trace')!.data).toMatchObject({ trace_name: 'live-one', span_count: expect.any(Number), project_uuid: projectUuid });
+    } finally {
+      await live.close();
+    }
+  });
+
+  it('refuses a stream without a valid key', async () => {
+    const res = await fetch(`${base}/api/svc/v1/traces/live?project_uuid=${randomUUID()}&api_key=sl_wrong`);
+    expect(res.status).toBe(401);
   });
 });

@@ -204,6 +204,12 @@ export function endpoints(t: Targets): Endpoint[] {
     { method: 'GET', path: '/provider-keys' },
     { method: 'DELETE', path: '/provider-keys/:provider', params: { provider: t.provider } },
     { method: 'GET', path: '/me' },
+    { method: 'GET', path: '/projects' },
+    { method: 'POST', path: '/traces', bodies: [{ project_uuid: t.projectUuid, search: 'target "some phrase" or -not', filter_field: 'trace_name', filter_operator: 'equals', filter_value: 'target-root', time_range: '7d', status: 'success', page: 1, page_size: 5 }] },
+    { method: 'GET', path: '/trace/:trace_id/skeleton', params: { trace_id: t.rootTraceId } },
+    { method: 'GET', path: '/span/:trace_id', params: { trace_id: t.rootTraceId } },
+    // Never a valid project: a valid request opens a stream that stays open, which a fuzzer cannot wait out.
+    { method: 'GET', path: '/traces/live', query: '?project_uuid=not-a-uuid' },
     { method: 'GET', path: '/api-keys' },
     { method: 'POST', path: '/api-keys', bodies: [{ role: 'viewer', label: 'fuzz@example.com' }] },
     { method: 'DELETE', path: '/api-keys/:id', params: { id: t.apiKeyId } },

@@ -26,6 +26,7 @@ import spanIntake from './plugins/span-intake';
 import sql from './plugins/sql';
 import accessRoutes from './routes/access/index';
 import completionRoutes from './routes/completions/index';
+import consoleRoutes from './routes/console/index';
 import datasetRoutes from './routes/datasets/index';
 import evalMetricRoutes from './routes/eval-metrics/index';
 import experimentRoutes from './routes/experiments/index';
@@ -50,7 +51,13 @@ const LOCATION: Record<string, string> = { body: 'body', params: 'path', queryst
 export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {}) {
   const app = Fastify({
     bodyLimit: config.BODY_LIMIT_BYTES,
-    logger: { level: config.LOG_LEVEL },
+    logger: {
+      level: config.LOG_LEVEL,
+      // Fastify's own request fields, with a key sent in the query (the live tail's) redacted.
+      serializers: {
+        req: (req) => ({ method: req.method, url: req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]'), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
+      },
+    },
     genReqId: requestId,
     // Errors raised before routing (a malformed URL, a bad content type) keep the API's error shape.
     frameworkErrors: (err, req, reply) =>
@@ -100,6 +107,7 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(rateLimits);
   await v1.register(healthRoutes.v1);
   await v1.register(accessRoutes);
+  await v1.register(consoleRoutes);
   await v1.register(projectRoutes);
   await v1.register(traceLogRoutes);
   await v1.register(feedbackRoutes);

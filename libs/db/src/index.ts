@@ -9,3 +9,4 @@ export * from './prompts';
 export * from './datasets';
 export * from './experiments';
 export * from './eval-metrics';
+export * from './console';

@@ -307,6 +307,13 @@ export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds
   return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [], dialect);
 }
 
+/**
+ * What full-text search reads of a span: the start of its inputs, output and metadata (the same
+ * expression as the spans_search index, which it must match to be used). Bounded, so that a multi-MB
+ * payload cannot exceed a tsvector's size limit and refuse the write.
+ */
+const SEARCH_DOCUMENT = `to_tsvector('simple'::regconfig, left(coalesce(x.inputs::text, '') || ' ' || coalesce(x.output, '') || ' ' || coalesce(x.metadata::text, ''), 100000))`;
+
 const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
   na: null, '1h': '1 hour', '3h': '3 hours', '6h': '6 hours', '24h': '24 hours', '7d': '7 days',
   '1m': '1 month', '3m': '3 months', '6m': '6 months', '1y': '1 year',
@@ -319,6 +326,8 @@ export type RootQuery = {
   filter?: FilterInput;
   timeRange?: TimeRange;
   status?: string | null;
+  /** Words (web-search syntax: "a phrase", or, -word) that some span of the trace holds. */
+  search?: string | null;
   page: number;
   pageSize: number;
 };
@@ -337,6 +346,10 @@ export function rootListingSql(q: RootQuery): { count: string; page: string; par
   const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
   if (interval) conditions.push(`s.start_ts >= now() - $${params.push(interval)}::interval`);
   if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
+  if (q.search?.trim()) {
+    const query = `websearch_to_tsquery('simple', $${params.push(q.search)}::text)`;
+    conditions.push(`s.trace_id in (select x.root_trace_id from spans x where x.organization_id = $1 and x.created and ${SEARCH_DOCUMENT} @@ ${query})`);
+  }
   const where = conditions.join(' and ');
   const limit = params.push(q.pageSize), offset = params.push((q.page - 1) * q.pageSize);
   return {
@@ -363,4 +376,13 @@ export async function countRoots(sql: Sql, q: RootQuery): Promise<number> {
 export async function listRoots(sql: Sql, q: RootQuery): Promise<{ total: number; ids: string[] }> {
   const [total, ids] = await Promise.all([countRoots(sql, q), rootIds(sql, q)]);
   return { total, ids };
+}
+
+/** One span's JSON in api.md's shape, without its children; null when the organization has no such span. */
+export async function findSpanText(sql: Sql, organizationId: string, traceId: string): Promise<string | null> {
+  const [row] = await sql<{ span: string }[]>`
+    select '{' || ${sql.unsafe(MEMBERS.withNulls)} || '}' as span
+    from spans s left join projects p on p.id = s.project_id
+    where s.organization_id = ${organizationId} and s.trace_id = ${traceId} and s.created`;
+  return row?.span ?? null;
 }

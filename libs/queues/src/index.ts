@@ -8,3 +8,4 @@ export * from './backlog';
 export * from './upkeep';
 export * from './span-intake';
 export * from './replies';
+export * from './live-roots';

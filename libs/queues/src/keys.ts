@@ -9,6 +9,8 @@ export function redisKeys(prefix: string) {
     completionCache: (org: string, digest: string) => `${prefix}:completion-cache:${org}:${digest}`,
     /** Every span event accepted and not yet written, by sequence number: the span-write backlog. */
     spanBacklog: `${prefix}:span-backlog`,
+    /** Pub/sub channel of an organization's root spans, published as they are committed (the live tail). */
+    liveRoots: (org: string) => `${prefix}:live-roots:${org}`,
     /** Namespace of the per-API-key request counters. */
     rateLimit: `${prefix}:rate-limit:`,
   };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OptionalUuid, Uuid } from './common';
+import { TraceLogTreeSchema } from './responses';
 import { GetTraceLogsSchema } from './trace-log';
 
 // The routes the web console needs beyond api.md's: summaries, light rows, a trace's skeleton and one
@@ -35,7 +36,7 @@ export const TraceRowSchema = z.object({
   input_tokens: z.number().nullable(),
   output_tokens: z.number().nullable(),
   total_tokens: z.number().nullable(),
-  cost: z.number().nullable(),
+  cost: z.number().nullable().describe("the trace's: the root's own value when it has one, else the sum over its spans (so for tokens)"),
   status: z.string().nullable(),
   error: z.string().nullable(),
   scores: z.array(z.looseObject({ name: z.string(), score: z.number().nullable() })),
@@ -66,5 +67,8 @@ export const SkeletonSpanSchema = z.object({
   execution_order: z.number().int(),
 });
 export const TraceSkeletonSchema = z.object({ root_trace_id: z.string(), spans: z.array(SkeletonSpanSchema).describe('in execution order (depth first)') });
+
+/** One span with every field, as in a trace log but without its children. */
+export const SpanSchema = TraceLogTreeSchema.omit({ children: true, children_ids: true }).meta({ title: 'Span' });
 
 export const LiveTracesQuery = z.object({ project_uuid: Uuid });

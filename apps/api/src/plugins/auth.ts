@@ -11,6 +11,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Defaults to `read` for GET and HEAD and to `write` for every other method. */
     access?: Access;
+    /**
+     * The key may come as the `api_key` query parameter: a browser's EventSource cannot send headers.
+     * Request logs show that parameter redacted.
+     */
+    keyInQuery?: boolean;
   }
   interface FastifyRequest {
     organizationId: string;
@@ -55,7 +60,8 @@ export default fp(async (app) => {
   app.decorate('forgetApiKey', (keyHash: Buffer) => void cache.delete(keyHash.toString('base64')));
 
   app.addHook('onRequest', async (req) => {
-    const header = req.headers['x-api-key'] ?? req.headers['x-user-id'];
+    const fromQuery = req.routeOptions.config.keyInQuery ? (req.query as { api_key?: string }).api_key : undefined;
+    const header = req.headers['x-api-key'] ?? req.headers['x-user-id'] ?? fromQuery;
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) throw new AppError(401, 'missing API key: send it in the x-api-key header');
 

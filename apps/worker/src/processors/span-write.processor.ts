@@ -2,7 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createBatcher } from '@sightline/core';
 import { applySpanEvents, type EvalTrigger, type Sql } from '@sightline/db';
-import { clearPending, holdPending, type Producer, type RedisKeys } from '@sightline/queues';
+import { clearPending, holdPending, publishLiveRoots, type Producer, type RedisKeys } from '@sightline/queues';
 import { spanWriteTransactionEvents } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
@@ -32,6 +32,8 @@ export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
     spanWriteTransactionEvents.observe(events.length);
     // After the commit: a read that waits on these sets now finds the data.
     await clearPending(deps.redis, deps.keys, events);
+    // Best effort: the live tail is a convenience, and the write is already durable and answered.
+    await publishLiveRoots(deps.redis, deps.keys, events).catch(() => {});
   }
   const batcher = createBatcher<SpanEvent>(write, { maxItems: deps.batchSize, lingerMs: 2 });
 

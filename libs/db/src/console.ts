@@ -1,0 +1,77 @@
+import type { Sql } from './client';
+import { rootIds, type RootQuery } from './spans';
+
+// Reads for the web console. PostgreSQL writes the JSON: a 10,000-span skeleton is one text value that
+// goes to the browser as it is.
+
+const utc = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
+/**
+ * A trace's total of a measure (cost, tokens): the root's own value when the client set one there (it
+ * then already covers the trace), else the sum over the trace's spans.
+ */
+const traceTotal = (root: string, column: string) =>
+  `coalesce(${root}.${column}, (select sum(c.${column}) from spans c where c.organization_id = ${root}.organization_id and c.root_trace_id = ${root}.trace_id and c.created))`;
+
+/** The organization's projects, with their traces all time and their last 24 hours' traces, cost and errors. */
+export function projectSummaries(sql: Sql, organizationId: string) {
+  return sql<{ uuid: string; name: string; created_at: string; traces: number; last_activity: string | null; traces_24h: number; cost_24h: number; error_rate_24h: number | null }[]>`
+    select p.id as uuid, p.name, ${sql.unsafe(utc('p.created_at'))} as created_at,
+      coalesce(r.traces, 0)::int as traces, ${sql.unsafe(utc('r.last_activity'))} as last_activity,
+      coalesce(d.traces, 0)::int as traces_24h, coalesce(d.cost, 0)::float8 as cost_24h,
+      case when d.traces > 0 then d.errors::float8 / d.traces end as error_rate_24h
+    from projects p
+    left join lateral (
+      select count(*) as traces, max(s.start_ts) as last_activity from spans s
+      where s.organization_id = p.organization_id and s.project_id = p.id and s.created and s.depth = 0
+    ) r on true
+    left join lateral (
+      select count(*) as traces, count(*) filter (where s.status = 'error') as errors, sum(${sql.unsafe(traceTotal('s', 'cost'))}) as cost
+      from spans s
+      where s.organization_id = p.organization_id and s.project_id = p.id and s.created and s.depth = 0 and s.start_ts >= now() - interval '24 hours'
+    ) d on true
+    where p.organization_id = ${organizationId}
+    order by r.last_activity desc nulls last, p.name`;
+}
+
+/** A page of root traces as table rows (the root's fields; the trace's tokens, cost and span count), newest first. */
+export async function traceRows(sql: Sql, q: RootQuery): Promise<string> {
+  return traceRowsOf(sql, q.organizationId, await rootIds(sql, q));
+}
+
+/** The rows of these root traces, in this order, as a JSON array; ids the organization lacks are left out. */
+export async function traceRowsOf(sql: Sql, organizationId: string, ids: string[]): Promise<string> {
+  if (!ids.length) return '[]';
+  const [{ rows }] = await sql<{ rows: string }[]>`
+    select coalesce(json_agg(json_build_object(
+      'trace_id', s.trace_id, 'project_uuid', s.project_id, 'trace_name', s.trace_name,
+      'start_timestamp', ${sql.unsafe(utc('coalesce(s.start_ts, s.created_at)'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
+      'latency', s.latency, 'input_tokens', ${sql.unsafe(traceTotal('s', 'input_tokens'))}, 'output_tokens', ${sql.unsafe(traceTotal('s', 'output_tokens'))},
+      'total_tokens', ${sql.unsafe(traceTotal('s', 'total_tokens'))}, 'cost', ${sql.unsafe(traceTotal('s', 'cost'))}, 'status', s.status, 'error', s.error, 'scores', coalesce(s.scores, '[]'::jsonb),
+      'feedback_score', s.feedback_score, 'tags', coalesce(s.tags, '{}'), 'end_user_identifier', s.end_user_identifier,
+      'session_id', s.session_id,
+      'span_count', (select count(*) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)
+    ) order by ord.n), '[]')::text as rows
+    from unnest(${sql.array(ids)}::uuid[]) with ordinality as ord(id, n)
+    join spans s on s.organization_id = ${organizationId} and s.trace_id = ord.id and s.created`;
+  return rows;
+}
+
+/**
+ * The skeleton of the trace holding `traceId`: each span's place, name, kind, timing, status, tokens and
+ * cost, in execution order; null when the organization has no such span.
+ */
+export async function traceSkeleton(sql: Sql, organizationId: string, traceId: string): Promise<string | null> {
+  const [row] = await sql<{ skeleton: string }[]>`
+    select json_build_object('root_trace_id', t.root_trace_id, 'spans', coalesce((
+      select json_agg(json_build_object(
+        'trace_id', s.trace_id, 'parent_trace_id', s.parent_trace_id, 'trace_name', s.trace_name,
+        'kind', coalesce(s.metadata->>'run_type', case when s.configuration ? 'model' then 'llm' end),
+        'start_timestamp', ${sql.unsafe(utc('coalesce(s.start_ts, s.created_at)'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
+        'latency', s.latency, 'status', s.status, 'input_tokens', s.input_tokens, 'output_tokens', s.output_tokens,
+        'total_tokens', s.total_tokens, 'cost', s.cost, 'depth', coalesce(s.depth, 0), 'execution_order', coalesce(s.execution_order, 0)
+      ) order by s.execution_order nulls last, s.start_ts nulls last, s.trace_id)
+      from spans s where s.organization_id = t.organization_id and s.root_trace_id = t.root_trace_id and s.created
+    ), '[]'))::text as skeleton
+    from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created`;
+  return row?.skeleton ?? null;
+}
