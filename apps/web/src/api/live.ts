@@ -24,15 +24,16 @@ export function useLiveTraces(projectUuid: string, enabled: boolean, onRow: (row
     const params = new URLSearchParams({ project_uuid: projectUuid, api_key: apiKey });
     const source = new EventSource(`${API_BASE}/traces/live?${params}`);
     setStatus('connecting');
-    source.onopen = () => setStatus('live');
+    // `ready` says the server listens: from then on no committed root is missed.
+    source.addEventListener('ready', () => setStatus('live'));
     source.onerror = () => setStatus(source.readyState === EventSource.CLOSED ? 'off' : 'reconnecting');
-    source.onmessage = (event) => {
+    source.addEventListener('trace', (event) => {
       try {
-        handler.current(JSON.parse(event.data) as TraceRow);
+        handler.current(JSON.parse((event as MessageEvent<string>).data) as TraceRow);
       } catch {
-        // A heartbeat or a malformed event: nothing to show.
+        // A malformed event: nothing to show.
       }
-    };
+    });
     return () => source.close();
   }, [projectUuid, enabled, apiKey]);
 

@@ -22,11 +22,14 @@ export type ApiKeyCreated = z.output<typeof ApiKeyCreatedSchema>;
 export type ProviderKey = z.output<typeof ProviderKeySchema>;
 export type Role = ApiKeyRole;
 
-/** `GET /span/{trace_id}`: one span's fields as a trace log reads back, without its children. */
+/**
+ * `GET /span/{trace_id}`: one span with every field, as a trace log reads back, without its children.
+ * (SpanSchema types only the typed columns and lets the rest through; the fields are TraceLogFields'.)
+ */
 export type Span = z.output<typeof TraceLogFields> & {
   trace_id: string;
-  root_trace_id: string | null;
-  parent_trace_id: string | null;
-  project_uuid?: string | null;
-  children_ids?: string[];
+  root_trace_id: string;
+  parent_trace_id: string;
+  project_uuid: string | null;
+  project_name?: string | null;
 };

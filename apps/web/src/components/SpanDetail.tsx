@@ -48,7 +48,7 @@ export function SpanDetail({ skeleton, span, loading, error, onRetry, link }: Pr
 
       <SimpleGrid cols={{ base: 2, xl: 4 }} spacing="xs">
         <Stat label="Latency">{formatLatency(skeleton.latency)}</Stat>
-        <Stat label="Time to first token">{formatLatency(span?.time_to_first_token)}</Stat>
+        <Stat label="First token">{formatLatency(span?.time_to_first_token)}</Stat>
         <Stat label="Tokens in / out">{formatCount(skeleton.input_tokens)} / {formatCount(skeleton.output_tokens)}</Stat>
         <Stat label="Cost">{formatCost(skeleton.cost)}</Stat>
       </SimpleGrid>

@@ -13,7 +13,7 @@ export function Chips({ items, max = 2, color = 'gray' }: { items: string[]; max
   return (
     <Group gap={4} wrap="nowrap">
       {items.slice(0, max).map((t, i) => (
-        <Badge key={`${t}-${i}`} variant="light" color={color} size="sm" tt="none" fw={500} maw={120} style={{ flexShrink: 1 }}>{t}</Badge>
+        <Badge key={`${t}-${i}`} variant="light" color={color} size="sm" tt="none" fw={500} maw={150} style={{ flexShrink: 1 }}>{t}</Badge>
       ))}
       {items.length > max && <Tooltip label={items.slice(max).join(', ')} multiline maw={320}><Badge variant="outline" color="gray" size="sm">+{items.length - max}</Badge></Tooltip>}
     </Group>

@@ -21,7 +21,7 @@ export const TRACE_COLUMNS = [
   column.display({ id: 'tokens', header: 'Tokens', size: 100, meta: { align: 'right' }, cell: ({ row: { original: r } }) => <Text span {...mono}>{formatTokens(r.input_tokens, r.output_tokens, r.total_tokens)}</Text> }),
   column.accessor('cost', { id: 'cost', header: 'Cost', size: 100, meta: { align: 'right' }, cell: (c) => <Text span {...mono}>{formatCost(c.getValue())}</Text> }),
   column.accessor('status', { id: 'status', header: 'Status', size: 100, cell: ({ row: { original: r } }) => <StatusBadge status={r.status} error={r.error} /> }),
-  column.accessor('scores', { id: 'scores', header: 'Scores', size: 200, cell: (c) => <Chips items={scoreChips(c.getValue())} color="indigo" /> }),
+  column.accessor('scores', { id: 'scores', header: 'Scores', size: 250, cell: (c) => <Chips items={scoreChips(c.getValue())} color="indigo" /> }),
   column.accessor('tags', { id: 'tags', header: 'Tags', size: 190, cell: (c) => <Chips items={c.getValue()} /> }),
   column.accessor('end_user_identifier', { id: 'user', header: 'User', size: 150, cell: (c) => <Text span size="sm" truncate>{c.getValue() ?? '–'}</Text> }),
   column.accessor('session_id', { id: 'session', header: 'Session', size: 150, cell: (c) => <Text span size="sm" truncate>{c.getValue() ?? '–'}</Text> }),

@@ -1,5 +1,6 @@
 export function formatLatency(seconds: number | null | undefined): string {
   if (seconds == null) return '–';
+  if (seconds === 0) return '0';
   if (seconds < 0.001) return `${(seconds * 1e6).toFixed(0)} µs`;
   if (seconds < 1) return `${(seconds * 1000).toFixed(0)} ms`;
   if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
@@ -10,8 +11,9 @@ export function formatLatency(seconds: number | null | undefined): string {
 export function formatCost(usd: number | null | undefined): string {
   if (usd == null) return '–';
   if (usd === 0) return '$0';
-  if (usd < 0.0001) return `$${usd.toExponential(1)}`;
-  if (usd < 1) return `$${usd.toFixed(4).replace(/0+$/, '')}`;
+  if (usd < 0.000001) return '<$0.000001';
+  // Four significant digits at most: a cheap call reads $0.000042, not $4.2e-5.
+  if (usd < 1) return `$${usd.toFixed(Math.min(6, 3 - Math.floor(Math.log10(usd)))).replace(/0+$/, '').replace(/\.$/, '')}`;
   return `$${usd.toFixed(2)}`;
 }
 

@@ -41,7 +41,8 @@ export function buildSpanTree(spans: SkeletonSpan[], rootId?: string): SpanTree 
     seen.add(span.trace_id);
     const kids = children.get(span.trace_id) ?? [];
     const startMs = apiTimeMs(span.start_timestamp);
-    const end = apiTimeMs(span.end_timestamp) ?? (startMs != null && span.latency != null ? startMs + span.latency * 1000 : null);
+    // The latency is exact where a written end time may be rounded to the second: it places the bar's end.
+    const end = startMs != null && span.latency != null ? startMs + span.latency * 1000 : apiTimeMs(span.end_timestamp);
     index.set(span.trace_id, nodes.length);
     nodes.push({ span, depth, parent, size: 1, childCount: kids.length, startMs, endMs: end });
     for (let i = kids.length - 1; i >= 0; i--) stack.push({ span: kids[i]!, depth: depth + 1, parent: nodes.length - 1 });

@@ -44,6 +44,12 @@ export function useLiveRows(projectUuid: string, view: TraceView, results: Trace
     setAdded((prev) => [...incoming, ...prev.filter((r) => !incoming.some((n) => n.trace_id === r.trace_id))]);
     setFresh(new Set(incoming.map((r) => r.trace_id)));
   }, []);
+  // New rows are marked for a moment, then look like the others.
+  useEffect(() => {
+    if (!fresh.size) return;
+    const timer = setTimeout(() => setFresh(new Set()), 2500);
+    return () => clearTimeout(timer);
+  }, [fresh]);
 
   const status = useLiveTraces(projectUuid, true, (row) => {
     const { view, rows } = current.current;

@@ -172,7 +172,7 @@ function ProviderKeys() {
       <Paper withBorder radius="md" p="md" component="form" onSubmit={submit} aria-label="Save a provider key">
         <Stack gap="sm">
           <Text fw={600} size="sm">Save a provider key (replaces the saved one of that provider)</Text>
-          <Group grow align="flex-start">
+          <Group grow align="flex-end">
             <TextInput label="Provider" placeholder="openai" description="Lower-case: openai, anthropic, azure_openai, or a name of yours" value={provider} onChange={(e) => setProvider(e.currentTarget.value)} required />
             <PasswordInput label="API key" value={apiKey} onChange={(e) => setApiKey(e.currentTarget.value)} required autoComplete="off" />
             <TextInput label="Base URL (optional)" placeholder="https://…" description="For OpenAI-compatible servers" value={baseUrl} onChange={(e) => setBaseUrl(e.currentTarget.value)} />
