@@ -21,9 +21,11 @@ export default function TracesPage() {
   const { projectUuid = '' } = useParams();
   const [params, setParams] = useSearchParams();
   const view = useMemo(() => viewFromParams(params), [params]);
+  // From the address bar, not this render's view: two quick changes (a reset, then a status) must not
+  // have the second bring back what the first removed while the first was still rendering.
   const setView = useCallback(
-    (change: Partial<TraceView>) => setParams(paramsFromView({ ...view, page: 1, ...change })),
-    [view, setParams],
+    (change: Partial<TraceView>) => setParams(paramsFromView({ ...viewFromParams(new URLSearchParams(window.location.search)), page: 1, ...change })),
+    [setParams],
   );
   const navigate = useNavigate();
   const project = useProjects().data?.find((p) => p.uuid === projectUuid);

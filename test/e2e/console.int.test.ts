@@ -1,0 +1,224 @@
+import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureConsoleBuilt } from '../../scripts/build-web';
+import { agentTrace, manyTraces, writeSpans } from '../support/console-data';
+import { freePort, ROOT, runScript, startScript } from '../support/processes';
+import { databaseUrl, redisUrl, uniquePrefix } from '../support/services';
+
+// The console in a real browser (Debian's Chromium, driven by playwright-core: no browser is downloaded)
+// against the processes `npm start` runs. Every page it visits is saved to test-artifacts/screenshots/.
+const SHOTS = `${ROOT}test-artifacts/screenshots`;
+const PROJECT = `support-bot-${randomUUID().slice(0, 6)}`;
+const N_TRACES = 40;
+
+let child: ChildProcess;
+let origin: string;
+let api: string;
+let browser: Browser;
+let page: Page;
+const keys = { admin: '', viewer: '' };
+let agent: ReturnType<typeof agentTrace>;
+
+const env = () => ({ DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), LOG_LEVEL: 'warn' });
+
+async function createKey(org: string, role: string, label: string) {
+  const created = await runScript('scripts/apikey.ts', ['create', '--org', org, '--role', role, '--label', label], env());
+  expect(created.code, created.stderr).toBe(0);
+  return created.stdout.trim().split('\n').at(-1)!;
+}
+
+const shot = (name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: false });
+
+async function signIn(key: string) {
+  await page.goto(`${origin}/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** The traces the table says it holds ("40 traces"). */
+async function tableTotal(): Promise<number> {
+  const text = await page.getByText(/^[\d,]+ traces?( · updating…)?$/).textContent({ timeout: 10_000 });
+  return Number(text!.replace(/[^\d]/g, ''));
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  await ensureConsoleBuilt(() => {});
+  const org = `console-e2e-${randomUUID()}`;
+  keys.admin = await createKey(org, 'admin', 'ada@example.com');
+  keys.viewer = await createKey(org, 'viewer', 'viewer@example.com');
+  const port = await freePort();
+  const started = await startScript('scripts/start.ts', { ...env(), LOG_LEVEL: 'info', QUEUE_PREFIX: uniquePrefix('console'), PORT: String(port) },
+    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*worker started|worker started[\s\S]*listening on http/, 120_000);
+  child = started.child;
+  origin = `http://127.0.0.1:${port}`;
+  api = `${origin}/api/svc/v1`;
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'] });
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('the web console', { timeout: 60_000 }, () => {
+  it('signs in with a key, refusing a wrong one with a clear message, and shows a first-run guide', async () => {
+    await signIn('sl_not-a-key');
+    await page.getByText('This API key is not valid on this server').waitFor();
+    await shot('sign-in-wrong-key');
+    await page.getByLabel('API key').fill(keys.admin);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('No traces yet: send your first one').waitFor();
+    // The guide names this server and the session's key.
+    await page.getByText(`${origin}/api/svc/v1`, { exact: true }).first().waitFor();
+    await page.getByRole('banner').getByText('ada@example.com').waitFor();
+    await shot('projects-first-run');
+  });
+
+  it('lists the projects with their activity', async () => {
+    agent = agentTrace(PROJECT, Date.now() - 30_000);
+    await writeSpans(api, keys.admin, [...manyTraces(PROJECT, N_TRACES - 1), ...agent.spans]);
+    await expect.poll(async () => {
+      await page.reload();
+      await page.getByRole('heading', { name: /^(Projects|No traces yet: send your first one)$/ }).waitFor();
+      return page.getByRole('link', { name: PROJECT }).count();
+    }, { timeout: 15_000 }).toBe(1);
+    await shot('projects');
+  });
+
+  it('shows a trace written through the API live, at the top of the table', async () => {
+    await page.getByRole('link', { name: PROJECT }).click();
+    await page.getByRole('table', { name: 'Traces' }).waitFor();
+    await expect.poll(tableTotal, { timeout: 15_000 }).toBe(N_TRACES);
+    await page.getByText('Live', { exact: true }).waitFor();
+    await page.mouse.move(5, 5); // not reading: a new row may come in at the top
+    const name = `live-${randomUUID().slice(0, 8)}`;
+    const written = Date.now();
+    await writeSpans(api, keys.admin, agentTrace(PROJECT, Date.now(), name).spans);
+    await page.getByRole('link', { name }).waitFor({ timeout: 10_000 });
+    const onScreenMs = Date.now() - written;
+    const firstRow = page.getByRole('table', { name: 'Traces' }).locator('tbody tr:not([aria-hidden])').first();
+    await expect(firstRow.textContent()).resolves.toContain(name);
+    await shot('traces-live');
+    expect(onScreenMs).toBeLessThan(5000);
+
+    // While the pointer is over the rows, a new trace waits behind the "new traces" bar.
+    await firstRow.hover();
+    const queued = `queued-${randomUUID().slice(0, 8)}`;
+    await writeSpans(api, keys.admin, agentTrace(PROJECT, Date.now(), queued).spans);
+    await page.getByRole('button', { name: /1 new trace/ }).waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('link', { name: queued }).count()).resolves.toBe(0);
+    await shot('traces-new-bar');
+    await page.getByRole('button', { name: /1 new trace/ }).click();
+    await page.getByRole('link', { name: queued }).waitFor();
+  });
+
+  it('narrows the table with the search, the status and the filter builder, and keeps them in the URL', async () => {
+    await page.getByRole('textbox', { name: 'Search inputs, output and metadata' }).fill('without downtime');
+    // The agent trace of the seed and the two written live ask it.
+    await expect.poll(tableTotal, { timeout: 10_000 }).toBe(3);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('without downtime');
+    await page.getByRole('button', { name: 'Reset' }).click();
+
+    await page.getByRole('combobox', { name: 'Status' }).click();
+    await page.getByRole('option', { name: 'Error' }).click();
+    const errors = manyTraces(PROJECT, N_TRACES - 1).filter((s) => s.status === 'error').length;
+    await expect.poll(tableTotal, { timeout: 10_000 }).toBe(errors);
+    await shot('traces-status-error');
+
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('combobox', { name: 'Field' }).click();
+    await page.getByRole('option', { name: 'Metadata' }).click();
+    await page.getByRole('textbox', { name: 'Key' }).fill('environment');
+    await page.getByRole('combobox', { name: 'Operator' }).click();
+    await page.getByRole('option', { name: 'equals', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Value' }).fill('staging');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const stagingErrors = manyTraces(PROJECT, N_TRACES - 1).filter((s) => s.status === 'error' && (s.metadata as { environment: string }).environment === 'staging').length;
+    await expect.poll(tableTotal, { timeout: 10_000 }).toBe(stagingErrors);
+    const params = new URL(page.url()).searchParams;
+    expect(Object.fromEntries(params)).toEqual({ status: 'error', filter: 'metadata', key: 'environment', op: 'equals', value: 'staging' });
+    await shot('traces-filtered');
+
+    // The link reproduces the view.
+    await page.goto(page.url());
+    await expect.poll(tableTotal, { timeout: 10_000 }).toBe(stagingErrors);
+    await page.getByText('metadata.environment equals staging').waitFor();
+  });
+
+  it('opens a 3-level trace and reads the chat messages of its LLM span', async () => {
+    await page.goto(`${origin}/projects/${new URL(page.url()).pathname.split('/')[2]}/traces/${agent.root}`);
+    const tree = page.getByRole('tree', { name: 'Spans of the trace' });
+    await tree.waitFor();
+    await expect(tree.getByRole('treeitem').count()).resolves.toBe(4);
+    await expect(tree.locator('[aria-level="3"]').textContent()).resolves.toContain('search_docs');
+    await tree.getByRole('treeitem').filter({ hasText: 'llm-openai' }).click();
+    expect(new URL(page.url()).searchParams.get('span')).toBe(agent.llm);
+    const messages = page.getByRole('list', { name: 'Messages' });
+    await messages.waitFor();
+    await expect(messages.getByLabel('system message').textContent()).resolves.toContain('You are the support assistant of Sightline');
+    await expect(messages.getByLabel('Call of search_docs').textContent()).resolves.toContain('"top_k": 3');
+    await expect(messages.getByLabel('tool message').textContent()).resolves.toContain('keys.md#rotation');
+    await expect(messages.locator('strong', { hasText: 'without downtime' }).count()).resolves.toBe(1);
+    await shot('trace-chat');
+
+    // Keyboard: down to the tool span under the LLM call, left back to its parent.
+    await tree.focus();
+    const selected = () => tree.locator('[aria-selected="true"]').getAttribute('id');
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(selected, { message: 'down from the LLM span' }).toBe(`span-${agent.tool}`);
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(selected, { message: 'left from the tool span' }).toBe(`span-${agent.llm}`);
+    expect(new URL(page.url()).searchParams.get('span')).toBe(agent.llm);
+    await page.getByRole('tab', { name: 'Input & output' }).click();
+    await shot('trace-io');
+  });
+
+  it('manages API keys as an admin: a new key shown once, and the last admin key kept', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('table', { name: 'API keys' }).waitFor();
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    await page.getByRole('textbox', { name: 'Label' }).fill('ci@example.com');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const key = (await page.getByTestId('new-key').textContent())!;
+    expect(key).toMatch(/^sl_/);
+    await shot('settings-new-key');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Revoke the key ci@example.com' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Revoke the key ci@example.com' }).count()).toBe(0);
+    // The session's own key is the organization's only admin key: the API refuses, the page says why.
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Revoke the key ada@example.com' }).click();
+    await page.getByText("this is the organization's last admin key").waitFor();
+    await shot('settings');
+  });
+
+  it('shows a viewer no write controls', async () => {
+    await page.getByRole('button', { name: /^Account:/ }).click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await page.getByText('You signed out.').waitFor();
+    await signIn(keys.viewer);
+    await page.getByRole('link', { name: PROJECT }).waitFor();
+    await page.getByRole('banner').getByText('viewer', { exact: true }).waitFor();
+    await expect(page.getByRole('link', { name: 'Settings' }).count()).resolves.toBe(0);
+    await shot('viewer-projects');
+    await page.goto(`${origin}/settings`);
+    await page.getByText('Settings are for admins').waitFor();
+    await expect(page.getByRole('button', { name: /Create|Revoke|Save|Delete/ }).count()).resolves.toBe(0);
+    await page.goto(`${origin}/projects/x/traces/${agent.root}`);
+    await page.getByRole('tree').waitFor();
+    await expect(page.getByRole('button', { name: /Create|Revoke|Save|Delete|Comment|Annotate/ }).count()).resolves.toBe(0);
+  });
+
+  it('signs out everywhere when the key stops working', async () => {
+    await page.evaluate(() => sessionStorage.setItem('sightline.apiKey', 'sl_revoked-meanwhile'));
+    await page.goto(`${origin}/projects`);
+    await page.getByText(/You were signed out: invalid API key/).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+  });
+});
