@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/build-web';
-import { agentTrace, manyTraces, writeSpans } from '../support/console-data';
+import { agentTrace, manyTraces, wideTrace, writeSpans } from '../support/console-data';
 import { freePort, ROOT, runScript, startScript } from '../support/processes';
 import { databaseUrl, redisUrl, uniquePrefix } from '../support/services';
 
@@ -177,6 +177,29 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('tab', { name: 'Input & output' }).click();
     await shot('trace-io');
   });
+
+  it('opens a 10,000-span trace quickly and scrolls it', async () => {
+    const wide = wideTrace(PROJECT, 10_000);
+    await writeSpans(api, keys.admin, wide.spans);
+    await expect.poll(async () => {
+      const res = await fetch(`${api}/trace/${wide.root}/skeleton`, { headers: { 'x-api-key': keys.admin } });
+      return res.ok ? ((await res.json()) as { spans: unknown[] }).spans.length : 0;
+    }, { timeout: 60_000, interval: 500 }).toBe(10_000);
+    const started = Date.now();
+    await page.goto(`${origin}/projects/x/traces/${wide.root}`);
+    await page.getByRole('tree').getByRole('treeitem').first().waitFor();
+    await page.getByRole('heading', { name: 'agent-run' }).first().waitFor();
+    const interactiveMs = Date.now() - started;
+    await page.getByRole('tree').focus();
+    await page.keyboard.press('End');
+    // The last span in depth-first order: the last child of the last child, down to a leaf.
+    let last = 0;
+    while (4 * last + 1 < 10_000) last = Math.min(4 * last + 4, 9_999);
+    await page.getByRole('tree').locator('[aria-selected="true"]', { hasText: `step-${last}` }).waitFor();
+    await shot('trace-10k');
+    console.log(`10,000-span trace interactive in ${interactiveMs} ms`);
+    expect(interactiveMs).toBeLessThan(2000);
+  }, 120_000);
 
   it('manages API keys as an admin: a new key shown once, and the last admin key kept', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();

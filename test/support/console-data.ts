@@ -74,3 +74,14 @@ export function manyTraces(project: string, n: number, nowMs = Date.now()): Span
   }
   return spans;
 }
+
+/** A trace of `n` spans, four children to a parent, each 4 ms after the one before. */
+export function wideTrace(project: string, n: number, startMs = Date.now() - 60_000) {
+  const ids = Array.from({ length: n }, () => randomUUID());
+  const spans: Span[] = ids.map((id, i) => ({
+    trace_id: id, project_name: project, trace_name: i ? `step-${i}` : 'agent-run', start_timestamp: iso(startMs + i * 4), end_timestamp: iso(startMs + i * 4 + (i ? 3 : n * 4)),
+    status: i % 997 === 5 ? 'error' : 'success', depth: 0, execution_order: i,
+    ...(i && { root_trace_id: ids[0], parent_trace_id: ids[Math.floor((i - 1) / 4)] }),
+  }));
+  return { root: ids[0]!, spans };
+}

@@ -1,11 +1,12 @@
 import { Code, Group, Paper, Stack, Table, Tabs, Text } from '@mantine/core';
+import { randomUuid } from '../lib/uuid';
 import { CopyIcon } from './CopyField';
 
 function Snippet({ code, label }: { code: string; label: string }) {
   return (
     <div style={{ position: 'relative' }}>
       <div style={{ position: 'absolute', top: 6, right: 6 }}><CopyIcon value={code} label={`Copy the ${label} snippet`} /></div>
-      <Code block fz="xs" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>{code}</Code>
+      <Code block fz="xs" style={{ whiteSpace: 'pre', overflowX: 'auto', paddingRight: 40 }}>{code}</Code>
     </div>
   );
 }
@@ -17,11 +18,14 @@ function Snippet({ code, label }: { code: string; label: string }) {
 export function ClientSetup({ apiKey, projectName = 'my-app' }: { apiKey: string; projectName?: string }) {
   const baseUrl = `${window.location.origin}/api/svc/v1`;
   const now = new Date().toISOString();
+  const body = JSON.stringify({
+    trace_id: randomUuid(), project_name: projectName, trace_name: 'hello', inputs: { question: 'hi' }, output: 'hello!',
+    status: 'success', start_timestamp: now, end_timestamp: now,
+  }, null, 2).replace(/\n/g, '\n  ');
   const curl = `curl -s ${baseUrl}/trace_log \\
-  -H 'x-api-key: ${apiKey}' -H 'content-type: application/json' \\
-  -d '{"trace_id":"${crypto.randomUUID()}","project_name":"${projectName}","trace_name":"hello",
-       "inputs":{"question":"hi"},"output":"hello!","status":"success",
-       "start_timestamp":"${now}","end_timestamp":"${now}"}'`;
+  -H 'x-api-key: ${apiKey}' \\
+  -H 'content-type: application/json' \\
+  -d '${body}'`;
   // The clients' own names (variable, constructor) are theirs: the snippets say only what to give them.
   const python = `# The official Python client reads its base URL from an environment variable
 # (<CLIENT>_BASE_URL, named in its docs); point it here:

@@ -26,10 +26,10 @@ export function ErrorState({ error, title = 'Something went wrong', onRetry }: {
   );
 }
 
-export function EmptyState({ title, children, icon }: { title: string; children?: ReactNode; icon?: ReactNode }) {
+export function EmptyState({ title, children, icon, width = 560 }: { title: string; children?: ReactNode; icon?: ReactNode; width?: number }) {
   return (
     <Center py={48}>
-      <Stack align="center" gap="sm" maw={560} ta="center">
+      <Stack align="center" gap="sm" maw={width} w="100%" ta="center">
         <ThemeIcon size={48} radius="xl" variant="light" color="gray">{icon ?? <IconInbox size={26} />}</ThemeIcon>
         <Title order={4}>{title}</Title>
         {children}

@@ -15,16 +15,16 @@ const mono = { ff: 'monospace', size: 'sm' } as const;
 
 /** The table's columns; `size` is the width in pixels (fixed layout: virtual rows never change widths). */
 export const TRACE_COLUMNS = [
-  column.accessor('trace_name', { id: 'name', header: 'Name', size: 240, enableHiding: false }),
-  column.accessor('start_timestamp', { id: 'start', header: 'Start', size: 150, cell: (c) => <Timestamp value={c.getValue()} size="sm" /> }),
-  column.accessor('latency', { id: 'latency', header: 'Latency', size: 100, meta: { align: 'right' }, cell: (c) => <Text span {...mono}>{formatLatency(c.getValue())}</Text> }),
-  column.display({ id: 'tokens', header: 'Tokens', size: 100, meta: { align: 'right' }, cell: ({ row: { original: r } }) => <Text span {...mono}>{formatTokens(r.input_tokens, r.output_tokens, r.total_tokens)}</Text> }),
+  column.accessor('trace_name', { id: 'name', header: 'Name', size: 220, enableHiding: false }),
+  column.accessor('start_timestamp', { id: 'start', header: 'Start', size: 130, cell: (c) => <Timestamp value={c.getValue()} size="sm" /> }),
+  column.accessor('latency', { id: 'latency', header: 'Latency', size: 90, meta: { align: 'right' }, cell: (c) => <Text span {...mono}>{formatLatency(c.getValue())}</Text> }),
+  column.display({ id: 'tokens', header: 'Tokens', size: 90, meta: { align: 'right' }, cell: ({ row: { original: r } }) => <Text span {...mono}>{formatTokens(r.input_tokens, r.output_tokens, r.total_tokens)}</Text> }),
   column.accessor('cost', { id: 'cost', header: 'Cost', size: 100, meta: { align: 'right' }, cell: (c) => <Text span {...mono}>{formatCost(c.getValue())}</Text> }),
-  column.accessor('status', { id: 'status', header: 'Status', size: 100, cell: ({ row: { original: r } }) => <StatusBadge status={r.status} error={r.error} /> }),
-  column.accessor('scores', { id: 'scores', header: 'Scores', size: 250, cell: (c) => <Chips items={scoreChips(c.getValue())} color="indigo" /> }),
-  column.accessor('tags', { id: 'tags', header: 'Tags', size: 190, cell: (c) => <Chips items={c.getValue()} /> }),
+  column.accessor('status', { id: 'status', header: 'Status', size: 90, cell: ({ row: { original: r } }) => <StatusBadge status={r.status} error={r.error} /> }),
+  column.accessor('scores', { id: 'scores', header: 'Scores', size: 240, cell: (c) => <Chips items={scoreChips(c.getValue())} color="indigo" /> }),
+  column.accessor('tags', { id: 'tags', header: 'Tags', size: 150, cell: (c) => <Chips items={c.getValue()} /> }),
   column.accessor('end_user_identifier', { id: 'user', header: 'User', size: 150, cell: (c) => <Text span size="sm" truncate>{c.getValue() ?? '–'}</Text> }),
-  column.accessor('session_id', { id: 'session', header: 'Session', size: 150, cell: (c) => <Text span size="sm" truncate>{c.getValue() ?? '–'}</Text> }),
+  column.accessor('session_id', { id: 'session', header: 'Session', size: 130, cell: (c) => <Text span size="sm" truncate>{c.getValue() ?? '–'}</Text> }),
   column.accessor('feedback_score', { id: 'feedback', header: 'Feedback', size: 100, meta: { align: 'right' }, cell: (c) => <Text span {...mono}>{formatScore(c.getValue())}</Text> }),
   column.accessor('span_count', { id: 'spans', header: 'Spans', size: 80, meta: { align: 'right' }, cell: (c) => <Text span {...mono}>{formatCount(c.getValue())}</Text> }),
 ];

@@ -18,7 +18,7 @@ export default function ProjectsPage() {
   if (projects.isError) return <ErrorState error={projects.error} title="Could not load the projects" onRetry={() => projects.refetch()} />;
   if (!projects.data.length) {
     return (
-      <EmptyState title="No traces yet: send your first one" icon={<IconRocket size={26} />}>
+      <EmptyState title="No traces yet: send your first one" icon={<IconRocket size={26} />} width={760}>
         <Text c="dimmed" size="sm">
           Projects appear here when a client writes to them. Point the Python or TypeScript client, or curl, at this server:
         </Text>

@@ -172,10 +172,10 @@ function ProviderKeys() {
       <Paper withBorder radius="md" p="md" component="form" onSubmit={submit} aria-label="Save a provider key">
         <Stack gap="sm">
           <Text fw={600} size="sm">Save a provider key (replaces the saved one of that provider)</Text>
-          <Group grow align="flex-end">
-            <TextInput label="Provider" placeholder="openai" description="Lower-case: openai, anthropic, azure_openai, or a name of yours" value={provider} onChange={(e) => setProvider(e.currentTarget.value)} required />
-            <PasswordInput label="API key" value={apiKey} onChange={(e) => setApiKey(e.currentTarget.value)} required autoComplete="off" />
-            <TextInput label="Base URL (optional)" placeholder="https://…" description="For OpenAI-compatible servers" value={baseUrl} onChange={(e) => setBaseUrl(e.currentTarget.value)} />
+          <Group grow align="flex-start">
+            <TextInput inputWrapperOrder={['label', 'input', 'description']} label="Provider" placeholder="openai" description="Lower-case: openai, anthropic, azure_openai, or a name of yours" value={provider} onChange={(e) => setProvider(e.currentTarget.value)} required />
+            <PasswordInput inputWrapperOrder={['label', 'input', 'description']} description="Shown again only by its last 4 characters" label="API key" value={apiKey} onChange={(e) => setApiKey(e.currentTarget.value)} required autoComplete="off" />
+            <TextInput inputWrapperOrder={['label', 'input', 'description']} label="Base URL (optional)" placeholder="https://…" description="For OpenAI-compatible servers" value={baseUrl} onChange={(e) => setBaseUrl(e.currentTarget.value)} />
           </Group>
           {save.isError && <Alert color="red" variant="light">{errorMessage(save.error)}</Alert>}
           <Group justify="flex-end"><Button type="submit" loading={save.isPending} disabled={!provider.trim() || !apiKey}>Save</Button></Group>

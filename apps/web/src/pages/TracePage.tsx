@@ -54,7 +54,9 @@ export default function TracePage() {
 
   const root = tree.nodes[0]!.span;
   const node = selectedIndex != null ? tree.nodes[selectedIndex] : undefined;
-  const totals = tree.nodes.reduce((t, n) => ({ cost: t.cost + (n.span.cost ?? 0), tokens: t.tokens + (n.span.total_tokens ?? 0) }), { cost: 0, tokens: 0 });
+  // A root without its own totals shows its spans' sums; none at all shows a dash, not a zero.
+  const sum = (pick: (s: typeof root) => number | null) => tree.nodes.reduce<number | null>((t, n) => (pick(n.span) == null ? t : (t ?? 0) + pick(n.span)!), null);
+  const totals = { cost: sum((s) => s.cost), tokens: sum((s) => s.total_tokens) };
   const allCollapsed = tree.nodes.filter((n) => n.childCount > 0);
 
   return (

@@ -78,7 +78,7 @@ export default function TracesPage() {
               <Button variant="light" onClick={() => setParams(new URLSearchParams())}>Reset the view</Button>
             </EmptyState>
           ) : (
-            <EmptyState title="No traces in this project yet">
+            <EmptyState title="No traces in this project yet" width={760}>
               <Text size="sm" c="dimmed">Traces written to this project appear here as they arrive.</Text>
               <ClientSetup apiKey={apiKey ?? ''} projectName={project?.name} />
             </EmptyState>
