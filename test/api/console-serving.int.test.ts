@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +60,17 @@ describe('the console served by the API node', () => {
     const post = await stack.app.inject({ method: 'POST', url: '/projects', headers: html, payload: {} });
     expect(post.statusCode).toBe(404);
     expect(post.json()).toEqual({ detail: 'Not Found' });
+  });
+
+  it('keeps the JavaScript a first visit loads under 400 KB gzipped (pages load as they are visited)', () => {
+    const html = readFileSync(join(CONSOLE_DIST, 'index.html'), 'utf8');
+    const initial = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+    const bytes = initial.reduce((n, f) => n + gzipSync(readFileSync(join(CONSOLE_DIST, f))).length, 0);
+    expect(initial.length).toBeGreaterThan(0);
+    expect(bytes).toBeLessThan(400 * 1024);
+    // Every page is a chunk of its own, not in the entry.
+    const assets = readdirSync(join(CONSOLE_DIST, 'assets'));
+    for (const page of ['TracesPage', 'TracePage', 'SettingsPage', 'ProjectsPage']) expect(assets.some((f) => f.startsWith(page) && !initial.includes(`assets/${f}`)), page).toBe(true);
   });
 
   it('says how to build the console when it is not built', async () => {
