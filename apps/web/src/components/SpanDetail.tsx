@@ -1,5 +1,6 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, Paper, ScrollArea, SegmentedControl, SimpleGrid, Stack, Table, Tabs, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconBraces, IconCheck, IconLink } from '@tabler/icons-react';
+import { useClipboard } from '@mantine/hooks';
 import { useMemo, useState, type ReactNode } from 'react';
 import type { SkeletonSpan, Span } from '../api/types';
 import { chatOf } from '../lib/chat';
@@ -25,6 +26,7 @@ function Stat({ label, children }: { label: string; children: ReactNode }) {
 /** One span: its timings first (from the skeleton, at once), then its payload when fetched. */
 export function SpanDetail({ skeleton, span, loading, error, onRetry, link }: Props) {
   const kind = skeleton.kind ?? 'span';
+  const clipboard = useClipboard({ timeout: 1500 });
   return (
     <Stack gap="sm" p="md">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
@@ -40,9 +42,9 @@ export function SpanDetail({ skeleton, span, loading, error, onRetry, link }: Pr
           <CopyButton value={link}>
             {({ copied, copy }) => <Button size="xs" variant="default" onClick={copy} leftSection={copied ? <IconCheck size={14} /> : <IconLink size={14} />}>{copied ? 'Copied' : 'Copy link'}</Button>}
           </CopyButton>
-          <CopyButton value={span ? JSON.stringify(span, null, 2) : ''}>
-            {({ copied, copy }) => <Button size="xs" variant="default" disabled={!span} onClick={copy} leftSection={copied ? <IconCheck size={14} /> : <IconBraces size={14} />}>{copied ? 'Copied' : 'Copy as JSON'}</Button>}
-          </CopyButton>
+          {/* Serialized on click only: a span can hold megabytes. */}
+          <Button size="xs" variant="default" disabled={!span} onClick={() => clipboard.copy(JSON.stringify(span, null, 2))}
+            leftSection={clipboard.copied ? <IconCheck size={14} /> : <IconBraces size={14} />}>{clipboard.copied ? 'Copied' : 'Copy as JSON'}</Button>
         </Group>
       </Group>
 

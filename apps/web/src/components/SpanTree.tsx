@@ -70,7 +70,7 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
       <div style={{ display: 'flex', borderBottom: '1px solid var(--mantine-color-default-border)', padding: '6px 0' }} aria-hidden>
         <Text size="xs" c="dimmed" fw={600} px="sm" style={{ flex: `0 0 ${TREE_WIDTH}` }}>SPAN</Text>
         <div style={{ flex: 1, position: 'relative', marginRight: 12 }}>
-          {[0, 0.25, 0.5, 0.75, 1].map((f) => (
+          {(total > 0 ? [0, 0.25, 0.5, 0.75, 1] : [0]).map((f) => (
             <Text key={f} size="xs" c="dimmed" ff="monospace" style={{ position: 'absolute', left: `${f * 100}%`, transform: f === 1 ? 'translateX(-100%)' : f > 0 ? 'translateX(-50%)' : undefined, whiteSpace: 'nowrap' }}>
               {formatLatency(total * f)}
             </Text>

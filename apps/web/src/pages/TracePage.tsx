@@ -75,7 +75,7 @@ export default function TracePage() {
         </div>
         <Group gap="lg" wrap="nowrap">
           <Summary label="Started"><Timestamp value={root.start_timestamp} size="sm" fw={500} /></Summary>
-          <Summary label="Duration">{formatLatency(root.latency ?? (tree.endMs - tree.startMs) / 1000)}</Summary>
+          <Summary label="Duration">{formatLatency(root.latency ?? (tree.endMs > tree.startMs ? (tree.endMs - tree.startMs) / 1000 : null))}</Summary>
           <Summary label="Spans">{formatCount(tree.nodes.length)}</Summary>
           <Summary label="Tokens">{formatCount(root.total_tokens ?? totals.tokens)}</Summary>
           <Summary label="Cost">{formatCost(root.cost ?? totals.cost)}</Summary>
