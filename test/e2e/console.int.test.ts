@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -62,8 +64,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (child && child.exitCode === null) child.kill('SIGKILL');
-});
+  // SIGTERM: start.ts passes it on to the API and the worker (a SIGKILL would leave them running).
+  if (child && child.exitCode === null) {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(20_000).then(() => child.kill('SIGKILL'))]);
+  }
+}, 30_000);
 
 describe('the web console', { timeout: 60_000 }, () => {
   it('signs in with a key, refusing a wrong one with a clear message, and shows a first-run guide', async () => {

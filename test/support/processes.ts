@@ -31,7 +31,10 @@ export function startScript(script: string, env: Record<string, string>, ready: 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env } });
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`not ready in time:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM'); // not left running behind a failed test
+      reject(new Error(`not ready in time:\n${output}`));
+    }, timeoutMs);
     const onData = (d: Buffer) => {
       output += d;
       if (ready.test(output)) {
