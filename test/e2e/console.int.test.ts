@@ -238,6 +238,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Create a key' }).click();
     await page.getByRole('textbox', { name: 'Label' }).fill('ci@example.com');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Create an API key' }).waitFor({ state: 'hidden' });
     const key = (await page.getByTestId('new-key').textContent())!;
     expect(key).toMatch(/^sl_/);
     await shot('settings-new-key');

@@ -4,6 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Suspense } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation } from 'react-router';
 import { useMe } from '../api/queries';
+import { usePermissions } from '../api/roles';
 import { session, useSession } from '../api/session';
 import { Logo } from './Logo';
 import { ErrorState, LoadingState } from './StateViews';
@@ -15,6 +16,7 @@ export function AppLayout() {
   const { apiKey } = useSession();
   const location = useLocation();
   const me = useMe();
+  const { isAdmin } = usePermissions();
   if (!apiKey) return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
 
   return (
@@ -27,7 +29,7 @@ export function AppLayout() {
             </Anchor>
             <Group gap={4} component="nav" aria-label="Main">
               <NavButton to="/projects" label="Projects" />
-              {me.data?.role === 'admin' && <NavButton to="/settings" label="Settings" />}
+              {isAdmin && <NavButton to="/settings" label="Settings" />}
             </Group>
           </Group>
           <Group gap="sm" wrap="nowrap">
@@ -65,6 +67,7 @@ function NavButton({ to, label }: { to: string; label: string }) {
 
 function Account() {
   const me = useMe().data!;
+  const { isAdmin } = usePermissions();
   const queryClient = useQueryClient();
   const signOut = () => {
     session.signOut('You signed out.');
@@ -86,7 +89,7 @@ function Account() {
       </Menu.Target>
       <Menu.Dropdown>
         <Menu.Label>Signed in with key {me.key_id.slice(0, 8)}…</Menu.Label>
-        {me.role === 'admin' && <Menu.Item component={Link} to="/settings" leftSection={<IconSettings size={16} />}>Settings</Menu.Item>}
+        {isAdmin && <Menu.Item component={Link} to="/settings" leftSection={<IconSettings size={16} />}>Settings</Menu.Item>}
         <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={signOut}>Sign out</Menu.Item>
       </Menu.Dropdown>
     </Menu>

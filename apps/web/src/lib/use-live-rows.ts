@@ -75,7 +75,6 @@ export function useLiveRows(projectUuid: string, view: TraceView, results: Trace
     reading.current = r;
     // The pointer left and the list is at the top: what queued while reading can come in now.
     if (!r && current.current.queued.length && canShowDirectly() && current.current.queued.every((q) => liveRowFits(current.current.view, q) === true)) flush();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [flush]);
 
   return { status, paused, rows, added: added.length, fresh, pending: queued.length, flush, setReading, togglePause: () => setPaused((p) => !p) };

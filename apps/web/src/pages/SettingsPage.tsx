@@ -6,6 +6,7 @@ import { errorMessage } from '../api/client';
 import {
   useApiKeys, useCreateApiKey, useDeleteProviderKey, useMe, useProviderKeys, useRevokeApiKey, useSaveProviderKey,
 } from '../api/queries';
+import { usePermissions } from '../api/roles';
 import type { ApiKeyCreated, Role } from '../api/types';
 import { CopyIcon } from '../components/CopyField';
 import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
@@ -19,7 +20,8 @@ const ROLE_HELP: Record<Role, string> = {
 
 export default function SettingsPage() {
   const me = useMe().data;
-  if (me?.role !== 'admin') {
+  const { isAdmin } = usePermissions();
+  if (!isAdmin || !me) {
     return (
       <EmptyState title="Settings are for admins">
         <Text size="sm" c="dimmed">Your key's role is {me?.role}. Ask an admin of {me?.organization_name} to manage keys.</Text>
@@ -116,7 +118,7 @@ function CreateKeyModal({ opened, onClose, onCreated }: { opened: boolean; onClo
       <Stack component="form" onSubmit={submit}>
         <TextInput label="Label" description="Who holds it: a person's email or a service's name" placeholder="ada@example.com" value={label}
           onChange={(e) => setLabel(e.currentTarget.value)} required data-autofocus />
-        <Select label="Role" data={(Object.keys(ROLE_HELP) as Role[]).map((r) => ({ value: r, label: ROLE_HELP[r] }))} value={role} allowDeselect={false}
+        <Select label="Role" description={ROLE_HELP[role]} data={Object.keys(ROLE_HELP)} value={role} allowDeselect={false}
           onChange={(r) => r && setRole(r as Role)} />
         {create.isError && <Alert color="red" variant="light">{errorMessage(create.error)}</Alert>}
         <Group justify="flex-end"><Button variant="default" onClick={onClose}>Cancel</Button><Button type="submit" loading={create.isPending} disabled={!label.trim()}>Create</Button></Group>

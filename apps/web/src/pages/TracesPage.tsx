@@ -112,8 +112,7 @@ function SearchBox({ value, onSearch }: { value: string; onSearch: (s: string) =
   useEffect(() => setText(value), [value]);
   useEffect(() => {
     if (debounced.trim() !== value.trim()) onSearch(debounced);
-    // Only the typed text triggers a search; a new `value` from the URL resets the box above.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Only the typed text triggers a search (not a new `value` from the URL, which resets the box above).
   }, [debounced]);
   return (
     <TextInput aria-label="Search inputs, output and metadata" placeholder="Search inputs, output, metadata…" leftSection={<IconSearch size={16} />} w={300}
