@@ -39,7 +39,7 @@ const tally = new Map<string, Map<number, number>>();
 /** The endpoint list does not depend on the ids in it: names are known before the targets exist. */
 const PLACEHOLDER: Targets = {
   projectName: 'p', projectUuid: '', rootTraceId: '', spanId: '', batchIds: ['', ''], chainIds: ['', ''], completionTraceId: '', experimentUuid: '',
-  datasetId: 0, datasetName: '', testCaseId: 0, promptName: '', promptVersionId: 0, deploymentId: '', provider: '', providerBaseUrl: '', evalMetricId: 0, apiKeyId: '',
+  datasetId: 0, datasetName: '', testCaseId: 0, promptName: '', promptVersionId: 0, deploymentId: '', provider: '', providerBaseUrl: '', evalMetricId: 0, apiKeyId: '', criterionId: '', commentId: '',
 };
 const ENDPOINT_NAMES = endpoints(PLACEHOLDER).map(endpointName);
 
@@ -84,12 +84,17 @@ async function makeTargets(): Promise<Targets> {
   await post('/provider-keys', { provider: `fuzz-target-${tag}`, api_key: 'sk-fuzz-target', base_url: gw.openai.baseURL });
   const metric = await post('/eval-metrics', { name: `fuzz-target-${tag}`, type: 'exact_match' });
   const apiKey = await post('/api-keys', { role: 'member', label: `fuzz-target-${tag}` });
+  const criterion = await post('/annotation-criteria', { name: `fuzz-target-${tag}`, kind: 'score', min: 0, max: 1 });
+  await readTrace(gw.stack.app, fuzzer.key, rootTraceId);
+  const comment = await post(`/trace_log/${rootTraceId}/comments`, { comment: 'target' });
   return {
     projectName: project.name, projectUuid: project.uuid, rootTraceId, spanId: randomUUID(), batchIds: [randomUUID(), randomUUID()], chainIds: [randomUUID(), randomUUID()],
     completionTraceId: randomUUID(), experimentUuid: experiment.uuid, datasetId: dataset.id, datasetName: `fuzz-target-${tag}`, testCaseId: dataset.test_case_ids[0],
     promptName: version.name, promptVersionId: version.id, deploymentId: deployment.deployment_id, provider: `fuzz-target-${tag}`, providerBaseUrl: gw.openai.baseURL,
     evalMetricId: metric.id,
     apiKeyId: apiKey.id,
+    criterionId: criterion.id,
+    commentId: comment.id,
   };
 }
 

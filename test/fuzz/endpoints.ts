@@ -23,6 +23,9 @@ export type Targets = {
   evalMetricId: number;
   /** A member key of the fuzzing organization, which the fuzzed DELETE may revoke. */
   apiKeyId: string;
+  criterionId: string;
+  /** A comment of the fuzzer's on the target root, which the fuzzed DELETE may remove. */
+  commentId: string;
 };
 
 export type Endpoint = {
@@ -205,6 +208,13 @@ export function endpoints(t: Targets): Endpoint[] {
     { method: 'DELETE', path: '/provider-keys/:provider', params: { provider: t.provider } },
     { method: 'GET', path: '/me' },
     { method: 'GET', path: '/projects' },
+    { method: 'GET', path: '/annotation-criteria' },
+    { method: 'POST', path: '/annotation-criteria', bodies: [{ name: 'fuzz-criterion', kind: 'value', description: 'd', options: ['good', 'bad'] }] },
+    { method: 'DELETE', path: '/annotation-criteria/:id', params: { id: t.criterionId } },
+    { method: 'POST', path: '/trace_log/:trace_id/comments', params: { trace_id: t.rootTraceId }, bodies: [{ comment: 'fuzzed' }] },
+    { method: 'DELETE', path: '/trace_log/:trace_id/comments/:comment_id', params: { trace_id: t.rootTraceId, comment_id: t.commentId } },
+    { method: 'PUT', path: '/trace_log/:trace_id/annotations/:criterion_id', params: { trace_id: t.rootTraceId, criterion_id: t.criterionId }, bodies: [{ score: 0.5, value: 'v' }] },
+    { method: 'DELETE', path: '/trace_log/:trace_id/annotations/:criterion_id', params: { trace_id: t.rootTraceId, criterion_id: t.criterionId } },
     { method: 'POST', path: '/traces', bodies: [{ project_uuid: t.projectUuid, search: 'target "some phrase" or -not', filter_field: 'trace_name', filter_operator: 'equals', filter_value: 'target-root', time_range: '7d', status: 'success', page: 1, page_size: 5 }] },
     { method: 'GET', path: '/trace/:trace_id/skeleton', params: { trace_id: t.rootTraceId } },
     { method: 'GET', path: '/span/:trace_id', params: { trace_id: t.rootTraceId } },

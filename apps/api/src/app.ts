@@ -32,6 +32,7 @@ import experimentRoutes from './routes/experiments/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
 import projectRoutes from './routes/projects/index';
+import remarkRoutes from './routes/remarks/index';
 import promptRoutes from './routes/prompts/index';
 import providerKeyRoutes from './routes/provider-keys/index';
 import traceLogRoutes from './routes/trace-logs/index';
@@ -106,6 +107,7 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(healthRoutes.v1);
   await v1.register(accessRoutes);
   await v1.register(consoleRoutes);
+  await v1.register(remarkRoutes);
   await v1.register(projectRoutes);
   await v1.register(traceLogRoutes);
   await v1.register(feedbackRoutes);

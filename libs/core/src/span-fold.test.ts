@@ -67,6 +67,35 @@ describe('evaluation results', () => {
   });
 });
 
+describe('console remarks', () => {
+  const comment = (seq: number, id: string, text: string | null, at = `2026-01-01 00:00:0${seq % 10}`): FoldEvent => ({
+    kind: 'remark', seq, fields: {}, remarks: { comments: { [id]: text === null ? null : { id, comment: text, user_id: 'ada', created_at: at } } },
+  });
+  const annotate = (seq: number, user: string, score: number | null): FoldEvent => ({
+    kind: 'remark', seq, fields: {}, remarks: { annotations: { crit: { [user]: score === null ? null : { created_at: '2026-01-01', user_id: user, score } } } },
+  });
+  it('merge comments by id and annotations by criterion and user, in any arrival order', () => {
+    const clientComment = { comment: 'from a client', user_id: 'sdk', created_at: '2025-12-31 00:00:00' };
+    const created: FoldEvent = { kind: 'create', seq: 1, fields: { comments: [clientComment] } };
+    const events = [created, comment(2, 'c1', 'first'), comment(3, 'c2', 'second'), comment(4, 'c1', null), annotate(5, 'ada', 1), annotate(6, 'bob', 0.5), annotate(7, 'bob', null)];
+    const id = '00000000-0000-4000-8000-000000000001';
+    const folded = foldEvents(undefined, events);
+    const derived = deriveFields(id, folded.fields);
+    expect(derived.comments).toEqual([clientComment, { id: 'c2', comment: 'second', user_id: 'ada', created_at: '2026-01-01 00:00:03' }]);
+    expect(derived.annotations).toEqual({ crit: { ada: { created_at: '2026-01-01', user_id: 'ada', score: 1, source: 'console' } } });
+    for (const order of [[...events].reverse(), [events[3], events[6], ...events.slice(0, 3), events[4], events[5]]]) expect(foldEvents(undefined, order)).toEqual(folded);
+    // Redelivered, they change nothing.
+    expect(foldEvents(folded, events)).toEqual(folded);
+    // Derived again from what was stored (merged), with a remark removed since: it does not linger.
+    const stored = { ...folded.fields, ...derived };
+    const removed = foldEvents({ ...folded, fields: stored }, [comment(8, 'c2', null), annotate(9, 'ada', null)]);
+    expect(deriveFields(id, removed.fields)).toMatchObject({ comments: [clientComment], annotations: {} });
+    // A client's later write of its comments replaces its own, not the console's.
+    const rewritten = foldEvents({ ...folded, fields: stored }, [{ kind: 'update', seq: 10, fields: { comments: [] } }]);
+    expect(deriveFields(id, rewritten.fields).comments).toEqual([{ id: 'c2', comment: 'second', user_id: 'ada', created_at: '2026-01-01 00:00:03' }]);
+  });
+});
+
 describe('deriveFields', () => {
   const id = '00000000-0000-4000-8000-000000000001';
   it('defaults root and parent to the span itself and makes it a root', () => {

@@ -10,3 +10,4 @@ export * from './datasets';
 export * from './experiments';
 export * from './eval-metrics';
 export * from './console';
+export * from './remarks';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RequestId, Uuid } from './common';
 import { EvalResult } from './eval-metric';
-import { TraceLogFields } from './trace-log';
+import { Annotation, Comment, TraceLogFields } from './trace-log';
 
 /** Fields a span-write event may set: the trace-log fields plus the ones the server resolves. */
 export const SpanEventFields = TraceLogFields.extend({
@@ -11,10 +11,22 @@ export const SpanEventFields = TraceLogFields.extend({
   children_ids: z.array(z.string()).nullish(),
   feedback_comment: z.string().nullish(),
   eval_scores: z.record(z.string(), EvalResult),
+  /** The console's comments (by id) and annotations (by criterion and user), kept apart from the client's. */
+  remarks: z.object({ comments: z.record(z.string(), z.looseObject({})), annotations: z.record(z.string(), z.record(z.string(), z.looseObject({}))) }),
 }).partial();
 
+/**
+ * Comments and annotations made in the console, entry by entry: a comment by its id, an annotation by
+ * criterion and user. Null removes the entry.
+ */
+export const RemarksSchema = z.object({
+  comments: z.record(z.string(), Comment.extend({ id: z.string() }).nullable()).optional(),
+  annotations: z.record(z.string(), z.record(z.string(), Annotation.nullable())).optional(),
+});
+export type Remarks = z.infer<typeof RemarksSchema>;
+
 export const SpanEventSchema = z.object({
-  kind: z.enum(['create', 'update', 'feedback', 'eval']),
+  kind: z.enum(['create', 'update', 'feedback', 'eval', 'remark']),
   organization_id: Uuid,
   trace_id: Uuid,
   /** Acceptance order, assigned atomically in Redis; makes the fold order-independent. */
@@ -22,6 +34,8 @@ export const SpanEventSchema = z.object({
   /** The root whose pending-write set counts this event, so reads of that trace can wait for it. */
   pending_root: Uuid.optional(),
   fields: SpanEventFields,
+  /** Only on 'remark' events. */
+  remarks: RemarksSchema.optional(),
   request_id: RequestId,
 });
 export type SpanEvent = z.infer<typeof SpanEventSchema>;

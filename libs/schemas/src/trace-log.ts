@@ -10,8 +10,8 @@ export const Score = z.object({
   id: z.number().int().nullish(),
 });
 const Image = z.object({ url: z.string(), caption: z.string().nullish() });
-const Comment = z.object({ comment: z.string(), user_id: z.string(), created_at: z.string() });
-const Annotation = z.object({
+export const Comment = z.object({ comment: z.string(), user_id: z.string(), created_at: z.string() });
+export const Annotation = z.object({
   created_at: z.string(),
   user_id: z.string(),
   score: z.number().nullish(),
