@@ -1,24 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSql, type Sql } from '@sightline/db';
+import { createSql } from '@sightline/db';
 import { createProducer, redisKeys, type QueuePayload } from '@sightline/queues';
 import { spanWriteProcessor } from '../../apps/worker/src/processors/span-write.processor';
-import { buildStack, call, type TestStack } from '../support/app';
-import { databaseUrl, newOrganization, testRedis, testSql } from '../support/services';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
+import { databaseUrl, testRedis } from '../support/services';
 
 // The worker stays stopped while requests are accepted, so the test decides in which order the queued
 // jobs reach the real span-write processor: reversed, repeated, or never.
-let stack: TestStack;
-let sql: Sql;
-let key: string;
+const { stack, sql, orgs: [{ key }] } = useStack({ worker: false, orgs: ['org'] });
 let process: (payload: QueuePayload<'span-write'>) => Promise<unknown>;
 let release: () => Promise<void>;
 
 beforeAll(async () => {
-  stack = await buildStack({ worker: false });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
   const workerSql = createSql(databaseUrl(), { max: 2 });
   const redis = testRedis();
   const evals = createProducer('eval', redis, stack.prefix);
@@ -29,11 +25,7 @@ beforeAll(async () => {
     await Promise.all([redis.quit(), workerSql.end()]);
   };
 });
-afterAll(async () => {
-  await stack.close();
-  await release();
-  await sql.end();
-});
+afterAll(() => release());
 
 async function takeQueuedJobs(): Promise<QueuePayload<'span-write'>[]> {
   const queue = stack.app.spanWrites.queue;

@@ -1,22 +1,11 @@
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addApiKey, type Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { describe, expect, it } from 'vitest';
+import { addApiKey } from '@sightline/db';
+import { buildStack, call } from '../support/app';
+import { useStack } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-
-beforeAll(async () => {
-  stack = await buildStack({ worker: false });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const { stack, sql, orgs: [{ key }] } = useStack({ worker: false, orgs: ['org'] });
 
 describe('authentication', () => {
   it('answers 401 with a detail when the key is missing', async () => {

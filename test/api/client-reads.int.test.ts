@@ -1,27 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, readTrace } from '../support/app';
 import { expectClientReadable } from '../support/client-contract';
-import { newOrganization, testSql } from '../support/services';
+import { useStack } from '../support/fixtures';
 
 // What the official clients send and read back, beyond the captured traffic of test/conformance: empty
 // ids, null configuration members, empty collections, and trees in the clients' dialect.
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
+const { stack, sql, orgs: [reads] } = useStack({ orgs: ['reads'] });
+const { key } = reads;
 let org: string;
-
-beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  ({ id: org, key } = await newOrganization(sql, 'reads'));
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
+beforeAll(() => {
+  org = reads.id;
 });
 
 const PYTHON = { 'x-sdk-language': 'python', 'x-sdk-version': '0.2.219' };

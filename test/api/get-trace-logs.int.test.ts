@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TIME_RANGES } from '@sightline/schemas';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-let otherKey: string;
+const { stack, orgs: [{ key }, { key: otherKey }] } = useStack({ orgs: ['a', 'b'] });
 const project = `list-${randomUUID()}`;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 const HOUR = 3600_000;
@@ -30,10 +26,6 @@ const names = async (body: object) => {
 };
 
 beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  key = (await newOrganization(sql, 'a')).key;
-  otherKey = (await newOrganization(sql, 'b')).key;
   for (const s of seeds) {
     const { id, child, startedAgo, ...fields } = s;
     await call(stack.app, key, 'POST', '/trace_log', { trace_id: id, project_name: project, trace_name: fields.name, latency: fields.latency, status: fields.status, start_timestamp: ago(startedAgo), metadata: fields.metadata, tags: fields.tags, scores: fields.scores, annotations: fields.annotations });
@@ -41,10 +33,6 @@ beforeAll(async () => {
   }
   // Read-your-writes covers GET by id; wait until the listing sees every span.
   for (const s of seeds) await readTrace(stack.app, key, s.id);
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
 });
 
 describe('POST /get_trace_logs', () => {

@@ -1,24 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { describe, expect, it } from 'vitest';
+import { buildStack, call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let org: { id: string; key: string };
-let other: { id: string; key: string };
-
-beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  org = await newOrganization(sql, 'batch');
-  other = await newOrganization(sql, 'batch-other');
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const { stack, sql, orgs: [org, other] } = useStack({ orgs: ['batch', 'batch-other'] });
 
 const batch = (trace_logs: unknown, key = org.key) => call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs });
 

@@ -1,25 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { unitHash } from '@sightline/core';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  key = (await newOrganization(sql, 'a')).key;
-  otherKey = (await newOrganization(sql, 'b')).key;
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const { stack, sql, orgs: [{ key }, { key: otherKey }] } = useStack({ orgs: ['a', 'b'] });
 
 const post = (body: unknown, k = key) => call(stack.app, k, 'POST', '/trace_log', body);
 const get = (id: string, k = key) => readTrace(stack.app, k, id);

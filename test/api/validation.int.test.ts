@@ -1,22 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { describe, expect, it } from 'vitest';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-
-beforeAll(async () => {
-  stack = await buildStack({ env: { BODY_LIMIT_BYTES: String(64 * 1024) } });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const { stack, orgs: [{ key }] } = useStack({ env: { BODY_LIMIT_BYTES: String(64 * 1024) }, orgs: ['org'] });
 
 function expectValidationError(res: { statusCode: number; json(): any }, loc: (string | number)[]) {
   expect(res.statusCode).toBe(422);

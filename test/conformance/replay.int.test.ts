@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectClientReadable } from '../support/client-contract';
-import { startGateway, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
 // Real traffic of the official clients (copied from shared/spec/wire: one captured request per call of each
 // client), replayed in order over HTTP against the API and worker, then read back as each client reads.
@@ -147,19 +146,12 @@ function sseEvents(text: string): any[] {
     .map((line) => JSON.parse(line.slice('data:'.length).trim()));
 }
 
-let gw: Gateway;
-let sql: Sql;
+const { gw, sql } = useGateway();
 let base: string;
 
 beforeAll(async () => {
-  gw = await startGateway();
-  sql = testSql();
   await gw.stack.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(gw.stack.app.server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
 });
 
 /** A fresh organization, with the deployed prompt the samples fetch. */

@@ -1,23 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { describe, expect, it } from 'vitest';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  stack = await buildStack({ worker: false });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-  otherKey = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const { stack, orgs: [{ key }, { key: otherKey }] } = useStack({ worker: false, orgs: ['org', 'org'] });
 
 const post = (path: string, body: unknown, k = key) => call(stack.app, k, 'POST', path, body);
 const get = (identifier: string | number, k = key) => call(stack.app, k, 'GET', `/collection/${identifier}`);

@@ -1,22 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { compileFilter, type FilterInput } from '@sightline/core';
-import type { Sql } from '@sightline/db';
-import { testSql } from '../support/services';
+import { useSql } from '../support/fixtures';
 import { filter as f, filterFailure as failure } from '../support/filters';
 
 // The compiled filters run against the real PostgreSQL: every operator on each kind of field, and
 // hostile or malformed data that must neither raise nor match wrongly.
 
 describe('compileFilter against PostgreSQL', () => {
-  let sql: Sql;
+  const { sql } = useSql();
   const org = randomUUID(), project = randomUUID(), experiment = randomUUID();
   const ids = { alpha: randomUUID(), bravo: randomUUID(), charlie: randomUUID(), delta: randomUUID(), echo: randomUUID() };
   const ann = (user_id: string, score: unknown, value: string, annotation_name = 'Quality') =>
     ({ created_at: '2026-01-01T00:00:00Z', user_id, score, value, annotation_name });
 
   beforeAll(async () => {
-    sql = testSql();
     const spans = [
       { trace_name: 'alpha', status: 'ok', output: 'hello world', execution_order: 9, latency: 9, cache_hit: true,
         start_ts: '2024-01-01T00:00:00Z', tags: ['prod', 'alpha'], experiment_uuid: experiment,
@@ -47,10 +45,6 @@ describe('compileFilter against PostgreSQL', () => {
           ${json(s.metadata)}::jsonb, ${json(s.inputs)}::jsonb, ${json(s.configuration)}::jsonb,
           ${json(s.scores)}::jsonb, ${json(s.annotations)}::jsonb)`;
     }
-  }, 30_000);
-
-  afterAll(async () => {
-    await sql?.end();
   }, 30_000);
 
   /** trace_names of the project's spans matching the filter, placeholders numbered after the two scoping ones. */

@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getOrCreateProject, rootListingSql, type RootQuery, type Sql } from '@sightline/db';
-import { newOrganization, testSql } from '../support/services';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getOrCreateProject, rootListingSql, type RootQuery } from '@sightline/db';
+import { useSql } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
 // The listing's common shapes must be served by indexes, not by scanning every span. 50k spans over
 // several projects are enough for the planner to prefer the indexes it would use on millions.
-let sql: Sql;
+const { sql } = useSql();
 let org: string;
 let project: string;
 
 beforeAll(async () => {
-  sql = testSql();
   org = (await newOrganization(sql, 'plans')).id;
   const projects = await Promise.all(['p0', 'p1', 'p2', 'p3', 'p4'].map((n) => getOrCreateProject(sql, org, n)));
   project = projects[0].uuid;
@@ -21,7 +21,6 @@ beforeAll(async () => {
     from (select gen_random_uuid() as id, i from generate_series(1, 50000) i) g`;
   await sql`analyze spans`;
 }, 60_000);
-afterAll(() => sql.end());
 
 async function plan(filter?: RootQuery['filter'], part: 'page' | 'count' = 'page', status?: string): Promise<string> {
   const { page, count, params } = rootListingSql({ organizationId: org, projectId: project, filter, status, page: 3, pageSize: 20 });

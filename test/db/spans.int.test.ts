@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySpanEvents, findTraceOf, getOrCreateProject, type Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { applySpanEvents, findTraceOf, getOrCreateProject } from '@sightline/db';
 import type { SpanEvent } from '@sightline/schemas';
-import { newOrganization, testSql } from '../support/services';
+import { useSql } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
-let sql: Sql;
+const { sql } = useSql();
 let org: string;
 let project: string;
 let seq = 1;
 
 beforeAll(async () => {
-  sql = testSql();
   org = (await newOrganization(sql)).id;
   project = (await getOrCreateProject(sql, org, 'p')).uuid;
 });
-afterAll(() => sql.end());
 
 const ev = (kind: SpanEvent['kind'], trace_id: string, fields: SpanEvent['fields']): SpanEvent => ({
   kind,

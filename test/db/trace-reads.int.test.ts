@@ -1,23 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTrees, renderTrees } from '@sightline/core';
-import { findTraceOf, findTraceTextOf, getOrCreateProject, spansOfRoots, spanTextsOfRoots, type Sql } from '@sightline/db';
-import { newOrganization, testSql } from '../support/services';
+import { findTraceOf, findTraceTextOf, getOrCreateProject, spansOfRoots, spanTextsOfRoots } from '@sightline/db';
+import { useSql } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
 // The serialized reads (PostgreSQL writes each span's JSON, Node nests the bytes) must answer exactly what
 // the object reads answer once serialized: every type of column, awkward values, and large traces, which
 // are read in parts.
 
-let sql: Sql;
+const { sql } = useSql();
 let org: string;
 let project: string;
 
 beforeAll(async () => {
-  sql = testSql();
   org = (await newOrganization(sql, 'reads')).id;
   project = (await getOrCreateProject(sql, org, 'reads "quoted" \\ project')).uuid;
 });
-afterAll(() => sql.end());
 
 /** The trees as the object path serializes them. */
 const viaObjects = (rows: Parameters<typeof buildTrees>[0], ids: string[]) => JSON.parse(JSON.stringify(buildTrees(rows, ids)));

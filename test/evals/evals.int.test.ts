@@ -1,22 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { unitHash } from '@sightline/core';
-import type { Sql } from '@sightline/db';
 import { sleep } from '../fakes/fake-server';
 import { call, readTrace } from '../support/app';
-import { startGateway, userMessage, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
+import { userMessage } from '../support/gateway';
 
-let gw: Gateway;
-let sql: Sql;
-let key: string;
-let otherKey: string;
+const { gw, sql, orgs: [{ key }, { key: otherKey }] } = useGateway({ env: { PROVIDER_MAX_RETRIES: '0' }, orgs: ['org', 'org'] });
 
 beforeAll(async () => {
-  gw = await startGateway({ PROVIDER_MAX_RETRIES: '0' });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-  otherKey = (await newOrganization(sql)).key;
   for (const metric of [
     { name: 'exact', type: 'exact_match' },
     { name: 'has-paris', type: 'contains', config: { value: 'Paris' } },
@@ -26,10 +18,6 @@ beforeAll(async () => {
   ]) {
     expect((await call(gw.stack.app, key, 'POST', '/eval-metrics', metric)).statusCode).toBe(200);
   }
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
 });
 
 const post = (path: string, body: unknown, k = key) => call(gw.stack.app, k, 'POST', path, body);

@@ -1,25 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishExperiment, type Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { finishExperiment } from '@sightline/db';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-let otherKey: string;
+const { stack, sql, orgs: [{ key }, { key: otherKey }] } = useStack({ orgs: ['org', 'org'] });
 let project: { uuid: string; name: string };
 
 beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-  otherKey = (await newOrganization(sql)).key;
   project = (await call(stack.app, key, 'POST', '/project', { name: `exp-${randomUUID()}` })).json();
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
 });
 
 const post = (path: string, body?: unknown, k = key) => call(stack.app, k, 'POST', path, body);

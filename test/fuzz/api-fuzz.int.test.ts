@@ -1,11 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, readTrace } from '../support/app';
-import { startGateway, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
-import { checksums, drainQueues, integerIds, missingRows, seedTenant, tenantRows, type Tenant, type TenantRows } from '../security/tenant';
+import { useGateway } from '../support/fixtures';
+import { drainQueues } from '../support/queues';
+import { checksums, integerIds, missingRows, seedTenant, tenantRows, type Tenant, type TenantRows } from '../security/tenant';
 import { endpointName, endpoints, type Endpoint, type Targets } from './endpoints';
 import { HOSTILE_QUERIES, HOSTILE_SEGMENTS, hostileQuery, hostileSegment, hostileString, hostileValue, jsonText, Raw, rawPayload, setOwn, urlText } from './hostile';
 
@@ -27,8 +26,18 @@ const SCALE = Number(process.env.FUZZ_SCALE ?? 1);
 const BODY_RUNS = Math.ceil(480 * SCALE);
 const OTHER_RUNS = Math.ceil(100 * SCALE);
 
-let gw: Gateway;
-let sql: Sql;
+// Every provider name the gateway knows points at a closed port: no fuzzed body reaches the internet.
+const nowhere = 'http://127.0.0.1:9/v1';
+const { gw, sql, orgs: [victimOrg, fuzzerOrg] } = useGateway({
+  env: {
+    ...Object.fromEntries(['GROQ', 'TOGETHER', 'MISTRAL', 'OPENROUTER', 'DEEPSEEK', 'FIREWORKS', 'OLLAMA', 'VLLM', 'AZURE_OPENAI'].map((p) => [`${p}_BASE_URL`, nowhere])),
+    // Event-loop protection off: here one event loop runs the API, the workers, the fake providers and the
+    // generator, so its lag is the whole test's (megabyte bodies written by the worker), not the API's.
+    // The protection has tests of its own; this one is about how input is handled.
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+  },
+  orgs: ['fuzz-victim', 'fuzzer'],
+});
 let victim: Tenant;
 let fuzzer: Tenant;
 let targets: Targets;
@@ -44,28 +53,14 @@ const PLACEHOLDER: Targets = {
 const ENDPOINT_NAMES = endpoints(PLACEHOLDER).map(endpointName);
 
 beforeAll(async () => {
-  // Every provider name the gateway knows points at a closed port: no fuzzed body reaches the internet.
-  const nowhere = 'http://127.0.0.1:9/v1';
-  gw = await startGateway({
-    ...Object.fromEntries(['GROQ', 'TOGETHER', 'MISTRAL', 'OPENROUTER', 'DEEPSEEK', 'FIREWORKS', 'OLLAMA', 'VLLM', 'AZURE_OPENAI'].map((p) => [`${p}_BASE_URL`, nowhere])),
-    // Event-loop protection off: here one event loop runs the API, the workers, the fake providers and the
-    // generator, so its lag is the whole test's (megabyte bodies written by the worker), not the API's.
-    // The protection has tests of its own; this one is about how input is handled.
-    MAX_EVENT_LOOP_DELAY_MS: '0',
-  });
-  sql = testSql();
-  victim = await seedTenant(gw.stack.app, await newOrganization(sql, 'fuzz-victim'), gw.openai.baseURL, 'victim');
-  fuzzer = await seedTenant(gw.stack.app, await newOrganization(sql, 'fuzzer'), gw.openai.baseURL, 'fuzzer');
+  victim = await seedTenant(gw.stack.app, victimOrg, gw.openai.baseURL, 'victim');
+  fuzzer = await seedTenant(gw.stack.app, fuzzerOrg, gw.openai.baseURL, 'fuzzer');
   avoid = new Set(integerIds(fuzzer));
   expect(await drainQueues(gw.stack)).toEqual([]);
   victimBefore = (await tenantRows(sql, victim.orgId)).rows;
   fuzzerBefore = (await tenantRows(sql, fuzzer.orgId)).rows;
   targets = await makeTargets();
 }, 120_000);
-afterAll(async () => {
-  await gw?.close();
-  await sql?.end();
-});
 
 async function makeTargets(): Promise<Targets> {
   const post = async (path: string, body: unknown) => {

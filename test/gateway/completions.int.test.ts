@@ -1,26 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { calcPrice } from '@pydantic/genai-prices';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { call, readTrace } from '../support/app';
-import { startGateway, userMessage, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
+import { userMessage } from '../support/gateway';
+import { newOrganization } from '../support/services';
 
-let gw: Gateway;
-let sql: Sql;
-let key: string;
-let otherKey: string;
+const { gw, sql, orgs: [{ key }, { key: otherKey }] } = useGateway({ env: { VLLM_BASE_URL: undefined }, orgs: ['org', 'org'] });
 
-beforeAll(async () => {
-  gw = await startGateway({ VLLM_BASE_URL: undefined });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-  otherKey = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
-});
 beforeEach(() => {
   gw.openai.requests.length = 0;
   gw.anthropic.requests.length = 0;

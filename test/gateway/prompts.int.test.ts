@@ -1,24 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { describe, expect, it } from 'vitest';
 import { call, readTrace } from '../support/app';
-import { startGateway, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
 
-let gw: Gateway;
-let sql: Sql;
-let key: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  gw = await startGateway();
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-  otherKey = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
-});
+const { gw, orgs: [{ key }, { key: otherKey }] } = useGateway({ orgs: ['org', 'org'] });
 
 const v1 = {
   name: 'support-bot',

@@ -1,29 +1,19 @@
 import { request } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../fakes/fake-server';
 import { readTrace } from '../support/app';
-import { startGateway, userMessage, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
+import { userMessage } from '../support/gateway';
 
-let gw: Gateway;
-let sql: Sql;
-let key: string;
+const { gw, orgs: [{ key }] } = useGateway({ orgs: ['org'] });
 let port: number;
 
 beforeAll(async () => {
-  gw = await startGateway();
   gw.openai.chunkDelayMs = 20;
   gw.anthropic.chunkDelayMs = 20;
   await gw.stack.app.listen({ port: 0, host: '127.0.0.1' });
   port = (gw.stack.app.server.address() as { port: number }).port;
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
 });
 
 type Streamed = { status: number; contentType: string; networkChunks: string[] };

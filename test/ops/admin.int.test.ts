@@ -1,25 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { describe, expect, it } from 'vitest';
 import { queues } from '@sightline/queues';
-import { buildStack, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { buildStack } from '../support/app';
+import { useStack } from '../support/fixtures';
 
 const ADMIN_KEY = 'admin-key-0123456789abcdef';
 const basic = (password: string, user = 'ops') => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-let stack: TestStack;
-let sql: Sql;
-let orgKey: string;
-
-beforeAll(async () => {
-  stack = await buildStack({ worker: false, env: { ADMIN_API_KEY: ADMIN_KEY } });
-  sql = testSql();
-  orgKey = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const { stack, orgs: [{ key: orgKey }] } = useStack({ worker: false, env: { ADMIN_API_KEY: ADMIN_KEY }, orgs: ['org'] });
 
 const get = (url: string, headers: Record<string, string> = {}) => stack.app.inject({ method: 'GET', url, headers });
 

@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '@sightline/api';
 import { corsOrigins } from '../../apps/api/src/plugins/security';
-import type { Sql } from '@sightline/db';
 import { ApiEnv, parseEnv } from '@sightline/schemas';
 import { buildStack, call } from '../support/app';
-import { databaseUrl, newOrganization, redisUrl, testSql, uniquePrefix } from '../support/services';
+import { useSql } from '../support/fixtures';
+import { databaseUrl, redisUrl, uniquePrefix } from '../support/services';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -25,20 +25,14 @@ async function appWithLogs(env: Record<string, string> = {}) {
   return { app, lines };
 }
 
+const { orgs: [{ key }] } = useSql({ orgs: ['org'] });
 let app: FastifyInstance;
 let lines: Record<string, unknown>[];
-let sql: Sql;
-let key: string;
 
 beforeAll(async () => {
   ({ app, lines } = await appWithLogs());
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
 });
-afterAll(async () => {
-  await app.close();
-  await sql.end();
-});
+afterAll(() => app.close());
 
 describe('request ids', () => {
   it('generates one when none is sent, returns it in x-request-id, and puts it on the log lines of the request', async () => {

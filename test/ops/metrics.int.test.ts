@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
 import { queues, type QueueName } from '@sightline/queues';
-import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testRedis, testSql } from '../support/services';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
+import { testRedis } from '../support/services';
 import { parseMetrics, sampleValue, type Sample } from './prometheus';
 
 const SPANS = 20;
@@ -13,10 +13,8 @@ const OLD_JOB_AGE_MS = 60_000;
 // Every queue but span-write gets (index + 1) jobs, the first of them added a minute ago.
 const otherQueues = (Object.keys(queues) as QueueName[]).filter((name) => name !== 'span-write');
 
-let stack: TestStack;
-let sql: Sql;
+const { stack, sql, orgs: [org] } = useStack({ worker: false, orgs: ['org'] });
 let redis: Redis;
-let org: { id: string; key: string };
 let traceIds: string[];
 let missingId: string;
 
@@ -29,10 +27,7 @@ async function scrape(): Promise<{ text: string; samples: Sample[] }> {
 
 // All traffic happens before the first scrape: queue figures are cached for a moment after each reading.
 beforeAll(async () => {
-  stack = await buildStack({ worker: false });
-  sql = testSql();
   redis = testRedis();
-  org = await newOrganization(sql);
   await call(stack.app, org.key, 'POST', '/project', { name: 'metrics' });
   traceIds = Array.from({ length: SPANS }, () => randomUUID());
   const posted = await Promise.all(traceIds.map((trace_id) => call(stack.app, org.key, 'POST', '/trace_log', { trace_id, project_name: 'metrics', trace_name: 'm' })));
@@ -48,11 +43,7 @@ beforeAll(async () => {
     await queue.close();
   }
 });
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-  redis.disconnect();
-});
+afterAll(() => redis.disconnect());
 
 describe('GET /metrics', () => {
   it('labels HTTP latency by route pattern, method and status code, never by the raw URL', async () => {

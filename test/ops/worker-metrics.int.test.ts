@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
 import { queues } from '@sightline/queues';
 import { observeWorker } from '@sightline/runtime';
 import { sleep } from '../fakes/fake-server';
 import { buildStack, call, readTrace, type TestStack } from '../support/app';
+import { useSql } from '../support/fixtures';
 import { freePort } from '../support/processes';
-import { newOrganization, testRedis, testSql } from '../support/services';
+import { newOrganization, testRedis } from '../support/services';
 import { parseMetrics, sampleValue, type Sample } from './prometheus';
 
+const { sql } = useSql();
 let stack: TestStack;
-let sql: Sql;
 let port: number;
 
 async function scrapeWorker(): Promise<Sample[]> {
@@ -37,12 +37,8 @@ beforeAll(async () => {
   // The worker runs in this process, so its endpoint also shows the API's metrics; the assertions below
   // are about what only the worker observes.
   stack = await buildStack({ env: { METRICS_PORT: String(port) } });
-  sql = testSql();
 });
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+afterAll(() => stack.close());
 
 describe('worker metrics on METRICS_PORT', () => {
   it('reports span-write transaction sizes, job waits and durations, stalled counters for every queue, and its pool', async () => {

@@ -2,38 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Queue, Worker } from 'bullmq';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testRedis, testSql } from '../support/services';
-import type { Sql } from '@sightline/db';
+import { describe, expect, it } from 'vitest';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
+import { testRedis } from '../support/services';
 
 // The worker's log lines about a job carry the x-request-id of the API request(s) it came from, so one
 // id finds a request's lines in both processes. A span-write job holds the spans of many requests.
 
 type Line = Record<string, unknown> & { msg: string };
-let stack: TestStack;
-let sql: Sql;
-let org: { id: string; key: string };
 const lines: Line[] = [];
-
-beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  // Nothing listens on port 9: every completion fails at once, and the worker logs it.
-  stack = await buildStack({
-    workerLog: pino({ level: 'info' }, stream),
-    env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'sk-none', PROVIDER_MAX_RETRIES: '0', COMPLETION_TIMEOUT_MS: '2000' },
-  });
-  sql = testSql();
-  org = await newOrganization(sql);
+const stream = new Writable({
+  write(chunk, _enc, done) {
+    for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+    done();
+  },
 });
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
+// Nothing listens on port 9: every completion fails at once, and the worker logs it.
+const { stack, orgs: [org] } = useStack({
+  workerLog: pino({ level: 'info' }, stream),
+  env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'sk-none', PROVIDER_MAX_RETRIES: '0', COMPLETION_TIMEOUT_MS: '2000' },
+  orgs: ['org'],
 });
 
 async function lineWith(predicate: (line: Line) => boolean): Promise<Line> {

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '@sightline/api';
-import { addApiKey, type Sql } from '@sightline/db';
+import { addApiKey } from '@sightline/db';
 import { ApiEnv, parseEnv } from '@sightline/schemas';
 import { buildStack, call, type TestStack } from '../support/app';
+import { useSql, useStack } from '../support/fixtures';
 import { freePort } from '../support/processes';
-import { databaseUrl, newOrganization, redisUrl, testSql } from '../support/services';
+import { databaseUrl, newOrganization, redisUrl } from '../support/services';
 
-let sql: Sql;
-beforeAll(() => {
-  sql = testSql();
-});
-afterAll(() => sql.end());
+const { sql } = useSql();
 
 // A read that touches PostgreSQL only.
 const list = (stack: { app: TestStack['app'] }, key: string) => call(stack.app, key, 'GET', '/eval-metrics');
@@ -30,11 +27,7 @@ describe('rate limits per API key', () => {
   });
 
   describe('with RATE_LIMIT_PER_MINUTE=3', () => {
-    let stack: TestStack;
-    beforeAll(async () => {
-      stack = await buildStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '3' } });
-    });
-    afterAll(() => stack.close());
+    const { stack } = useStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '3' } });
 
     it('answers 429 in the API shape past the limit for that key only', async () => {
       const one = (await newOrganization(sql, 'limited')).key;

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runInNewContext } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clearPending, forgetLostSpanEvents, redisKeys, spanBacklog, takeSequenceNumbers, type RedisKeys } from '@sightline/queues';
 import type { SpanEvent } from '@sightline/schemas';
 import { EARLY_REFUSAL_MS } from '../../apps/api/src/plugins/span-intake';
 import { buildStack, call, readTrace, type TestStack } from '../support/app';
+import { useStack } from '../support/fixtures';
 import { newOrganization, uniquePrefix, useServices } from '../support/services';
 
 const { sql, redis } = useServices();
@@ -28,15 +29,11 @@ async function waitingJobEvents(stack: TestStack): Promise<SpanEvent[]> {
 }
 
 describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
-  let stack: TestStack;
+  const { stack, orgs: [org] } = useStack({ worker: false, env: { SPAN_BACKLOG_LIMIT: '3' }, orgs: ['backlog'] });
   let keys: RedisKeys;
-  let org: { id: string; key: string };
-  beforeAll(async () => {
-    stack = await buildStack({ worker: false, env: { SPAN_BACKLOG_LIMIT: '3' } });
+  beforeAll(() => {
     keys = redisKeys(stack.prefix);
-    org = await newOrganization(sql, 'backlog');
   });
-  afterAll(() => stack.close());
 
   it('refuses every span write with 429 once the limit is reached, keeping nothing of it, and accepts again once drained', async () => {
     const accepted = [randomUUID(), randomUUID(), randomUUID()];
@@ -160,15 +157,11 @@ describe('no bound', () => {
 });
 
 describe('lost span events leave the backlog', () => {
-  let stack: TestStack;
+  const { stack, orgs: [org] } = useStack({ worker: false, orgs: ['lost'] });
   let keys: RedisKeys;
-  let org: { id: string; key: string };
-  beforeAll(async () => {
-    stack = await buildStack({ worker: false });
+  beforeAll(() => {
     keys = redisKeys(stack.prefix);
-    org = await newOrganization(sql, 'lost');
   });
-  afterAll(() => stack.close());
   const forget = () => forgetLostSpanEvents(redis, keys, stack.app.spanWrites.queue);
 
   it('releases the events of a span-write job that failed for good: out of the backlog, and reads stop waiting', async () => {

@@ -1,35 +1,27 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, readTrace } from '../support/app';
-import { startGateway, userMessage, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
-import { checksums, drainQueues, missingRows, seedTenant, tenantRows, type Tenant, type TenantRows } from './tenant';
+import { useGateway } from '../support/fixtures';
+import { userMessage } from '../support/gateway';
+import { drainQueues } from '../support/queues';
+import { checksums, missingRows, seedTenant, tenantRows, type Tenant, type TenantRows } from './tenant';
 
 // Organization B sends organization A's ids to every endpoint. B must learn nothing of A's data (404, null
 // or empty, as the protocol says for an unknown id) and change none of it. Endpoints that accept writes
 // ahead of the span's create (PUT /trace_log, /feedback, /trace_log with a given trace_id) answer 200 by
 // design, but what they write lands in B's own namespace: A's rows are compared before and after.
 
-let gw: Gateway;
-let sql: Sql;
+const { gw, sql, orgs: [orgA, orgB] } = useGateway({ orgs: ['tenant-a', 'tenant-b'] });
 let a: Tenant;
 let b: Tenant;
 let aBefore: TenantRows;
 
 beforeAll(async () => {
-  gw = await startGateway();
-  sql = testSql();
-  const [orgA, orgB] = [await newOrganization(sql, 'tenant-a'), await newOrganization(sql, 'tenant-b')];
   a = await seedTenant(gw.stack.app, orgA, gw.openai.baseURL, 'a');
   b = await seedTenant(gw.stack.app, orgB, gw.openai.baseURL, 'b');
   expect(await drainQueues(gw.stack)).toEqual([]);
   aBefore = (await tenantRows(sql, a.orgId)).rows;
 }, 120_000);
-afterAll(async () => {
-  await gw?.close();
-  await sql?.end();
-});
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 type Res = { statusCode: number; body: string; json(): any };

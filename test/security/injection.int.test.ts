@@ -1,11 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { urlText } from '../fuzz/hostile';
 import { call, readTrace } from '../support/app';
-import { startGateway, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
-import { checksums, drainQueues, missingRows, seedTenant, tenantRows, type Tenant, type TenantRows } from './tenant';
+import { useGateway } from '../support/fixtures';
+import { drainQueues } from '../support/queues';
+import { checksums, missingRows, seedTenant, tenantRows, type Tenant, type TenantRows } from './tenant';
 
 // Every search input the API takes, and every filter input of the trace-log listing (field, key, value,
 // operator), receives SQL-injection strings. The attacker's organization holds one span per string whose
@@ -31,10 +30,8 @@ const OPERATORS = ['equals', 'not_equals', 'like', 'greater_than_or_equal', 'les
 
 type Root = { id: string; text: Record<string, string | null>; map: Record<string, string>; tags: string[]; score: string | null; annotation: string | null };
 
-let gw: Gateway;
-let sql: Sql;
+const { gw, sql, orgs: [victimOrg, attacker] } = useGateway({ orgs: ['victim', 'attacker'] });
 let victim: Tenant;
-let attacker: { id: string; key: string };
 let victimBefore: TenantRows;
 let attackerBefore: TenantRows;
 let tablesBefore: string[];
@@ -46,10 +43,7 @@ const post = (path: string, body: unknown) => call(gw.stack.app, attacker.key, '
 const tables = async () => (await sql<{ t: string }[]>`select table_name::text as t from information_schema.tables where table_schema = current_schema() order by 1`).map((r) => r.t);
 
 beforeAll(async () => {
-  gw = await startGateway();
-  sql = testSql();
-  victim = await seedTenant(gw.stack.app, await newOrganization(sql, 'victim'), gw.openai.baseURL, 'victim');
-  attacker = await newOrganization(sql, 'attacker');
+  victim = await seedTenant(gw.stack.app, victimOrg, gw.openai.baseURL, 'victim');
   const tag = randomBytes(4).toString('hex');
   for (const [i, s] of INJECTIONS.entries()) {
     // The attacker's project, experiment and span for this string: each holds it wherever text is free.
@@ -83,10 +77,6 @@ beforeAll(async () => {
   attackerBefore = (await tenantRows(sql, attacker.id)).rows;
   tablesBefore = await tables();
 }, 180_000);
-afterAll(async () => {
-  await gw?.close();
-  await sql?.end();
-});
 
 
 type Filter = { filter_field: string; filter_operator: string; filter_value?: string; filter_key?: string };

@@ -1,31 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { describe, expect, it } from 'vitest';
 import { call } from '../support/app';
-import { startGateway, userMessage, type Gateway } from '../support/gateway';
-import { newOrganization, testRedis, testSql } from '../support/services';
-import { drainQueues } from './tenant';
+import { useGateway } from '../support/fixtures';
+import { userMessage } from '../support/gateway';
+import { drainQueues } from '../support/queues';
+import { testRedis } from '../support/services';
 
 // Secrets must never rest in plain text: API keys are stored as SHA-256 hashes, provider keys (saved, or
 // sent with a completion and carried to the worker by a queued job) are sealed with AES-GCM under
 // SECRETS_KEY. The test plants recognizable secrets through every path that takes one, then reads every
 // column of every table, and every key under the run's Redis prefix, looking for them in any encoding.
 
-let gw: Gateway;
-let sql: Sql;
-const orgs: { id: string; key: string }[] = [];
+const { gw, sql, orgs } = useGateway({ orgs: ['secrets-a', 'secrets-b'] });
 const secret = (label: string) => `${label}-${randomBytes(18).toString('hex')}`;
 const secrets: Record<string, string> = {};
-
-beforeAll(async () => {
-  gw = await startGateway();
-  sql = testSql();
-  orgs.push(await newOrganization(sql, 'secrets-a'), await newOrganization(sql, 'secrets-b'));
-});
-afterAll(async () => {
-  await gw?.close();
-  await sql?.end();
-});
 
 /**
  * Every text a secret may hide as: itself, hex, and base64 / base64url at each of the three byte

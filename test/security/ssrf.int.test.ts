@@ -1,32 +1,21 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seal } from '@sightline/core';
-import { saveProviderKey, type Sql } from '@sightline/db';
+import { saveProviderKey } from '@sightline/db';
 import { buildLlmRequest, guardedFetch, publicOnlyFetch, resolveProvider } from '@sightline/llm';
 import { FakeAnthropic } from '../fakes/fake-anthropic';
 import { FakeOpenAI } from '../fakes/fake-openai';
 import { call } from '../support/app';
-import { startGateway, userMessage, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
+import { startGateway, userMessage } from '../support/gateway';
+import { newOrganization } from '../support/services';
 
 // An organization's saved base_url is called by the worker from inside the deployment's network. Unless
 // the operator sets ALLOW_PRIVATE_PROVIDER_URLS, it may not reach the host itself, its private network
 // or cloud metadata: not when it is saved, and not when it is used (a name can be re-pointed).
 
-let gw: Gateway;
-let sql: Sql;
-let org: { id: string; key: string };
-
-beforeAll(async () => {
-  gw = await startGateway({ ALLOW_PRIVATE_PROVIDER_URLS: 'false' });
-  sql = testSql();
-  org = await newOrganization(sql, 'ssrf');
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
-});
+const { gw, sql, orgs: [org] } = useGateway({ env: { ALLOW_PRIVATE_PROVIDER_URLS: 'false' }, orgs: ['ssrf'] });
 
 const save = (base_url: string, provider = 'internal') => call(gw.stack.app, org.key, 'POST', '/provider-keys', { provider, api_key: 'sk-ssrf', base_url });
 

@@ -6,6 +6,8 @@ import { ApiEnv, parseEnv, WorkerEnv } from '@sightline/schemas';
 import { startWorkers } from '@sightline/worker';
 import { databaseUrl, redisUrl, testRedis, uniquePrefix } from './services';
 
+export type StackOptions = { worker?: boolean; env?: Record<string, string | undefined>; workerLog?: Logger };
+
 export type TestStack = {
   app: FastifyInstance;
   prefix: string;
@@ -20,7 +22,7 @@ export type TestStack = {
  * The real API (via inject) and, when asked, the real span-write worker, both on the test database and a
  * queue prefix of their own. Tests that need to control delivery order leave the worker stopped.
  */
-export async function buildStack(options: { worker?: boolean; env?: Record<string, string | undefined>; workerLog?: Logger } = {}): Promise<TestStack> {
+export async function buildStack(options: StackOptions = {}): Promise<TestStack> {
   const prefix = uniquePrefix();
   const env = { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ...options.env };
   const config = parseEnv(ApiEnv, env);

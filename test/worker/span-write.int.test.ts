@@ -1,23 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { describe, expect, it } from 'vitest';
 import { sleep } from '../fakes/fake-server';
-import { buildStack, call, type TestStack, readTrace } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let org: { id: string; key: string };
-
-beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  org = await newOrganization(sql);
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const { stack, orgs: [org] } = useStack({ orgs: ['org'] });
 
 describe('span-write worker', () => {
   it('fails a job PostgreSQL refuses at once, clears its pending marks, and keeps its batch neighbours', async () => {
