@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
+import { describe, expect, it } from 'vitest';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
 import { runScript } from '../support/processes';
-import { databaseUrl, newOrganization, testSql } from '../support/services';
+import { databaseUrl, newOrganization } from '../support/services';
 
-let stack: TestStack;
-let sql: Sql;
-let admin: { id: string; key: string };
-
-beforeAll(async () => {
-  stack = await buildStack({ worker: false });
-  sql = testSql();
-  admin = await newOrganization(sql, 'access');
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const { stack, sql, orgs: [admin] } = useStack({ worker: false, orgs: ['access'] });
 
 async function createKey(role: string, label: string, by = admin.key) {
   const res = await call(stack.app, by, 'POST', '/api-keys', { role, label });

@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rootListingSql, type Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { rootListingSql } from '@sightline/db';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let org: { id: string; key: string };
-let other: { id: string; key: string };
+const { stack, sql, orgs: [org, other] } = useStack({ orgs: ['console', 'console-other'] });
 let base: string;
-
 beforeAll(async () => {
-  stack = await buildStack();
   base = await stack.app.listen({ port: 0, host: '127.0.0.1' });
-  sql = testSql();
-  [org, other] = [await newOrganization(sql, 'console'), await newOrganization(sql, 'console-other')];
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
 });
 
 const ago = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();

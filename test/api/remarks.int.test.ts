@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, readTrace } from '../support/app';
 import { expectClientReadable } from '../support/client-contract';
-import { newOrganization, testSql } from '../support/services';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let admin: string;
+const { stack, orgs: [{ key: admin }] } = useStack({ orgs: ['remarks'] });
 let ada: string;
 let bob: string;
 let viewer: string;
@@ -15,9 +12,6 @@ let rootId: string;
 let childId: string;
 
 beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  admin = (await newOrganization(sql, 'remarks')).key;
   const key = async (role: string, label: string) => (await call(stack.app, admin, 'POST', '/api-keys', { role, label })).json().key as string;
   [ada, bob, viewer] = [await key('member', 'ada@example.com'), await key('member', 'bob@example.com'), await key('viewer', 'vic@example.com')];
   rootId = randomUUID();
@@ -30,10 +24,6 @@ beforeAll(async () => {
   });
   expect(batch.statusCode).toBe(200);
   expect((await readTrace(stack.app, admin, rootId)).statusCode).toBe(200);
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
 });
 
 const span = async (key: string, id: string) => (await call(stack.app, key, 'GET', `/span/${id}`)).json();
