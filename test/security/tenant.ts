@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Sql } from '@sightline/db';
-import { QUEUE_NAMES } from '@sightline/queues';
+import { queues as registry } from '@sightline/queues';
 import { call, readTrace, type TestStack } from '../support/app';
 import { testRedis } from '../support/services';
 
@@ -145,7 +145,7 @@ export function missingRows(before: TenantRows, after: TenantRows): Record<strin
  */
 export async function drainQueues(stack: TestStack, timeoutMs = 60_000): Promise<{ queue: string; id?: string; reason: string }[]> {
   const connection = testRedis();
-  const queues = QUEUE_NAMES.map((name) => new Queue(name, { connection, prefix: stack.prefix }));
+  const queues = Object.keys(registry).map((name) => new Queue(name, { connection, prefix: stack.prefix }));
   try {
     const deadline = Date.now() + timeoutMs;
     let idleRounds = 0;

@@ -8,7 +8,7 @@
 type Waiting<T> = { items: T[]; resolve: () => void; reject: (err: unknown) => void };
 
 export function createBatcher<T>(flush: (items: T[]) => Promise<void>, options: { maxItems: number; lingerMs: number; maxConcurrent?: number }) {
-  let queue: Waiting<T>[] = [];
+  const queue: Waiting<T>[] = [];
   let queuedItems = 0;
   let cancelTimer: (() => void) | null = null;
   let running = 0;

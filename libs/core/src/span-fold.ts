@@ -8,7 +8,7 @@ import { secondsBetween } from './timestamps';
 // its create must not undo the update that followed it). Folding is therefore idempotent and
 // independent of delivery order.
 
-export type SpanEventKind = 'create' | 'update' | 'feedback' | 'eval';
+type SpanEventKind = 'create' | 'update' | 'feedback' | 'eval';
 export type FoldEvent = { kind: SpanEventKind; seq: number; fields: Record<string, unknown> };
 export type Versions = { create: Record<string, number>; update: Record<string, number> };
 export type SpanState = { created: boolean; versions: Versions; fields: Record<string, unknown> };
@@ -49,7 +49,7 @@ function foldEvalResults(state: SpanState, event: FoldEvent): void {
 }
 
 /** Where evaluation errors are shown: a key of the span's metadata. */
-export const EVAL_ERRORS_KEY = 'sightline_eval_errors';
+const EVAL_ERRORS_KEY = 'sightline_eval_errors';
 
 type EvalResults = Record<string, { score?: number; reason?: string | null; error?: string }>;
 

@@ -1,7 +1,7 @@
 import type { EvalMetricType } from '@sightline/schemas';
 import type { Sql } from './client';
 
-export type EvalMetric = { id: number; name: string; type: EvalMetricType; config: Record<string, any>; created_at: Date };
+export type EvalMetric = { id: number; name: string; type: EvalMetricType; config: Record<string, unknown>; created_at: Date };
 
 /** Null when the organization already has a metric of that name. */
 export async function createEvalMetric(sql: Sql, organizationId: string, m: { name: string; type: string; config: object }): Promise<EvalMetric | null> {

@@ -11,6 +11,7 @@ const Judge = z.object({
   model_params: JsonObject.nullish(),
   cache: z.boolean().nullish(),
 });
+export type JudgeConfig = z.infer<typeof Judge>;
 
 export const EvalMetricCreateSchema = z.discriminatedUnion('type', [
   z.object({ name: IndexedText.min(1), type: z.literal('levenshtein'), config: z.object({}).nullish() }),
@@ -39,7 +40,7 @@ export const EvalMetricCreateSchema = z.discriminatedUnion('type', [
   z.object({ name: IndexedText.min(1), type: z.literal('json_schema'), config: z.object({ schema: JsonObject }) }),
   z.object({ name: IndexedText.min(1), type: z.literal('llm_judge'), config: Judge }),
 ]);
-export type EvalMetricCreate = z.infer<typeof EvalMetricCreateSchema>;
+type EvalMetricCreate = z.infer<typeof EvalMetricCreateSchema>;
 export type EvalMetricType = EvalMetricCreate['type'];
 
 export const EvalMetricParams = z.object({ id: PathId });

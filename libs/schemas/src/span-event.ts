@@ -13,7 +13,7 @@ export const SpanEventFields = TraceLogFields.extend({
   eval_scores: z.record(z.string(), EvalResult),
 }).partial();
 
-export const SpanEventSchema = z.object({
+const SpanEventSchema = z.object({
   kind: z.enum(['create', 'update', 'feedback', 'eval']),
   organization_id: Uuid,
   trace_id: Uuid,
@@ -27,4 +27,3 @@ export const SpanEventSchema = z.object({
 export type SpanEvent = z.infer<typeof SpanEventSchema>;
 
 export const SpanWriteJobSchema = z.object({ events: z.array(SpanEventSchema).min(1) });
-export type SpanWriteJob = z.infer<typeof SpanWriteJobSchema>;

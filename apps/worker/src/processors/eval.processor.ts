@@ -5,7 +5,7 @@ import { deterministicMetrics, judgePrompt, parseJudgeAnswer, type EvalInput } f
 import { applySpanEvents, findEvalMetrics, findSpanForEval, type EvalMetric, type Sql } from '@sightline/db';
 import { buildLlmRequest } from '@sightline/llm';
 import { releasePending, takeWatermark, type RedisKeys } from '@sightline/queues';
-import type { EvalJob, EvalResult } from '@sightline/schemas';
+import type { EvalJob, EvalResult, JudgeConfig } from '@sightline/schemas';
 import type { Gateway } from '../gateway';
 import type { Processor } from '../register-worker';
 
@@ -18,7 +18,7 @@ type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; gateway: Gateway };
  */
 export function evalProcessor(deps: Deps): Processor<'eval'> {
   async function judge(metric: EvalMetric, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, log: Logger): Promise<EvalResult> {
-    const c = metric.config;
+    const c = metric.config as JudgeConfig; // an llm_judge metric's, as the API accepted it
     const request = buildLlmRequest({ model: c.model, provider: c.provider, model_params: c.model_params ?? null, messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }] }, {});
     // Through the gateway, so the judge's call is logged (as a child of the span), costed and cached.
     const { response, log: judgeLog } = await deps.gateway.complete(
