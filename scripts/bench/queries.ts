@@ -39,7 +39,7 @@ try {
   const org = stack.organizationId;
 
   // ---- seed --------------------------------------------------------------------------------------------
-  let t = performance.now();
+  const t = performance.now();
   await seedTraces(sql, { organizationId: org, projectId: project.uuid, traces: TRACES, onProgress: (n) => process.stdout.write(`\rseeded ${n} spans`) });
   const bigRoot = await seedAgentTrace(sql, { organizationId: org, projectId: agent.uuid, steps: BIG_TRACE_STEPS, callsPerStep: BIG_TRACE_CALLS });
   // What autovacuum does after a bulk insert: statistics and the visibility map (for index-only scans).

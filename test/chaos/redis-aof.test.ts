@@ -28,7 +28,7 @@ async function readStatuses(client: ApiClient, ids: readonly string[]) {
 describe('Redis killed and restarted on its append-only file', () => {
   it('loses no acknowledged span, and leaves no read waiting for a write that was not', async () => {
     const api = await stack.startApi();
-    let worker = await stack.startWorker();
+    const worker = await stack.startWorker();
     const client = () => apiClient(api.base, stack.key);
     const project = 'chaos';
 
@@ -77,7 +77,7 @@ describe('Redis killed and restarted on its append-only file', () => {
     for (let i = 0; i < 5; i++) unprotected.push(...acknowledged(await client().post('/trace_logs/batch', { trace_logs: Array.from({ length: 200 }, () => newSpan(project)) })));
     await stack.redis.kill();
     await stack.redis.start();
-    worker = await stack.startWorker();
+    await stack.startWorker();
     await stack.waitForDrain();
     const unprotectedStored = await stack.storedCount(unprotected);
 

@@ -119,7 +119,10 @@ class Replay {
       if (answer.status !== 200) continue;
       if (path === '/project') this.project = answer.body.uuid;
       if (path === '/experiment') this.experiment = answer.body.uuid;
-      if (path === '/collection') this.datasetIds.push(answer.body.id), this.testCaseIds.push(...answer.body.test_case_ids);
+      if (path === '/collection') {
+        this.datasetIds.push(answer.body.id);
+        this.testCaseIds.push(...answer.body.test_case_ids);
+      }
       if (path === '/testcases') this.testCaseIds.push(...answer.body);
     }
   }

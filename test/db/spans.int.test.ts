@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applySpanEvents, findTraceOf, getOrCreateProject } from '@sightline/db';
+import { applySpanEvents, findTraceTextOf, getOrCreateProject, type Sql } from '@sightline/db';
 import type { SpanEvent } from '@sightline/schemas';
 import { useSql } from '../support/fixtures';
 import { newOrganization } from '../support/services';
@@ -23,6 +23,12 @@ const ev = (kind: SpanEvent['kind'], trace_id: string, fields: SpanEvent['fields
   fields: kind === 'create' ? { project_id: project, ...fields } : fields,
 });
 
+/** Every visible span of the trace that holds `traceId`, as the API writes it; null when there is none. */
+async function storedSpans(sql: Sql, organizationId: string, traceId: string): Promise<Record<string, unknown>[] | null> {
+  const text = await findTraceTextOf(sql, organizationId, traceId);
+  return text && text.members.map((m) => JSON.parse(`{${Buffer.from(m).toString()}}`));
+}
+
 describe('applySpanEvents', () => {
   it('stores a tree with computed depth, order, latency and tokens, keeping microseconds', async () => {
     const root = randomUUID(), child = randomUUID(), grandchild = randomUUID();
@@ -34,7 +40,7 @@ describe('applySpanEvents', () => {
       ev('create', child, { root_trace_id: root, parent_trace_id: root, start_timestamp: '2026-01-01T00:00:01Z', input_tokens: 2, output_tokens: 3 }),
       ev('create', root, { start_timestamp: '2026-01-01T00:00:00Z', end_timestamp: '2026-01-01T00:00:03.5Z', trace_name: 'r', metadata: { a: 1 }, scores: [{ name: 's', score: 1 }] }),
     ]);
-    const rows = await findTraceOf(sql, org, grandchild);
+    const rows = await storedSpans(sql, org, grandchild);
     const byId = new Map(rows!.map((r) => [r.trace_id, r]));
     expect(byId.get(root)).toMatchObject({ depth: 0, execution_order: 0, latency: 3.5, metadata: { a: 1 }, scores: [{ name: 's', score: 1 }], start_timestamp: '2026-01-01 00:00:00' });
     expect(byId.get(child)).toMatchObject({ depth: 1, execution_order: 1, total_tokens: 5 });
@@ -48,10 +54,10 @@ describe('applySpanEvents', () => {
     const create = ev('create', id, { status: 'success', output: 'x' });
     const update = ev('update', id, { status: 'error', error: 'late' });
     await applySpanEvents(sql, [update]);
-    expect(await findTraceOf(sql, org, id)).toBeNull();
+    expect(await storedSpans(sql, org, id)).toBeNull();
     await applySpanEvents(sql, [create]);
     await applySpanEvents(sql, [create]); // redelivered
-    const [span] = (await findTraceOf(sql, org, id))!;
+    const [span] = (await storedSpans(sql, org, id))!;
     expect(span).toMatchObject({ status: 'error', error: 'late', output: 'x' });
     const [{ count }] = await sql`select count(*)::int from spans where trace_id = ${id}`;
     expect(count).toBe(1);
@@ -61,7 +67,7 @@ describe('applySpanEvents', () => {
     const id = randomUUID();
     const events = [ev('create', id, { tags: ['a'] }), ...Array.from({ length: 20 }, (_, i) => ev('update', id, { [`output`]: `v${i}` }))];
     await Promise.all(events.map((e) => applySpanEvents(sql, [e])));
-    const [span] = (await findTraceOf(sql, org, id))!;
+    const [span] = (await storedSpans(sql, org, id))!;
     expect(span.output).toBe('v19');
     expect(span.tags).toEqual(['a']);
   });
@@ -75,7 +81,7 @@ describe('applySpanEvents', () => {
         ...chain.map((id, i) => ev('create', id, { root_trace_id: root, parent_trace_id: i === 0 ? root : chain[i - 1] })),
       ];
       await Promise.all(events.map((e) => applySpanEvents(sql, [e])));
-      const rows = await findTraceOf(sql, org, root);
+      const rows = await storedSpans(sql, org, root);
       const depth = new Map(rows!.map((r) => [r.trace_id, r.depth]));
       expect(chain.map((id) => depth.get(id))).toEqual([1, 2, 3, 4, 5, 6]);
     }
@@ -91,7 +97,7 @@ describe('applySpanEvents', () => {
     const updates = children.map((id) => ev('update', id, { output: 'done' }));
     const results = await Promise.allSettled([events[0], ...updates].map((e) => applySpanEvents(sql, [e])));
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    const rows = await findTraceOf(sql, org, root);
+    const rows = await storedSpans(sql, org, root);
     expect(rows).toHaveLength(201);
     expect(rows!.filter((r) => r.trace_id !== root).every((r) => r.depth === 1)).toBe(true);
     expect(new Set(rows!.map((r) => r.execution_order)).size).toBe(201);
@@ -101,7 +107,7 @@ describe('applySpanEvents', () => {
     for (let round = 0; round < 40; round++) {
       const root = randomUUID(), child = randomUUID();
       await Promise.all([applySpanEvents(sql, [ev('create', child, { root_trace_id: root, parent_trace_id: root })]), applySpanEvents(sql, [ev('create', root, {})])]);
-      const rows = await findTraceOf(sql, org, root);
+      const rows = await storedSpans(sql, org, root);
       expect(rows!.find((r) => r.trace_id === child)).toMatchObject({ depth: 1, execution_order: 1 });
     }
   });

@@ -32,7 +32,7 @@ const anyChar = fc.oneof(
 );
 
 /** Special values shared by strings everywhere: type-confusing words, number-looking text, injections. */
-export const TRICKY_STRINGS = [
+const TRICKY_STRINGS = [
   '', ' ', '\t', 'NaN', 'Infinity', '-Infinity', '1e999', '-1e999', '-0', '0x1F', '1_000', '１２３', 'null', 'true', 'undefined',
   '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '\0', 'a\0b', '\0'.repeat(50), '\ud800', '\udfff', 'a\ud800b',
   '\udc00\ud800', '%00', '%ZZ', '../../etc/passwd', '{{x}}', '{{__proto__}}', '{{inputs.x}}', '{{ a }}{{', "' or 1=1 --", '$1', '\\u0000',
@@ -59,12 +59,12 @@ export const hostileString = fc.oneof(
 );
 
 /** Integers that never equal one of `avoid` (ids of rows the fuzzer must not name). */
-export function integerAvoiding(avoid: Set<number>) {
+function integerAvoiding(avoid: Set<number>) {
   return fc.integer().map((n) => (avoid.has(n) ? -n : n));
 }
 
 /** Numbers JSON can carry and some it cannot (written raw: NaN, Infinity, 1e999, 30 digits, malformed). */
-export function hostileNumber(avoid: Set<number>) {
+function hostileNumber(avoid: Set<number>) {
   return fc.oneof(
     fc.constantFrom(1e308, -1e308, Number.MAX_VALUE, Number.MIN_VALUE, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 2 ** 63, 2 ** 64, 2 ** 31, -(2 ** 31) - 1, -1, 0, -0, 0.5, 1.0000001, 1e-320, 2.5, 1e21),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -74,7 +74,7 @@ export function hostileNumber(avoid: Set<number>) {
 }
 
 /** Structures where scalars belong, nesting past the parser's limit and just under it, prototype keys. */
-export const hostileStructure = fc.oneof(
+const hostileStructure = fc.oneof(
   fc.constantFrom<unknown>(null, true, false, [], {}, [[]], [null], { '': null }, [{}], { 0: 1 }),
   fc.constantFrom(
     nested(1000, '[', '', ']'),

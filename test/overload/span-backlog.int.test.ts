@@ -3,7 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clearPending, forgetLostSpanEvents, redisKeys, spanBacklog, takeSequenceNumbers, type RedisKeys } from '@sightline/queues';
+import type { Redis } from 'ioredis';
+import { clearPending, forgetLostSpanEvents, redisKeys, takeSequenceNumbers, type RedisKeys } from '@sightline/queues';
 import type { SpanEvent } from '@sightline/schemas';
 import { EARLY_REFUSAL_MS } from '../../apps/api/src/plugins/span-intake';
 import { buildStack, call, readTrace, type TestStack } from '../support/app';
@@ -19,6 +20,9 @@ const span = (trace_id = randomUUID()) => ({ trace_id, project_name: 'backlog', 
 
 /** Outlasts a node's early refusals after its last refusal (timers may fire a little early). */
 const pastEarlyRefusals = () => sleep(EARLY_REFUSAL_MS + 100);
+
+/** Span events accepted and not yet written. */
+const spanBacklog = (redis: Redis, keys: RedisKeys) => redis.zcard(keys.spanBacklog);
 
 /** Asks `read` until it answers `want`, for at most 20 s. */
 const eventually = <T>(read: () => Promise<T>, want: T) => expect.poll(read, { timeout: 20_000, interval: 100 }).toBe(want);

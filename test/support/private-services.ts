@@ -94,7 +94,7 @@ function postgresUser(): { uid?: number; gid?: number } {
  * the machine, and committed WAL is in the kernel's page cache before a commit is acknowledged, so
  * an immediate shutdown (a crash of PostgreSQL) still loses nothing committed.
  */
-export class PrivatePostgres {
+class PrivatePostgres {
   process: ManagedProcess | null = null;
   private constructor(
     readonly dir: string,
@@ -142,7 +142,7 @@ export function composeRedisPersistence(): Required<RedisOptions> {
 }
 
 /** A Redis of its own, on an append-only file in its own directory: it can be stopped, killed and restarted on it. */
-export class PrivateRedis {
+class PrivateRedis {
   process: ManagedProcess | null = null;
   private constructor(
     readonly dir: string,

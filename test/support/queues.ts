@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { QUEUE_NAMES } from '@sightline/queues';
+import { queues as registry } from '@sightline/queues';
 import type { TestStack } from './app';
 import { testRedis } from './services';
 
@@ -10,7 +10,7 @@ import { testRedis } from './services';
  */
 export async function drainQueues(stack: TestStack, timeoutMs = 60_000): Promise<{ queue: string; id?: string; reason: string }[]> {
   const connection = testRedis();
-  const queues = QUEUE_NAMES.map((name) => new Queue(name, { connection, prefix: stack.prefix }));
+  const queues = Object.keys(registry).map((name) => new Queue(name, { connection, prefix: stack.prefix }));
   try {
     const deadline = Date.now() + timeoutMs;
     let idleRounds = 0;

@@ -18,7 +18,7 @@ function later(fn: () => void, ms: number): () => void {
 }
 
 export function createBatcher<T>(flush: (items: T[]) => Promise<void>, options: { maxItems: number; lingerMs: number; maxConcurrent?: number }) {
-  let queue: Waiting<T>[] = [];
+  const queue: Waiting<T>[] = [];
   let queuedItems = 0;
   let cancelTimer: (() => void) | null = null;
   let running = 0;

@@ -11,7 +11,8 @@ export type EvalInput = { output: string; target: string | null; inputs: Record<
  * the EvalResult schema of @sightline/schemas, which is held to this type (core imports nothing of schemas).
  */
 export type EvalResult = { score: number; reason?: string | null } | { error: string };
-type Config = Record<string, any> | null | undefined;
+/** A metric's configuration, as EvalMetricCreateSchema accepted it for the metric's type. */
+type Config = { case_sensitive?: boolean | null; value?: string | null; pattern?: string; flags?: string | null; schema?: object } | null | undefined;
 
 // One validator instance for every organization: `addUsedSchema: false` keeps a schema's $id out of its
 // registry, so one organization's schema can neither clash with nor be referenced by another's.
@@ -52,7 +53,7 @@ export const deterministicMetrics: Record<string, (input: EvalInput, config: Con
     return { score: found ? 1 : 0, reason: `${JSON.stringify(needle)} ${found ? 'found' : 'not found'} in the output` };
   },
   regex_match({ output }, config) {
-    const matched = new RegExp(config!.pattern, config?.flags ?? '').test(output);
+    const matched = new RegExp(config!.pattern!, config?.flags ?? '').test(output);
     return { score: matched ? 1 : 0, reason: `/${config!.pattern}/ ${matched ? 'matches' : 'does not match'}` };
   },
   json_valid({ output }) {
@@ -70,7 +71,7 @@ export const deterministicMetrics: Record<string, (input: EvalInput, config: Con
     } catch {
       return { score: 0, reason: 'output is not JSON' };
     }
-    const validate = validatorFor(config!.schema as object);
+    const validate = validatorFor(config!.schema!);
     return validate(value)
       ? { score: 1, reason: 'valid against the schema' }
       : { score: 0, reason: ajv.errorsText(validate.errors) };

@@ -9,7 +9,7 @@ export const FILTER_OPERATORS = [
   'equals', 'not_equals', 'like', 'greater_than_or_equal', 'less_than_or_equal',
   'greater_than', 'less_than', 'is_null', 'exists', 'in', 'between',
 ] as const;
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 export type FilterInput = {
   filter_field?: string | null;

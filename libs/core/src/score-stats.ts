@@ -1,6 +1,6 @@
 // Per-score-name running statistics over many traces, built in chunks (on the thread pool) and merged.
 
-export type ScoreSummary = { count: number; sum: number; min: number; max: number };
+type ScoreSummary = { count: number; sum: number; min: number; max: number };
 export type ScoreSummaries = Record<string, ScoreSummary>;
 
 function add(out: ScoreSummaries, name: string, p: ScoreSummary): void {

@@ -8,10 +8,10 @@ import { secondsBetween } from './timestamps';
 // its create must not undo the update that followed it). Folding is therefore idempotent and
 // independent of delivery order.
 
-export type SpanEventKind = 'create' | 'update' | 'feedback' | 'eval' | 'remark';
+type SpanEventKind = 'create' | 'update' | 'feedback' | 'eval' | 'remark';
 type Entry = Record<string, unknown>;
 /** Console comments by id, and annotations by criterion and user; null removes an entry. */
-export type FoldRemarks = { comments?: Record<string, (Entry & { id: string }) | null>; annotations?: Record<string, Record<string, Entry | null>> };
+type FoldRemarks = { comments?: Record<string, (Entry & { id: string }) | null>; annotations?: Record<string, Record<string, Entry | null>> };
 export type FoldEvent = { kind: SpanEventKind; seq: number; fields: Record<string, unknown>; remarks?: FoldRemarks };
 export type Versions = { create: Record<string, number>; update: Record<string, number> };
 export type SpanState = { created: boolean; versions: Versions; fields: Record<string, unknown> };
@@ -108,7 +108,7 @@ function withRemarks(fields: Record<string, unknown>): { comments?: unknown; ann
 }
 
 /** Where evaluation errors are shown: a key of the span's metadata. */
-export const EVAL_ERRORS_KEY = 'sightline_eval_errors';
+const EVAL_ERRORS_KEY = 'sightline_eval_errors';
 
 type EvalResults = Record<string, { score?: number; reason?: string | null; error?: string }>;
 

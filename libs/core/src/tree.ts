@@ -14,15 +14,6 @@ export type TreeDialect = { readonly nested: string; readonly ids: string; reado
 export const API_TREES: TreeDialect = { nested: 'children', ids: 'children_ids', omitNulls: false };
 export const CLIENT_TREES: TreeDialect = { nested: 'children_logs', ids: 'children', omitNulls: true };
 
-export type FlatSpan = {
-  trace_id: string;
-  parent_trace_id: string;
-  execution_order?: number | null;
-  start_timestamp?: string | null;
-  [key: string]: unknown;
-};
-export type SpanTree = FlatSpan & { children: SpanTree[]; children_ids: string[] };
-
 /**
  * Spans already serialized, as columns, for trees of one dialect. `members[i]` is the UTF-8 JSON text of
  * span i's fields without the enclosing braces and without the nested spans and child ids, which the tree
@@ -38,7 +29,7 @@ export type SpanTexts = {
   members: Uint8Array[];
 };
 
-type Placed = Pick<FlatSpan, 'trace_id' | 'parent_trace_id' | 'execution_order' | 'start_timestamp'> & { children_ids?: unknown };
+type Placed = { trace_id: string; parent_trace_id: string; execution_order: number | null; start_timestamp: string | null; children_ids: string[] | null };
 type Link<R> = { row: R; children: Link<R>[]; childrenIds: string[] };
 
 function compareSiblings(a: Placed, b: Placed): number {
@@ -78,7 +69,11 @@ function link<R extends Placed>(rows: readonly R[], rootIds: readonly string[]):
       const promised = node.row.children_ids;
       if (Array.isArray(promised) && promised.length) {
         const listed = new Set(node.childrenIds);
-        for (const id of promised) if (!listed.has(id)) listed.add(id), node.childrenIds.push(id);
+        for (const id of promised) {
+          if (listed.has(id)) continue;
+          listed.add(id);
+          node.childrenIds.push(id);
+        }
       }
       for (const child of children) stack.push(child);
     }
@@ -87,27 +82,11 @@ function link<R extends Placed>(rows: readonly R[], rootIds: readonly string[]):
   return trees;
 }
 
-/** Builds the subtree under each requested id, in the order requested; ids not among the rows are skipped. */
-export function buildTrees(rows: readonly FlatSpan[], rootIds: readonly string[]): SpanTree[] {
-  return link(rows, rootIds).map((root) => {
-    const tree: SpanTree = { ...root.row, children: [], children_ids: root.childrenIds };
-    const stack: [Link<FlatSpan>, SpanTree][] = [[root, tree]];
-    while (stack.length) {
-      const [node, out] = stack.pop()!;
-      for (const child of node.children) {
-        const made: SpanTree = { ...child.row, children: [], children_ids: child.childrenIds };
-        out.children.push(made);
-        stack.push([child, made]);
-      }
-    }
-    return tree;
-  });
-}
-
 /**
- * The JSON of the subtree under each requested id, as buildTrees would nest it (with the spans' dialect's names),
- * the trees separated by commas, as UTF-8. The spans' bytes are copied once into the output, never decoded;
- * pieces are listed in output order first, so the cost is linear in the size of the output at any depth.
+ * The JSON of the subtree under each requested id, in the order requested (ids not among the spans are
+ * skipped), with the spans' dialect's names, the trees separated by commas, as UTF-8. The spans' bytes are
+ * copied once into the output, never decoded; pieces are listed in output order first, so the cost is linear
+ * in the size of the output at any depth.
  */
 export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffer {
   const idsKey = JSON.stringify(spans.dialect.ids), nestedKey = JSON.stringify(spans.dialect.nested);

@@ -2,7 +2,7 @@ import postgres from 'postgres';
 
 export type Sql = postgres.Sql<{ bigint: number; timestamptz: Date }>;
 
-export function createSql(url: string, options: postgres.Options<{}> = {}): Sql {
+export function createSql(url: string, options: postgres.Options<Record<string, never>> = {}): Sql {
   return countInFlight(postgres(url, {
     max: 10,
     onnotice: () => {},

@@ -1,3 +1,4 @@
+import type { ParameterOrJSON } from 'postgres';
 import type { TestCaseInput } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 
@@ -32,7 +33,7 @@ export async function createDataset(sql: Sql, organizationId: string, name: stri
 
 async function insertTestCases(tx: Sql, datasetId: number, cases: TestCaseInput[]): Promise<number[]> {
   if (!cases.length) return [];
-  const rows: Record<string, any>[] = cases.map((c) => ({ dataset_id: datasetId, inputs: tx.json(c.inputs), target: c.target ?? null, tags: c.tags ?? [] }));
+  const rows: Record<string, ParameterOrJSON<never>>[] = cases.map((c) => ({ dataset_id: datasetId, inputs: tx.json(c.inputs), target: c.target ?? null, tags: c.tags ?? [] }));
   // Identity values follow the VALUES order of one INSERT, so sorted ids are in the order given.
   const inserted = await tx<{ id: number }[]>`insert into test_cases ${tx(rows, ['dataset_id', 'inputs', 'target', 'tags'])} returning id`;
   await touch(tx, datasetId);

@@ -17,7 +17,7 @@ export async function ensureOrganization(sql: Sql, name: string): Promise<string
 export type ApiKeyHolder = { role: ApiKeyRole; label?: string | null };
 
 /** A new key: `sl_` and 32 random bytes. */
-export const newApiKey = () => `sl_${randomBytes(32).toString('base64url')}`;
+const newApiKey = () => `sl_${randomBytes(32).toString('base64url')}`;
 
 /** Stores only the key's hash; the plain key exists once, in the return value. */
 export async function addApiKey(sql: Sql, organizationId: string, key = newApiKey(), holder: ApiKeyHolder = { role: 'admin' }): Promise<string> {

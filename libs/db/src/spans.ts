@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { API_TREES, compileFilter, deriveFields, foldEvents, formatTimestamp, unitHash, type FilterInput, type SpanState, type SpanTexts, type TreeDialect, type Versions } from '@sightline/core';
+import { API_TREES, compileFilter, deriveFields, foldEvents, unitHash, type FilterInput, type SpanState, type SpanTexts, type TreeDialect, type Versions } from '@sightline/core';
 import { SpanEventFields, type SpanEvent, type TimeRange } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
@@ -95,7 +95,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       if (state.created) traces.set(`${organization_id}/${fields.root_trace_id}`, { org: organization_id, root: fields.root_trace_id as string });
       const trigger = evalTriggers({ organization_id, trace_id }, list, state.created, fields);
       if (trigger) triggers.push(trigger);
-      const row: Record<string, any> = { organization_id, trace_id, created: state.created, versions: state.versions };
+      const row: Record<string, unknown> = { organization_id, trace_id, created: state.created, versions: state.versions };
       for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
       return row;
     });
@@ -202,14 +202,12 @@ function orEmpty(name: string, empty: '[]' | '{}'): ReadColumn {
   return { name, sql: `coalesce(s.${name}, '${empty}'::jsonb)`, type: 'jsonb' };
 }
 
-const READ_COLUMNS = READ.map((c) => `${c.sql} as ${c.name}`).join(', ');
-
 const wireTimestamp = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 /**
- * SQL for the JSON text of one field, as JSON.stringify writes the value toTraceLog reads; SQL null when
- * the field has none. Each type takes its cheapest exact path: uuids and formatted timestamps need no
- * escaping, numbers and booleans are their own text (NaN and infinities, which JSON lacks, have none), and
- * only free text goes through to_json.
+ * SQL for the JSON text of one field, as JSON.stringify would write its value; SQL null when the field has
+ * none. Each type takes its cheapest exact path: uuids and formatted timestamps need no escaping, numbers
+ * and booleans are their own text (NaN and infinities, which JSON lacks, have none), and only free text goes
+ * through to_json.
  */
 function jsonValue({ sql: e, type }: ReadColumn): string {
   switch (type) {
@@ -249,38 +247,19 @@ function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect): SpanTexts
   return spans;
 }
 
-export type TraceLogRow = Record<string, unknown> & { trace_id: string; parent_trace_id: string; root_trace_id: string };
-
-function toTraceLog(row: Record<string, unknown>): TraceLogRow {
-  return {
-    ...(row as TraceLogRow),
-    start_timestamp: formatTimestamp(row.start_timestamp as Date | null),
-    end_timestamp: formatTimestamp(row.end_timestamp as Date | null),
-  };
-}
-
-const traceQuery = (sql: Sql, organizationId: string, traceId: string, columns: string) => sql`
-  select ${sql.unsafe(columns)}
-  from spans s left join projects p on p.id = s.project_id
-  where s.organization_id = ${organizationId} and s.created and s.root_trace_id = (
-    select root_trace_id from spans where organization_id = ${organizationId} and trace_id = ${traceId} and created)`;
-
 const rootsQuery = (sql: Sql, organizationId: string, rootIds: readonly string[], columns: string) => sql`
   select ${sql.unsafe(columns)}
   from spans s left join projects p on p.id = s.project_id
   where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[]) and s.created`;
 
-/** Every visible span of the trace that holds `traceId`, or null when the span is unknown to this organization. */
-export async function findTraceOf(sql: Sql, organizationId: string, traceId: string): Promise<TraceLogRow[] | null> {
-  const rows = await traceQuery(sql, organizationId, traceId, READ_COLUMNS);
-  return rows.length ? rows.map(toTraceLog) : null;
-}
-
 // Serializing is most of the cost of reading a large trace, and one backend does it on one core: a large
 // trace is read in parts, in parallel, each part the spans whose id hashes to it.
 const SPANS_PER_PART = 4000, MAX_PARTS = 4;
 
-/** findTraceOf, with each span serialized for renderTrees in the dialect it will be rendered in. */
+/**
+ * Every visible span of the trace that holds `traceId`, serialized for renderTrees in the dialect it will be
+ * rendered in; null when the span is unknown to this organization.
+ */
 export async function findTraceTextOf(sql: Sql, organizationId: string, traceId: string, dialect: TreeDialect = API_TREES): Promise<SpanTexts | null> {
   // The size only sets the number of parts: it counts the trace's index entries, without reading the rows.
   const [trace] = await sql<{ root: string; size: number }[]>`
@@ -297,12 +276,7 @@ export async function findTraceTextOf(sql: Sql, organizationId: string, traceId:
   return toSpanTexts(rows.flat() as never, dialect);
 }
 
-export async function spansOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[]): Promise<TraceLogRow[]> {
-  if (!rootIds.length) return [];
-  return (await rootsQuery(sql, organizationId, rootIds, READ_COLUMNS)).map(toTraceLog);
-}
-
-/** spansOfRoots, with each span serialized for renderTrees in the dialect it will be rendered in. */
+/** The visible spans of the traces under `rootIds`, serialized for renderTrees in the dialect they will be rendered in. */
 export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[], dialect: TreeDialect = API_TREES): Promise<SpanTexts> {
   return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [], dialect);
 }
@@ -370,12 +344,6 @@ export async function countRoots(sql: Sql, q: RootQuery): Promise<number> {
   const { count, params } = rootListingSql(q);
   const [{ total }] = await sql.unsafe(count, params.slice(0, -2) as never[]);
   return total as number;
-}
-
-/** One page of root spans with the exact total. */
-export async function listRoots(sql: Sql, q: RootQuery): Promise<{ total: number; ids: string[] }> {
-  const [total, ids] = await Promise.all([countRoots(sql, q), rootIds(sql, q)]);
-  return { total, ids };
 }
 
 /** One span's JSON in api.md's shape, without its children; null when the organization has no such span. */

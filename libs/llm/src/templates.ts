@@ -9,7 +9,7 @@ export class MissingVariablesError extends Error {
 const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 /** The distinct `{{name}}` placeholders of a text, in order of appearance. */
-export function placeholders(text: string): string[] {
+function placeholders(text: string): string[] {
   return [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1]))];
 }
 

@@ -70,7 +70,5 @@ export const queues = {
   },
 } as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions; worker: WorkerSettings; notRunAgainBecause?: string }>;
 
-export const QUEUE_NAMES = Object.keys(queues) as QueueName[];
-
 export type QueueName = keyof typeof queues;
 export type QueuePayload<N extends QueueName> = z.infer<(typeof queues)[N]['schema']>;

@@ -11,6 +11,7 @@ const SCRIPTS = {
 };
 
 declare module 'ioredis' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- an augmentation repeats the interface's type parameter
   interface RedisCommander<Context> {
     acceptSpanEventsLua(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
     sweepUnconfirmedLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number]>;

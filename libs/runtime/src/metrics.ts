@@ -46,7 +46,7 @@ export const spanWriteTransactionEvents = new Histogram({
 // ---------------------------------------------------------------------------------------------------------
 // Jobs, as the worker that runs them sees them.
 
-export const jobWaitSeconds = new Histogram({
+const jobWaitSeconds = new Histogram({
   name: 'sightline_job_wait_seconds',
   help: 'Time from enqueue (or from the end of its delay, for a scheduled job) to the first start of a job; retries are not counted again',
   labelNames: ['queue'] as const,
@@ -54,7 +54,7 @@ export const jobWaitSeconds = new Histogram({
   registers: [metrics],
 });
 
-export const jobDurationSeconds = new Histogram({
+const jobDurationSeconds = new Histogram({
   name: 'sightline_job_duration_seconds',
   help: 'Time a worker spent on one attempt of a job, by outcome (a failed attempt may be retried)',
   labelNames: ['queue', 'outcome'] as const,
@@ -62,7 +62,7 @@ export const jobDurationSeconds = new Histogram({
   registers: [metrics],
 });
 
-export const stalledJobs = new Counter({
+const stalledJobs = new Counter({
   name: 'sightline_queue_stalled_jobs_total',
   help: "Jobs this worker process found stalled (their worker stopped renewing the lock) and put back or failed",
   labelNames: ['queue'] as const,

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { IndexedText, Uuid } from './common';
 
 /** admin: everything, key management included; member: reads and writes data; viewer: reads only. */
-export const API_KEY_ROLES = ['admin', 'member', 'viewer'] as const;
-export const ApiKeyRole = z.enum(API_KEY_ROLES);
+export const ApiKeyRole = z.enum(['admin', 'member', 'viewer']);
 export type ApiKeyRole = z.infer<typeof ApiKeyRole>;
 
 export const ApiKeyCreateSchema = z.object({

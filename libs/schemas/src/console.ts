@@ -23,10 +23,9 @@ export const TraceRowsRequestSchema = GetTraceLogsSchema.extend({
   project_uuid: OptionalUuid,
   search: z.string().max(500).nullish().describe('words that must all appear in the inputs, output or metadata'),
 });
-export type TraceRowsRequest = z.infer<typeof TraceRowsRequestSchema>;
 
 /** A root trace as a table row: the root span's own fields and the trace's span count. */
-export const TraceRowSchema = z.object({
+const TraceRowSchema = z.object({
   trace_id: z.string(),
   project_uuid: z.string().nullable(),
   trace_name: z.string().nullable(),
@@ -46,11 +45,10 @@ export const TraceRowSchema = z.object({
   session_id: z.string().nullable(),
   span_count: z.number().int(),
 });
-export type TraceRow = z.infer<typeof TraceRowSchema>;
 export const TraceRowsSchema = z.object({ total: z.number().int(), page: z.number().int(), total_pages: z.number().int(), page_size: z.number().int(), results: z.array(TraceRowSchema) });
 
 /** What the tree and the timeline draw: no inputs, outputs or other payloads. */
-export const SkeletonSpanSchema = z.object({
+const SkeletonSpanSchema = z.object({
   trace_id: z.string(),
   parent_trace_id: z.string(),
   trace_name: z.string().nullable(),

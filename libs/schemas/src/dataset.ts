@@ -8,7 +8,7 @@ const Inputs = z.record(z.string().max(255), InputValue);
 // A target may come as a string, number or boolean; it is stored as a string.
 const Target = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 
-export const TestCaseSchema = z.object({
+const TestCaseSchema = z.object({
   inputs: Inputs,
   tags: z.array(IndexedText).nullish(),
   target: Target.nullish(),

@@ -40,7 +40,6 @@ export const EvalMetricCreateSchema = z.discriminatedUnion('type', [
   z.object({ name: IndexedText.min(1), type: z.literal('llm_judge'), config: Judge }),
 ]);
 export type EvalMetricCreate = z.infer<typeof EvalMetricCreateSchema>;
-export type EvalMetricType = EvalMetricCreate['type'];
 
 export const EvalMetricParams = z.object({ id: PathId });
 

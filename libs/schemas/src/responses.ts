@@ -6,7 +6,7 @@ import { Score } from './trace-log';
 // Response shapes, for the OpenAPI document. Responses are serialized as they are; these describe them.
 
 export const DetailSchema = z.object({ detail: z.string() }).meta({ title: 'Error' });
-export const ValidationErrorSchema = z
+const ValidationErrorSchema = z
   .object({ detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })) })
   .meta({ title: 'ValidationError' });
 
@@ -55,10 +55,8 @@ export const TraceLogTreeSchema = z
     children: z.array(z.looseObject({ trace_id: z.string() })).describe('nested trace logs of the same shape'),
   })
   .meta({ title: 'TraceLogTree' });
-// Trees are assembled from stored rows; their typed columns are what the schema lists.
-export type TraceLogTree = z.infer<typeof TraceLogTreeSchema>;
 
-export const TraceLogPageSchema = z.object({
+const TraceLogPageSchema = z.object({
   total: z.number(),
   page: z.number(),
   total_pages: z.number(),

@@ -19,13 +19,13 @@ export const SpanEventFields = TraceLogFields.extend({
  * Comments and annotations made in the console, entry by entry: a comment by its id, an annotation by
  * criterion and user. Null removes the entry.
  */
-export const RemarksSchema = z.object({
+const RemarksSchema = z.object({
   comments: z.record(z.string(), Comment.extend({ id: z.string() }).nullable()).optional(),
   annotations: z.record(z.string(), z.record(z.string(), Annotation.nullable())).optional(),
 });
 export type Remarks = z.infer<typeof RemarksSchema>;
 
-export const SpanEventSchema = z.object({
+const SpanEventSchema = z.object({
   kind: z.enum(['create', 'update', 'feedback', 'eval', 'remark']),
   organization_id: Uuid,
   trace_id: Uuid,
@@ -41,4 +41,3 @@ export const SpanEventSchema = z.object({
 export type SpanEvent = z.infer<typeof SpanEventSchema>;
 
 export const SpanWriteJobSchema = z.object({ events: z.array(SpanEventSchema).min(1) });
-export type SpanWriteJob = z.infer<typeof SpanWriteJobSchema>;

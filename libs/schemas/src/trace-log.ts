@@ -102,7 +102,6 @@ export const TraceLogUpdateSchema = z.object({
   root_trace_id: OptionalUuid,
   field_name_to_value_map: TraceLogFields.partial().strict(),
 });
-export type TraceLogUpdate = z.infer<typeof TraceLogUpdateSchema>;
 
 export const FeedbackSchema = z
   .object({
@@ -114,7 +113,6 @@ export const FeedbackSchema = z
     target: z.string().nullish(),
   })
   .refine((v) => v.trace_id || v.inference_id, { message: 'trace_id or inference_id is required', path: ['trace_id'] });
-export type Feedback = z.infer<typeof FeedbackSchema>;
 
 export const TIME_RANGES = ['na', '1h', '3h', '6h', '24h', '7d', '1m', '3m', '6m', '1y'] as const;
 export type TimeRange = (typeof TIME_RANGES)[number];
@@ -134,7 +132,6 @@ export const GetTraceLogsSchema = FilterSchema.extend({
   time_range: z.enum(TIME_RANGES).default('na'),
   status: z.enum(['success', 'error']).nullish(),
 });
-export type GetTraceLogs = z.infer<typeof GetTraceLogsSchema>;
 
 export const TraceIdParams = z.object({ trace_id: Uuid });
 

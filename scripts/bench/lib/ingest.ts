@@ -4,6 +4,7 @@
 // probes. Figures are medians over the rounds; ceilings are compared with the Sightline run of the same round.
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { JSONValue } from 'postgres';
 import { getOrCreateProject } from '@sightline/db';
 import { redisKeys } from '@sightline/queues';
 import { load, type LoadResult } from './load';
@@ -48,7 +49,7 @@ async function directPostgres(stack: BenchStack, seconds: number): Promise<numbe
   const next = spanBodies('ceiling');
   const columns = ['organization_id', 'trace_id', 'project_id', 'root_trace_id', 'parent_trace_id', 'created', 'versions', 'trace_name', 'depth', 'execution_order', 'start_ts', 'end_ts', 'status',
     'inputs', 'output', 'metadata', 'tags', 'configuration', 'latency', 'input_tokens', 'output_tokens', 'total_tokens', 'cost', 'end_user_identifier', 'session_id', 'children_ids'];
-  const row = (span: Record<string, any>): Record<string, any> => ({
+  const row = (span: Record<string, JSONValue>): Record<string, unknown> => ({
     organization_id: stack.organizationId, trace_id: span.trace_id, project_id, root_trace_id: span.root_trace_id, parent_trace_id: span.parent_trace_id, created: true,
     versions: stack.sql.json({}), trace_name: span.trace_name, depth: span.depth, execution_order: span.execution_order, start_ts: span.start_timestamp, end_ts: span.end_timestamp,
     status: span.status, inputs: stack.sql.json(span.inputs), output: span.output, metadata: stack.sql.json(span.metadata), tags: span.tags, configuration: stack.sql.json(span.configuration),

@@ -22,7 +22,7 @@ function command(cmd: string): string {
   }
 }
 
-export function environment() {
+function environment() {
   const pkg = (name: string) => {
     try {
       return (JSON.parse(readFileSync(`${ROOT}/node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;

@@ -12,10 +12,10 @@ const text = (chars: number) => {
 const between = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo + 1));
 const NAMES = ['rag-pipeline', 'retrieve', 'llm-draft', 'llm-refine', 'tool-search'];
 
-export type BenchSpan = Record<string, unknown> & { trace_id: string; root_trace_id: string };
+type BenchSpan = Record<string, unknown> & { trace_id: string; root_trace_id: string };
 
 /** One trace: the root first, then its children, in the order a client sends them. */
-export function makeTrace(project_name: string): BenchSpan[] {
+function makeTrace(project_name: string): BenchSpan[] {
   const root = randomUUID();
   const ids = [root, randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const start = Date.now() - 1000;
@@ -68,7 +68,10 @@ export function spanBodies(project_name: string, poolSize = 2000): () => string 
   return () => {
     if (span === 0) suffix = (counter++).toString(16).padStart(12, '0');
     const body = pool[trace][span].join(suffix);
-    if (++span === 5) (span = 0), (trace = (trace + 1) % poolSize);
+    if (++span === 5) {
+      span = 0;
+      trace = (trace + 1) % poolSize;
+    }
     return body;
   };
 }

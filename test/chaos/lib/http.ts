@@ -5,14 +5,14 @@ export type Outcome =
   | { kind: 'error'; code: string; sentAt: number; doneAt: number };
 
 /** Keep-alive connections, as a client library holds them. */
-export const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /**
  * One HTTP request whose failure is told apart precisely: a response (any status), a refused
  * connection, or a connection cut (reset) with no response. `agent: false` opens a connection of its
  * own for the request, so a cut connection can only be this request's.
  */
-export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent | false; timeoutMs?: number } = {}): Promise<Outcome> {
+function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent | false; timeoutMs?: number } = {}): Promise<Outcome> {
   const sentAt = Date.now();
   return new Promise((resolve) => {
     const req = request(

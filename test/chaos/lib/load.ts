@@ -15,7 +15,7 @@ export function newSpan(project_name: string, extra: Record<string, unknown> = {
   };
 }
 
-export type RequestRecord = { id: string; sentAt: number; doneAt: number; outcome: string; spans: number; body?: string };
+type RequestRecord = { id: string; sentAt: number; doneAt: number; outcome: string; spans: number; body?: string };
 
 /** Counts of outcomes: an HTTP status, or an error code (ECONNREFUSED, ECONNRESET, ...). */
 export function tally(records: readonly { outcome: string }[]): Record<string, number> {

@@ -4,7 +4,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-export const ADMIN_BASE_PATH = '/admin/queues';
+const ADMIN_BASE_PATH = '/admin/queues';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 

@@ -5,7 +5,7 @@ import { findKeyOwner, hashApiKey, type KeyOwner } from '@sightline/db';
 import { AppError } from '../errors';
 
 /** What a route does, for roles: `read` (viewers may), `write` (members may), `admin` (admins only). */
-export type Access = 'read' | 'write' | 'admin';
+type Access = 'read' | 'write' | 'admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

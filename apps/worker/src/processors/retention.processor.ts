@@ -4,9 +4,9 @@ import { queues } from '@sightline/queues';
 import { RetentionJobSchema, type RetentionJob, type WorkerEnv } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
-export const RETENTION_SCHEDULER_ID = 'retention';
+const RETENTION_SCHEDULER_ID = 'retention';
 /** How often the retention job runs; each run removes everything expired by then. */
-export const RETENTION_EVERY_MS = 10 * 60_000;
+const RETENTION_EVERY_MS = 10 * 60_000;
 
 /** Removes expired traces; stops early (the next run goes on) when the worker is shutting down. */
 export function retentionProcessor(deps: { sql: Sql; shouldStop: () => boolean }): Processor<'retention'> {

@@ -17,7 +17,7 @@ export async function ownExperiment(app: FastifyInstance, org: string, uuid: str
 }
 
 /** Reads reflect every trace-log write answered 200 before them (bounded wait, then an honest 503). */
-export async function waitForAcceptedWrites(app: FastifyInstance, org: string) {
+async function waitForAcceptedWrites(app: FastifyInstance, org: string) {
   const watermark = await currentWatermark(app.redis, app.keys);
   if (!(await waitUntilApplied(app.redis, app.keys, org, watermark, READ_YOUR_WRITES_MS))) {
     throw new AppError(503, 'accepted trace logs are still being written; retry shortly');
