@@ -9,6 +9,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // .ci/run asks for a machine-readable summary, from which it prints a plain closing count.
-    ...(process.env.TEST_SUMMARY_FILE && { reporters: ['default', 'json'], outputFile: { json: process.env.TEST_SUMMARY_FILE } }),
+    ...(process.env.TEST_SUMMARY_FILE && {
+      reporters: ['default', 'json'],
+      outputFile: { json: process.env.TEST_SUMMARY_FILE },
+    }),
   },
 });

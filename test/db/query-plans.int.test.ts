@@ -23,11 +23,26 @@ beforeAll(async () => {
 }, 60_000);
 
 async function plan(filter?: RootQuery['filter'], part: 'page' | 'count' = 'page', status?: string): Promise<string> {
-  const { page, count, params } = rootListingSql({ organizationId: org, projectId: project, filter, status, page: 3, pageSize: 20 });
-  const rows = await sql.unsafe(`explain ${part === 'page' ? page : count}`, (part === 'page' ? params : params.slice(0, -2)) as never[]);
+  const { page, count, params } = rootListingSql({
+    organizationId: org,
+    projectId: project,
+    filter,
+    status,
+    page: 3,
+    pageSize: 20,
+  });
+  const rows = await sql.unsafe(
+    `explain ${part === 'page' ? page : count}`,
+    (part === 'page' ? params : params.slice(0, -2)) as never[],
+  );
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
-const filter = (filter_field: string, filter_operator: string, filter_value: string, filter_key?: string) => ({ filter_field, filter_operator, filter_value, filter_key });
+const filter = (filter_field: string, filter_operator: string, filter_value: string, filter_key?: string) => ({
+  filter_field,
+  filter_operator,
+  filter_value,
+  filter_key,
+});
 
 describe('query plans of get_trace_logs', () => {
   it('serves the newest-first page of a project from the roots index', async () => {

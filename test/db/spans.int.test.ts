@@ -24,25 +24,54 @@ const ev = (kind: SpanEvent['kind'], trace_id: string, fields: SpanEvent['fields
 });
 
 /** Every visible span of the trace that holds `traceId`, as the API writes it; null when there is none. */
-async function storedSpans(sql: Sql, organizationId: string, traceId: string): Promise<Record<string, unknown>[] | null> {
+async function storedSpans(
+  sql: Sql,
+  organizationId: string,
+  traceId: string,
+): Promise<Record<string, unknown>[] | null> {
   const text = await findTraceTextOf(sql, organizationId, traceId);
   return text && text.members.map((m) => JSON.parse(`{${Buffer.from(m).toString()}}`));
 }
 
 describe('applySpanEvents', () => {
   it('stores a tree with computed depth, order, latency and tokens, keeping microseconds', async () => {
-    const root = randomUUID(), child = randomUUID(), grandchild = randomUUID();
+    const root = randomUUID(),
+      child = randomUUID(),
+      grandchild = randomUUID();
     // Child and grandchild arrive before the root.
     await applySpanEvents(sql, [
-      ev('create', grandchild, { root_trace_id: root, parent_trace_id: child, start_timestamp: '2026-01-01T00:00:02.000001Z' }),
+      ev('create', grandchild, {
+        root_trace_id: root,
+        parent_trace_id: child,
+        start_timestamp: '2026-01-01T00:00:02.000001Z',
+      }),
     ]);
     await applySpanEvents(sql, [
-      ev('create', child, { root_trace_id: root, parent_trace_id: root, start_timestamp: '2026-01-01T00:00:01Z', input_tokens: 2, output_tokens: 3 }),
-      ev('create', root, { start_timestamp: '2026-01-01T00:00:00Z', end_timestamp: '2026-01-01T00:00:03.5Z', trace_name: 'r', metadata: { a: 1 }, scores: [{ name: 's', score: 1 }] }),
+      ev('create', child, {
+        root_trace_id: root,
+        parent_trace_id: root,
+        start_timestamp: '2026-01-01T00:00:01Z',
+        input_tokens: 2,
+        output_tokens: 3,
+      }),
+      ev('create', root, {
+        start_timestamp: '2026-01-01T00:00:00Z',
+        end_timestamp: '2026-01-01T00:00:03.5Z',
+        trace_name: 'r',
+        metadata: { a: 1 },
+        scores: [{ name: 's', score: 1 }],
+      }),
     ]);
     const rows = await storedSpans(sql, org, grandchild);
     const byId = new Map(rows!.map((r) => [r.trace_id, r]));
-    expect(byId.get(root)).toMatchObject({ depth: 0, execution_order: 0, latency: 3.5, metadata: { a: 1 }, scores: [{ name: 's', score: 1 }], start_timestamp: '2026-01-01 00:00:00' });
+    expect(byId.get(root)).toMatchObject({
+      depth: 0,
+      execution_order: 0,
+      latency: 3.5,
+      metadata: { a: 1 },
+      scores: [{ name: 's', score: 1 }],
+      start_timestamp: '2026-01-01 00:00:00',
+    });
     expect(byId.get(child)).toMatchObject({ depth: 1, execution_order: 1, total_tokens: 5 });
     expect(byId.get(grandchild)).toMatchObject({ depth: 2, execution_order: 2 });
     const [raw] = await sql`select start_ts::text as t from spans where trace_id = ${grandchild}`;
@@ -65,7 +94,10 @@ describe('applySpanEvents', () => {
 
   it('serializes concurrent batches touching the same span without losing an event', async () => {
     const id = randomUUID();
-    const events = [ev('create', id, { tags: ['a'] }), ...Array.from({ length: 20 }, (_, i) => ev('update', id, { [`output`]: `v${i}` }))];
+    const events = [
+      ev('create', id, { tags: ['a'] }),
+      ...Array.from({ length: 20 }, (_, i) => ev('update', id, { [`output`]: `v${i}` })),
+    ];
     await Promise.all(events.map((e) => applySpanEvents(sql, [e])));
     const [span] = (await storedSpans(sql, org, id))!;
     expect(span.output).toBe('v19');
@@ -78,7 +110,9 @@ describe('applySpanEvents', () => {
       const chain = Array.from({ length: 6 }, () => randomUUID());
       const events = [
         ev('create', root, {}),
-        ...chain.map((id, i) => ev('create', id, { root_trace_id: root, parent_trace_id: i === 0 ? root : chain[i - 1] })),
+        ...chain.map((id, i) =>
+          ev('create', id, { root_trace_id: root, parent_trace_id: i === 0 ? root : chain[i - 1] }),
+        ),
       ];
       await Promise.all(events.map((e) => applySpanEvents(sql, [e])));
       const rows = await storedSpans(sql, org, root);
@@ -90,7 +124,10 @@ describe('applySpanEvents', () => {
   it('lets 200 concurrent writers of one trace finish without deadlocks, with a correct tree', async () => {
     const root = randomUUID();
     const children = Array.from({ length: 200 }, () => randomUUID());
-    const events = [ev('create', root, {}), ...children.map((id) => ev('create', id, { root_trace_id: root, parent_trace_id: root }))];
+    const events = [
+      ev('create', root, {}),
+      ...children.map((id) => ev('create', id, { root_trace_id: root, parent_trace_id: root })),
+    ];
     // The children first, waiting for their root; then the root and an update of every child at once,
     // so that writers of existing rows race the recomputation of their trace.
     await Promise.all(events.slice(1).map((e) => applySpanEvents(sql, [e])));
@@ -105,8 +142,12 @@ describe('applySpanEvents', () => {
 
   it('orders a child written at the same moment as its root, whichever commits first', async () => {
     for (let round = 0; round < 40; round++) {
-      const root = randomUUID(), child = randomUUID();
-      await Promise.all([applySpanEvents(sql, [ev('create', child, { root_trace_id: root, parent_trace_id: root })]), applySpanEvents(sql, [ev('create', root, {})])]);
+      const root = randomUUID(),
+        child = randomUUID();
+      await Promise.all([
+        applySpanEvents(sql, [ev('create', child, { root_trace_id: root, parent_trace_id: root })]),
+        applySpanEvents(sql, [ev('create', root, {})]),
+      ]);
       const rows = await storedSpans(sql, org, root);
       expect(rows!.find((r) => r.trace_id === child)).toMatchObject({ depth: 1, execution_order: 1 });
     }

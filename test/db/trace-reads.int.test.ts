@@ -19,11 +19,20 @@ beforeAll(async () => {
 });
 
 const viaText = (json: Buffer) => JSON.parse(`[${json.toString()}]`);
-type Tree = { trace_id: string; trace_name: string; execution_order: number; metadata: { n: number }; children: Tree[] };
+type Tree = {
+  trace_id: string;
+  trace_name: string;
+  execution_order: number;
+  metadata: { n: number };
+  children: Tree[];
+};
 
 describe('serialized trace reads', () => {
   it('write every column as JSON.stringify would, awkward values included', async () => {
-    const root = randomUUID(), child = randomUUID(), declared = randomUUID(), experiment = randomUUID();
+    const root = randomUUID(),
+      child = randomUUID(),
+      declared = randomUUID(),
+      experiment = randomUUID();
     await sql`
       insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, trace_name, inputs, output,
                          start_ts, end_ts, status, error, configuration, metadata, tags, depth, execution_order, time_to_first_token,
@@ -40,27 +49,102 @@ describe('serialized trace reads', () => {
     const text = await findTraceTextOf(sql, org, child);
     const trees = viaText(renderTrees(text!, [root]));
     // NaN and infinities, which JSON lacks, are null; a span without a start takes the time it was stored.
-    expect(trees).toEqual([{
-      trace_id: root, root_trace_id: root, parent_trace_id: root, trace_name: 'quote " backslash \\ newline \n tab \t nul-free \u0001 é 😀',
-      project_uuid: project, project_name: 'reads "quoted" \\ project', organization_id: org,
-      inputs: { messages: [{ role: 'user', content: 'héllo "x"' }], n: 1.5e-7, big: 12345678901234567000, list: [null, true] },
-      output: 'out \\u0000 literal', target: null, start_timestamp: '2026-01-02 03:04:05', end_timestamp: null, status: 'ok', error: null,
-      configuration: {}, metadata: { '10': 'integer-like key', a: { b: [1, 2] } }, tags: ['a', 'b "c"'], depth: 0, execution_order: 0,
-      time_to_first_token: null, latency: null, input_tokens: 9007199254740991, output_tokens: null, total_tokens: 0, cost: 1e-7,
-      output_for_eval_metrics: null, evaluation_metric_names: ['m1', 'm 2'], scores: [{ name: 's', score: 0.1 }], feedback_score: -0.5,
-      feedback_comment: null, apply_eval_frac: 0.25, log_sample_rate: 1, deployment_id: null, cache_hit: false, end_user_identifier: null,
-      session_id: 'session', experiment_uuid: experiment, images: [], comments: [], annotations: { c: { u: { score: 1 } } },
-      children_ids: [child, declared],
-      children: [{
-        trace_id: child, root_trace_id: root, parent_trace_id: root, trace_name: null, project_uuid: null, project_name: null,
-        organization_id: org, inputs: null, output: null, target: null, start_timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
-        end_timestamp: null, status: null, error: null, configuration: null, metadata: null, tags: [], depth: 1, execution_order: 1,
-        time_to_first_token: null, latency: null, input_tokens: null, output_tokens: null, total_tokens: null, cost: null,
-        output_for_eval_metrics: null, evaluation_metric_names: null, scores: [], feedback_score: null, feedback_comment: null,
-        apply_eval_frac: 1, log_sample_rate: 1, deployment_id: null, cache_hit: true, end_user_identifier: null, session_id: null,
-        experiment_uuid: null, images: [], comments: [], annotations: {}, children_ids: [], children: [],
-      }],
-    }]);
+    expect(trees).toEqual([
+      {
+        trace_id: root,
+        root_trace_id: root,
+        parent_trace_id: root,
+        trace_name: 'quote " backslash \\ newline \n tab \t nul-free \u0001 é 😀',
+        project_uuid: project,
+        project_name: 'reads "quoted" \\ project',
+        organization_id: org,
+        inputs: {
+          messages: [{ role: 'user', content: 'héllo "x"' }],
+          n: 1.5e-7,
+          big: 12345678901234567000,
+          list: [null, true],
+        },
+        output: 'out \\u0000 literal',
+        target: null,
+        start_timestamp: '2026-01-02 03:04:05',
+        end_timestamp: null,
+        status: 'ok',
+        error: null,
+        configuration: {},
+        metadata: { '10': 'integer-like key', a: { b: [1, 2] } },
+        tags: ['a', 'b "c"'],
+        depth: 0,
+        execution_order: 0,
+        time_to_first_token: null,
+        latency: null,
+        input_tokens: 9007199254740991,
+        output_tokens: null,
+        total_tokens: 0,
+        cost: 1e-7,
+        output_for_eval_metrics: null,
+        evaluation_metric_names: ['m1', 'm 2'],
+        scores: [{ name: 's', score: 0.1 }],
+        feedback_score: -0.5,
+        feedback_comment: null,
+        apply_eval_frac: 0.25,
+        log_sample_rate: 1,
+        deployment_id: null,
+        cache_hit: false,
+        end_user_identifier: null,
+        session_id: 'session',
+        experiment_uuid: experiment,
+        images: [],
+        comments: [],
+        annotations: { c: { u: { score: 1 } } },
+        children_ids: [child, declared],
+        children: [
+          {
+            trace_id: child,
+            root_trace_id: root,
+            parent_trace_id: root,
+            trace_name: null,
+            project_uuid: null,
+            project_name: null,
+            organization_id: org,
+            inputs: null,
+            output: null,
+            target: null,
+            start_timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+            end_timestamp: null,
+            status: null,
+            error: null,
+            configuration: null,
+            metadata: null,
+            tags: [],
+            depth: 1,
+            execution_order: 1,
+            time_to_first_token: null,
+            latency: null,
+            input_tokens: null,
+            output_tokens: null,
+            total_tokens: null,
+            cost: null,
+            output_for_eval_metrics: null,
+            evaluation_metric_names: null,
+            scores: [],
+            feedback_score: null,
+            feedback_comment: null,
+            apply_eval_frac: 1,
+            log_sample_rate: 1,
+            deployment_id: null,
+            cache_hit: true,
+            end_user_identifier: null,
+            session_id: null,
+            experiment_uuid: null,
+            images: [],
+            comments: [],
+            annotations: {},
+            children_ids: [],
+            children: [],
+          },
+        ],
+      },
+    ]);
     expect(viaText(renderTrees(await spanTextsOfRoots(sql, org, [root]), [root]))).toEqual(trees);
     expect(await findTraceTextOf(sql, org, randomUUID())).toBeNull();
   });
@@ -86,7 +170,9 @@ describe('serialized trace reads', () => {
     const visit = (span: Tree) => {
       seen.add(span.trace_id);
       expect(span).toMatchObject({ trace_name: `span ${span.execution_order}`, metadata: { n: span.execution_order } });
-      expect(span.children.map((c) => c.execution_order)).toEqual(span.children.map((c) => c.execution_order).sort((a, b) => a - b));
+      expect(span.children.map((c) => c.execution_order)).toEqual(
+        span.children.map((c) => c.execution_order).sort((a, b) => a - b),
+      );
       span.children.forEach(visit);
     };
     visit(tree);

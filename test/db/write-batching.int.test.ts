@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, readTrace } from '../support/app';
 import { useStack } from '../support/fixtures';
 
-const { stack, sql, orgs: [{ key }] } = useStack({ worker: false, orgs: ['org'] });
+const {
+  stack,
+  sql,
+  orgs: [{ key }],
+} = useStack({ worker: false, orgs: ['org'] });
 let projectId: string;
 
 // A statement-level trigger records how many rows of this test's project each INSERT statement wrote,
@@ -26,11 +30,15 @@ afterAll(() => sql.unsafe('drop trigger if exists log_insert_statement on spans'
 describe('span-write worker', () => {
   it('writes many jobs in few multi-row statements, never one INSERT per span', async () => {
     const ids = Array.from({ length: 300 }, () => randomUUID());
-    await Promise.all(ids.map((trace_id) => call(stack.app, key, 'POST', '/trace_log', { trace_id, project_name: 'batching' })));
+    await Promise.all(
+      ids.map((trace_id) => call(stack.app, key, 'POST', '/trace_log', { trace_id, project_name: 'batching' })),
+    );
     await stack.startWorker(); // the backlog is waiting; the worker drains it in batches
     for (const id of ids) expect((await readTrace(stack.app, key, id)).statusCode).toBe(200);
 
-    const statements = await sql<{ rows: number }[]>`select rows from insert_statements where project_id = ${projectId}`;
+    const statements = await sql<
+      { rows: number }[]
+    >`select rows from insert_statements where project_id = ${projectId}`;
     const written = statements.reduce((n, s) => n + s.rows, 0);
     expect(written).toBe(300);
     expect(statements.length).toBeLessThan(30);

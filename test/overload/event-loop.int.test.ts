@@ -13,10 +13,17 @@ describe('event-loop protection (MAX_EVENT_LOOP_DELAY_MS)', () => {
   const { sql } = useSql();
 
   describe('with a tiny threshold', () => {
-    const { stack, orgs: [{ key }] } = useStack({ worker: false, env: { MAX_EVENT_LOOP_DELAY_MS: '1' }, orgs: ['pressure'] });
+    const {
+      stack,
+      orgs: [{ key }],
+    } = useStack({ worker: false, env: { MAX_EVENT_LOOP_DELAY_MS: '1' }, orgs: ['pressure'] });
 
     it('answers 503 in the API shape while the loop lags, and liveness still answers', async () => {
-      type Seen = { refused: Awaited<ReturnType<typeof call>>; live: Awaited<ReturnType<typeof call>>; ready: Awaited<ReturnType<typeof call>> };
+      type Seen = {
+        refused: Awaited<ReturnType<typeof call>>;
+        live: Awaited<ReturnType<typeof call>>;
+        ready: Awaited<ReturnType<typeof call>>;
+      };
       let seen: Seen | undefined;
       for (let attempt = 0; attempt < 10 && !seen; attempt++) {
         // The delay is sampled once a second: keep the loop busy until a sample has seen the lag.

@@ -24,7 +24,13 @@ export type TestStack = {
  */
 export async function buildStack(options: StackOptions = {}): Promise<TestStack> {
   const prefix = uniquePrefix();
-  const env = { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ...options.env };
+  const env = {
+    DATABASE_URL: databaseUrl(),
+    REDIS_URL: redisUrl(),
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  };
   const config = parseEnv(ApiEnv, env);
   const app = await buildApp(config);
   await app.ready();
@@ -38,8 +44,18 @@ export async function buildStack(options: StackOptions = {}): Promise<TestStack>
       const sql = createSql(databaseUrl(), { max: 4 });
       const redis = testRedis();
       const workerEnv = parseEnv(WorkerEnv, { WORKER_CONCURRENCY: '50', SPAN_BATCH_SIZE: '200', ...env });
-      const running = startWorkers({ sql, redis, env: workerEnv, log: options.workerLog ?? pino({ level: 'silent' }), providerEnv: env });
-      worker = { close: running.close, poolTasks: running.poolTasks, release: async () => void (await Promise.all([redis.quit(), sql.end()])) };
+      const running = startWorkers({
+        sql,
+        redis,
+        env: workerEnv,
+        log: options.workerLog ?? pino({ level: 'silent' }),
+        providerEnv: env,
+      });
+      worker = {
+        close: running.close,
+        poolTasks: running.poolTasks,
+        release: async () => void (await Promise.all([redis.quit(), sql.end()])),
+      };
     },
     workerPoolTasks: () => worker?.poolTasks() ?? 0,
     async stopWorker() {
@@ -58,7 +74,13 @@ export async function buildStack(options: StackOptions = {}): Promise<TestStack>
 }
 
 /** A JSON request to `/api/svc/v1{path}` through the real HTTP stack, with an API key (or none). */
-export function call(app: FastifyInstance, key: string | null, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) {
+export function call(
+  app: FastifyInstance,
+  key: string | null,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+) {
   return app.inject({
     method,
     url: `/api/svc/v1${path}`,

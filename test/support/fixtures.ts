@@ -34,7 +34,11 @@ export function useSql({ orgs: labels = [] }: Orgs = {}): { sql: Sql; orgs: Orga
 }
 
 /** buildStack(options), as `stack`, with useSql's client and organizations. */
-export function useStack({ orgs, ...options }: StackOptions & Orgs = {}): { stack: TestStack; sql: Sql; orgs: Organization[] } {
+export function useStack({ orgs, ...options }: StackOptions & Orgs = {}): {
+  stack: TestStack;
+  sql: Sql;
+  orgs: Organization[];
+} {
   const services = useSql({ orgs });
   const stack = startedInBeforeAll(async () => {
     const stack = await buildStack(options);
@@ -45,7 +49,11 @@ export function useStack({ orgs, ...options }: StackOptions & Orgs = {}): { stac
 }
 
 /** startGateway(env), as `gw`, with useSql's client and organizations. */
-export function useGateway({ orgs, env }: { env?: Record<string, string | undefined> } & Orgs = {}): { gw: Gateway; sql: Sql; orgs: Organization[] } {
+export function useGateway({ orgs, env }: { env?: Record<string, string | undefined> } & Orgs = {}): {
+  gw: Gateway;
+  sql: Sql;
+  orgs: Organization[];
+} {
   const services = useSql({ orgs });
   const gw = startedInBeforeAll(async () => {
     const gw = await startGateway(env);

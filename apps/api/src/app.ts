@@ -55,13 +55,22 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
       level: config.LOG_LEVEL,
       // Fastify's own request fields, with a key sent in the query (the live tail's) redacted.
       serializers: {
-        req: (req) => ({ method: req.method, url: req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]'), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
+        req: (req) => ({
+          method: req.method,
+          url: req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]'),
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
       },
     },
     genReqId: requestId,
     // Errors raised before routing (a malformed URL, a bad content type) keep the API's error shape.
     frameworkErrors: (err, req, reply) =>
-      void (reply as { header(k: string, v: string): { code(n: number): { send(b: unknown): unknown } } }).header('x-request-id', req.id).code(400).send({ detail: err.message }),
+      void (reply as { header(k: string, v: string): { code(n: number): { send(b: unknown): unknown } } })
+        .header('x-request-id', req.id)
+        .code(400)
+        .send({ detail: err.message }),
     ...options,
   });
 

@@ -39,11 +39,26 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const retention = createProducer('retention', redis, prefix);
   let closing = false;
   const scheduling = scheduleRetention(retention.queue, env).then(
-    (job) => log.info(job ? { retentionDays: job.retention_days, batchSize: job.batch_size } : { retentionDays: null }, job ? 'retention on' : 'retention off'),
+    (job) =>
+      log.info(
+        job ? { retentionDays: job.retention_days, batchSize: job.batch_size } : { retentionDays: null },
+        job ? 'retention on' : 'retention off',
+      ),
     (err) => log.error({ err: (err as Error).message }, 'could not schedule retention'),
   );
-  const spanWriter = registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, evals }), options);
-  const stopUpkeep = startPendingUpkeep({ redis, keys, spanWrites: spanWrites.queue, spanWriter, log, describeJob: requestIdsOf });
+  const spanWriter = registerWorker(
+    'span-write',
+    spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, evals }),
+    options,
+  );
+  const stopUpkeep = startPendingUpkeep({
+    redis,
+    keys,
+    spanWrites: spanWrites.queue,
+    spanWriter,
+    log,
+    describeJob: requestIdsOf,
+  });
   const workers: Worker[] = [
     spanWriter,
     registerWorker('completion', completionProcessor({ redis, keys, gateway }), options),

@@ -11,14 +11,21 @@ import { secondsBetween } from './timestamps';
 type SpanEventKind = 'create' | 'update' | 'feedback' | 'eval' | 'remark';
 type Entry = Record<string, unknown>;
 /** Console comments by id, and annotations by criterion and user; null removes an entry. */
-type FoldRemarks = { comments?: Record<string, (Entry & { id: string }) | null>; annotations?: Record<string, Record<string, Entry | null>> };
+type FoldRemarks = {
+  comments?: Record<string, (Entry & { id: string }) | null>;
+  annotations?: Record<string, Record<string, Entry | null>>;
+};
 export type FoldEvent = { kind: SpanEventKind; seq: number; fields: Record<string, unknown>; remarks?: FoldRemarks };
 export type Versions = { create: Record<string, number>; update: Record<string, number> };
 export type SpanState = { created: boolean; versions: Versions; fields: Record<string, unknown> };
 
 export function foldEvents(state: SpanState | undefined, events: readonly FoldEvent[]): SpanState {
   const next: SpanState = state
-    ? { created: state.created, versions: { create: { ...state.versions.create }, update: { ...state.versions.update } }, fields: { ...state.fields } }
+    ? {
+        created: state.created,
+        versions: { create: { ...state.versions.create }, update: { ...state.versions.update } },
+        fields: { ...state.fields },
+      }
     : { created: false, versions: { create: {}, update: {} }, fields: {} };
   for (const event of events) {
     if (event.kind === 'eval') {
@@ -45,7 +52,9 @@ export function foldEvents(state: SpanState | undefined, events: readonly FoldEv
 // a retried job replaces its own result and never touches another metric's.
 function foldEvalResults(state: SpanState, event: FoldEvent): void {
   const results = { ...((state.fields.eval_scores as Record<string, unknown> | undefined) ?? {}) };
-  for (const [name, result] of Object.entries((event.fields.eval_scores as Record<string, unknown> | undefined) ?? {})) {
+  for (const [name, result] of Object.entries(
+    (event.fields.eval_scores as Record<string, unknown> | undefined) ?? {},
+  )) {
     if (claim(state, `eval:${name}`, event.seq)) results[name] = result;
   }
   state.fields.eval_scores = results;
@@ -97,13 +106,18 @@ function withRemarks(fields: Record<string, unknown>): { comments?: unknown; ann
   const remarks = fields.remarks as StoredRemarks | null | undefined;
   if (!remarks) return {};
   const own = ((fields.comments as Entry[] | null | undefined) ?? []).filter((c) => c?.id === undefined);
-  const comments = [...own, ...Object.values(remarks.comments)].sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
+  const comments = [...own, ...Object.values(remarks.comments)].sort((a, b) =>
+    String(a.created_at).localeCompare(String(b.created_at)),
+  );
   const annotations: Record<string, Record<string, Entry>> = {};
-  for (const [criterion, byUser] of Object.entries((fields.annotations as Record<string, Record<string, Entry>> | null | undefined) ?? {})) {
+  for (const [criterion, byUser] of Object.entries(
+    (fields.annotations as Record<string, Record<string, Entry>> | null | undefined) ?? {},
+  )) {
     const clients = Object.entries(byUser ?? {}).filter(([, a]) => a?.source !== 'console');
     if (clients.length) annotations[criterion] = Object.fromEntries(clients);
   }
-  for (const [criterion, byUser] of Object.entries(remarks.annotations)) annotations[criterion] = { ...annotations[criterion], ...byUser };
+  for (const [criterion, byUser] of Object.entries(remarks.annotations))
+    annotations[criterion] = { ...annotations[criterion], ...byUser };
   return { comments, annotations };
 }
 
@@ -115,17 +129,29 @@ type EvalResults = Record<string, { score?: number; reason?: string | null; erro
 /** The span's scores with its evaluation results merged in by name, and its metadata with their errors. */
 function withEvalResults(fields: Record<string, unknown>): { scores: unknown; metadata: unknown } {
   const results = fields.eval_scores as EvalResults | undefined;
-  if (!results || !Object.keys(results).length) return { scores: fields.scores ?? null, metadata: fields.metadata ?? null };
+  if (!results || !Object.keys(results).length)
+    return { scores: fields.scores ?? null, metadata: fields.metadata ?? null };
   const evaluated = Object.entries(results).filter(([, r]) => typeof r.score === 'number');
   // Every evaluated name is the evaluation's, scored or failed: an older score of it read back from the
   // stored scores must not outlive a later error.
   const names = new Set(Object.keys(results));
   const own = ((fields.scores as { name: string }[] | null | undefined) ?? []).filter((s) => !names.has(s?.name));
-  const scores = [...own, ...evaluated.map(([name, r]) => ({ name, score: r.score, ...(r.reason != null && { reason: r.reason }) }))];
-  const errors = Object.fromEntries(Object.entries(results).filter(([, r]) => r.error !== undefined).map(([name, r]) => [name, r.error]));
-  const { [EVAL_ERRORS_KEY]: _previous, ...metadata } = (fields.metadata as Record<string, unknown> | null | undefined) ?? {};
+  const scores = [
+    ...own,
+    ...evaluated.map(([name, r]) => ({ name, score: r.score, ...(r.reason != null && { reason: r.reason }) })),
+  ];
+  const errors = Object.fromEntries(
+    Object.entries(results)
+      .filter(([, r]) => r.error !== undefined)
+      .map(([name, r]) => [name, r.error]),
+  );
+  const { [EVAL_ERRORS_KEY]: _previous, ...metadata } =
+    (fields.metadata as Record<string, unknown> | null | undefined) ?? {};
   const hasMetadata = fields.metadata != null || Object.keys(errors).length > 0;
-  return { scores, metadata: hasMetadata ? { ...metadata, ...(Object.keys(errors).length && { [EVAL_ERRORS_KEY]: errors }) } : null };
+  return {
+    scores,
+    metadata: hasMetadata ? { ...metadata, ...(Object.keys(errors).length && { [EVAL_ERRORS_KEY]: errors }) } : null,
+  };
 }
 
 /** The fields the client left out that the server fills: ids default to the span's own, sums and differences. */
@@ -145,7 +171,8 @@ export function deriveFields(traceId: string, fields: Record<string, unknown>): 
     parent_trace_id: parentTraceId,
     latency: fields.latency ?? (start && end ? secondsBetween(start, end) : null),
     total_tokens:
-      fields.total_tokens ?? (inputTokens == null && outputTokens == null ? null : (inputTokens ?? 0) + (outputTokens ?? 0)),
+      fields.total_tokens ??
+      (inputTokens == null && outputTokens == null ? null : (inputTokens ?? 0) + (outputTokens ?? 0)),
     // Non-root depth and order depend on other spans; the store computes them once the tree is known.
     depth: fields.depth ?? (isRoot ? 0 : null),
     execution_order: fields.execution_order ?? (isRoot ? 0 : null),

@@ -1,10 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { API_TREES, CLIENT_TREES, renderTrees, type SpanTexts } from './tree';
 
-type Row = { trace_id: string; parent_trace_id: string; execution_order: number | null; start_timestamp: string; children_ids?: string[] };
-type Tree = { trace_id: string; parent_trace_id: string; execution_order: number | null; children_ids: string[]; children: Tree[] };
+type Row = {
+  trace_id: string;
+  parent_trace_id: string;
+  execution_order: number | null;
+  start_timestamp: string;
+  children_ids?: string[];
+};
+type Tree = {
+  trace_id: string;
+  parent_trace_id: string;
+  execution_order: number | null;
+  children_ids: string[];
+  children: Tree[];
+};
 
-const span = (trace_id: string, parent_trace_id: string, execution_order: number | null, start = '2026-01-01 00:00:00'): Row => ({
+const span = (
+  trace_id: string,
+  parent_trace_id: string,
+  execution_order: number | null,
+  start = '2026-01-01 00:00:00',
+): Row => ({
   trace_id,
   parent_trace_id,
   execution_order,
@@ -13,7 +30,11 @@ const span = (trace_id: string, parent_trace_id: string, execution_order: number
 
 /** Spans as columns, each carrying three fields as its members. */
 const texts = (rows: Row[], dialect = API_TREES): SpanTexts => {
-  const members = rows.map((r) => Buffer.from(`"trace_id":${JSON.stringify(r.trace_id)},"parent_trace_id":${JSON.stringify(r.parent_trace_id)},"execution_order":${JSON.stringify(r.execution_order)}`));
+  const members = rows.map((r) =>
+    Buffer.from(
+      `"trace_id":${JSON.stringify(r.trace_id)},"parent_trace_id":${JSON.stringify(r.parent_trace_id)},"execution_order":${JSON.stringify(r.execution_order)}`,
+    ),
+  );
   return {
     dialect,
     trace_id: rows.map((r) => r.trace_id),
@@ -24,9 +45,16 @@ const texts = (rows: Row[], dialect = API_TREES): SpanTexts => {
     members,
   };
 };
-const render = (rows: Row[], rootIds: string[]): Tree[] => JSON.parse(`[${renderTrees(texts(rows), rootIds).toString()}]`);
+const render = (rows: Row[], rootIds: string[]): Tree[] =>
+  JSON.parse(`[${renderTrees(texts(rows), rootIds).toString()}]`);
 /** A tree as rendered from the members above; its child ids are its children's unless given. */
-const tree = (trace_id: string, parent_trace_id: string, execution_order: number | null, children: Tree[] = [], children_ids = children.map((c) => c.trace_id)): Tree => ({
+const tree = (
+  trace_id: string,
+  parent_trace_id: string,
+  execution_order: number | null,
+  children: Tree[] = [],
+  children_ids = children.map((c) => c.trace_id),
+): Tree => ({
   trace_id,
   parent_trace_id,
   execution_order,
@@ -68,7 +96,10 @@ describe('renderTrees', () => {
     ];
     expect(render(rows, ['other', 'r', 'missing'])).toEqual([
       tree('other', 'other', 0),
-      tree('r', 'r', 0, [tree('c1', 'r', 1, [tree('g1', 'c1', null), tree('g2', 'c1', null)], ['g1', 'g2', 'g3']), tree('c2', 'r', 2)]),
+      tree('r', 'r', 0, [
+        tree('c1', 'r', 1, [tree('g1', 'c1', null), tree('g2', 'c1', null)], ['g1', 'g2', 'g3']),
+        tree('c2', 'r', 2),
+      ]),
     ]);
     expect(renderTrees(texts(rows), ['missing']).length).toBe(0);
   });
@@ -80,11 +111,15 @@ describe('renderTrees', () => {
     expect(json.length).toBeLessThan(50_001 * 120);
     expect(json.match(/"children":\[\]/g)).toHaveLength(1);
   });
-  it('names the nested spans and child ids as the spans\' dialect says, writing each span once', () => {
+  it("names the nested spans and child ids as the spans' dialect says, writing each span once", () => {
     const rows = [span('r', 'r', 0), { ...span('c', 'r', 1), children_ids: ['late'] }, span('g', 'c', 0)];
     const [api] = render(rows, ['r']);
     const [client] = JSON.parse(`[${renderTrees(texts(rows, CLIENT_TREES), ['r']).toString()}]`);
-    const asClient = ({ children, children_ids, ...rest }: Tree): object => ({ ...rest, children: children_ids, children_logs: children.map(asClient) });
+    const asClient = ({ children, children_ids, ...rest }: Tree): object => ({
+      ...rest,
+      children: children_ids,
+      children_logs: children.map(asClient),
+    });
     expect(client).toEqual(asClient(api));
     expect(client.children_logs[0]).toMatchObject({ trace_id: 'c', children: ['g', 'late'] });
   });

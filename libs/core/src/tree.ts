@@ -29,13 +29,21 @@ export type SpanTexts = {
   members: Uint8Array[];
 };
 
-type Placed = { trace_id: string; parent_trace_id: string; execution_order: number | null; start_timestamp: string | null; children_ids: string[] | null };
+type Placed = {
+  trace_id: string;
+  parent_trace_id: string;
+  execution_order: number | null;
+  start_timestamp: string | null;
+  children_ids: string[] | null;
+};
 type Link<R> = { row: R; children: Link<R>[]; childrenIds: string[] };
 
 function compareSiblings(a: Placed, b: Placed): number {
-  const ao = a.execution_order ?? Number.MAX_SAFE_INTEGER, bo = b.execution_order ?? Number.MAX_SAFE_INTEGER;
+  const ao = a.execution_order ?? Number.MAX_SAFE_INTEGER,
+    bo = b.execution_order ?? Number.MAX_SAFE_INTEGER;
   if (ao !== bo) return ao - bo;
-  const as = a.start_timestamp ?? '', bs = b.start_timestamp ?? '';
+  const as = a.start_timestamp ?? '',
+    bs = b.start_timestamp ?? '';
   if (as !== bs) return as < bs ? -1 : 1;
   return a.trace_id < b.trace_id ? -1 : a.trace_id > b.trace_id ? 1 : 0;
 }
@@ -62,7 +70,9 @@ function link<R extends Placed>(rows: readonly R[], rootIds: readonly string[]):
     const stack = [root];
     while (stack.length) {
       const node = stack.pop()!;
-      const children = (childrenOf.get(node.row.trace_id) ?? []).filter((c) => !visited.has(c.row.trace_id)).sort((a, b) => compareSiblings(a.row, b.row));
+      const children = (childrenOf.get(node.row.trace_id) ?? [])
+        .filter((c) => !visited.has(c.row.trace_id))
+        .sort((a, b) => compareSiblings(a.row, b.row));
       for (const child of children) visited.add(child.row.trace_id);
       node.children = children;
       node.childrenIds = children.map((c) => c.row.trace_id);
@@ -89,7 +99,8 @@ function link<R extends Placed>(rows: readonly R[], rootIds: readonly string[]):
  * in the size of the output at any depth.
  */
 export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffer {
-  const idsKey = JSON.stringify(spans.dialect.ids), nestedKey = JSON.stringify(spans.dialect.nested);
+  const idsKey = JSON.stringify(spans.dialect.ids),
+    nestedKey = JSON.stringify(spans.dialect.nested);
   const rows = spans.trace_id.map((trace_id, i) => ({
     i,
     trace_id,
@@ -122,7 +133,8 @@ export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffe
   }
   pieces.push(text);
   let length = 0;
-  for (const piece of pieces) length += typeof piece === 'number' ? spans.members[piece].length : Buffer.byteLength(piece);
+  for (const piece of pieces)
+    length += typeof piece === 'number' ? spans.members[piece].length : Buffer.byteLength(piece);
   const out = Buffer.allocUnsafe(length);
   let at = 0;
   for (const piece of pieces) {

@@ -14,16 +14,24 @@ export type AnnotationCriterion = {
 const CRITERION = 'id, name, kind, description, min, max, options, created_at';
 
 export function listCriteria(sql: Sql, organizationId: string) {
-  return sql<AnnotationCriterion[]>`select ${sql.unsafe(CRITERION)} from annotation_criteria where organization_id = ${organizationId} order by name`;
+  return sql<
+    AnnotationCriterion[]
+  >`select ${sql.unsafe(CRITERION)} from annotation_criteria where organization_id = ${organizationId} order by name`;
 }
 
 export async function findCriterion(sql: Sql, organizationId: string, id: string): Promise<AnnotationCriterion | null> {
-  const [row] = await sql<AnnotationCriterion[]>`select ${sql.unsafe(CRITERION)} from annotation_criteria where organization_id = ${organizationId} and id = ${id}`;
+  const [row] = await sql<
+    AnnotationCriterion[]
+  >`select ${sql.unsafe(CRITERION)} from annotation_criteria where organization_id = ${organizationId} and id = ${id}`;
   return row ?? null;
 }
 
 /** Null when the organization already has a criterion of that name. */
-export async function createCriterion(sql: Sql, organizationId: string, c: Omit<AnnotationCriterion, 'id' | 'created_at'>): Promise<AnnotationCriterion | null> {
+export async function createCriterion(
+  sql: Sql,
+  organizationId: string,
+  c: Omit<AnnotationCriterion, 'id' | 'created_at'>,
+): Promise<AnnotationCriterion | null> {
   const [row] = await sql<AnnotationCriterion[]>`
     insert into annotation_criteria (organization_id, name, kind, description, min, max, options)
     values (${organizationId}, ${c.name}, ${c.kind}, ${c.description}, ${c.min}, ${c.max}, ${c.options && sql.array(c.options)})
@@ -33,7 +41,10 @@ export async function createCriterion(sql: Sql, organizationId: string, c: Omit<
 }
 
 export async function deleteCriterion(sql: Sql, organizationId: string, id: string): Promise<boolean> {
-  return (await sql`delete from annotation_criteria where organization_id = ${organizationId} and id = ${id} returning 1`).length > 0;
+  return (
+    (await sql`delete from annotation_criteria where organization_id = ${organizationId} and id = ${id} returning 1`)
+      .length > 0
+  );
 }
 
 /** What remarking on a span needs of it: its root, and the console's comments on it; null when unknown. */

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { API_TREES, compileFilter, deriveFields, foldEvents, unitHash, type FilterInput, type SpanState, type SpanTexts, type TreeDialect, type Versions } from '@sightline/core';
+import {
+  API_TREES,
+  compileFilter,
+  deriveFields,
+  foldEvents,
+  unitHash,
+  type FilterInput,
+  type SpanState,
+  type SpanTexts,
+  type TreeDialect,
+  type Versions,
+} from '@sightline/core';
 import { SpanEventFields, type SpanEvent, type TimeRange } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
@@ -18,13 +29,17 @@ const UPSERT = `
   insert into spans (${WRITE_COLUMNS.join(', ')})
   select ${WRITE_COLUMNS.join(', ')} from json_populate_recordset(null::spans, $1::text::json)
   on conflict (organization_id, trace_id) do update set
-    ${WRITE_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', ')},
+    ${WRITE_COLUMNS.slice(2)
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', ')},
     updated_at = now()`;
 
 /** JSON text of the rows. Lone surrogates become U+FFFD, as when text is sent as UTF-8; PostgreSQL refuses them in JSON. */
 function rowsJson(rows: Record<string, unknown>[]): string {
   const json = JSON.stringify(rows);
-  return /\\u[dD][89abAB]/.test(json) ? JSON.stringify(rows, (_key, value) => (typeof value === 'string' ? value.toWellFormed() : value)) : json;
+  return /\\u[dD][89abAB]/.test(json)
+    ? JSON.stringify(rows, (_key, value) => (typeof value === 'string' ? value.toWellFormed() : value))
+    : json;
 }
 
 /**
@@ -47,7 +62,12 @@ const EVALUATED_FIELDS = ['output', 'output_for_eval_metrics', 'end_timestamp', 
  * end time), are sampled in by apply_eval_frac (per trace id, so retries decide alike), and this batch
  * created them or changed what is evaluated.
  */
-function evalTriggers(key: { organization_id: string; trace_id: string }, list: readonly SpanEvent[], created: boolean, fields: Record<string, unknown>): EvalTrigger | null {
+function evalTriggers(
+  key: { organization_id: string; trace_id: string },
+  list: readonly SpanEvent[],
+  created: boolean,
+  fields: Record<string, unknown>,
+): EvalTrigger | null {
   const names = fields.evaluation_metric_names as string[] | null | undefined;
   if (!created || !names?.length || (fields.output == null && fields.end_timestamp == null)) return null;
   if (!list.some((e) => e.kind === 'create' || EVALUATED_FIELDS.some((f) => f in e.fields))) return null;
@@ -71,11 +91,15 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
     else byKey.set(key, [e]);
   }
   const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
-  const orgs = keys.map((k) => k.org), ids = keys.map((k) => k.id);
+  const orgs = keys.map((k) => k.org),
+    ids = keys.map((k) => k.id);
 
   const triggers: EvalTrigger[] = [];
   await transaction(sql, async (tx) => {
-    await takeLocks(tx, keys.map((k) => `span/${k.org}/${k.id}`));
+    await takeLocks(
+      tx,
+      keys.map((k) => `span/${k.org}/${k.id}`),
+    );
     const stored = await tx`
       select s.organization_id, s.trace_id, s.created, s.versions, s.depth as stored_depth, s.execution_order as stored_order,
              ${tx.unsafe(FIELDS.map(selectField).join(', '))}
@@ -87,15 +111,27 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
     const rows = [...byKey.entries()].map(([key, list]) => {
       const [{ organization_id, trace_id }] = list;
       const before = previous.get(key);
-      const state = foldEvents(before && rowToState(before), [...list].sort((a, b) => a.seq - b.seq));
+      const state = foldEvents(
+        before && rowToState(before),
+        [...list].sort((a, b) => a.seq - b.seq),
+      );
       const fields = deriveFields(trace_id, state.fields);
       // Depth and order the tree decided earlier stay until the tree is recomputed.
       fields.depth ??= before?.stored_depth ?? null;
       fields.execution_order ??= before?.stored_order ?? null;
-      if (state.created) traces.set(`${organization_id}/${fields.root_trace_id}`, { org: organization_id, root: fields.root_trace_id as string });
+      if (state.created)
+        traces.set(`${organization_id}/${fields.root_trace_id}`, {
+          org: organization_id,
+          root: fields.root_trace_id as string,
+        });
       const trigger = evalTriggers({ organization_id, trace_id }, list, state.created, fields);
       if (trigger) triggers.push(trigger);
-      const row: Record<string, unknown> = { organization_id, trace_id, created: state.created, versions: state.versions };
+      const row: Record<string, unknown> = {
+        organization_id,
+        trace_id,
+        created: state.created,
+        versions: state.versions,
+      };
       for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
       return row;
     });
@@ -104,9 +140,15 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
     // for it while holding row locks another writer needs). Whoever writes last then sees every span of
     // the trace committed, and orders the spans still waiting for their place in the tree.
     const roots = [...traces.values()];
-    if (roots.length) await takeLocks(tx, roots.map((r) => `root/${r.org}/${r.root}`));
+    if (roots.length)
+      await takeLocks(
+        tx,
+        roots.map((r) => `root/${r.org}/${r.root}`),
+      );
     await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
-    const experiments = rows.filter((r) => r.created && r.experiment_uuid).map((r) => ({ org: r.organization_id as string, experiment: r.experiment_uuid as string }));
+    const experiments = rows
+      .filter((r) => r.created && r.experiment_uuid)
+      .map((r) => ({ org: r.organization_id as string, experiment: r.experiment_uuid as string }));
     await markExperimentsRunning(tx, [...new Map(experiments.map((e) => [`${e.org}/${e.experiment}`, e])).values()]);
     if (!roots.length) return;
     const unordered = await tx<{ org: string; root: string }[]>`
@@ -177,22 +219,38 @@ type ReadType = 'uuid' | 'text' | 'integer' | 'float' | 'boolean' | 'text[]' | '
 type ReadColumn = { name: string; sql: string; type: ReadType };
 const START = 'coalesce(s.start_ts, s.created_at)';
 const READ: readonly ReadColumn[] = [
-  ...columns('uuid', 'trace_id root_trace_id parent_trace_id'), ...columns('text', 'trace_name'),
+  ...columns('uuid', 'trace_id root_trace_id parent_trace_id'),
+  ...columns('text', 'trace_name'),
   { name: 'project_uuid', sql: 's.project_id', type: 'uuid' },
   { name: 'project_name', sql: 'p.name', type: 'text' },
-  ...columns('uuid', 'organization_id'), ...columns('jsonb', 'inputs'), ...columns('text', 'output target'),
+  ...columns('uuid', 'organization_id'),
+  ...columns('jsonb', 'inputs'),
+  ...columns('text', 'output target'),
   // The Python client needs a start on every span: one sent without reads as starting when first stored.
   { name: 'start_timestamp', sql: START, type: 'timestamp' },
   { name: 'end_timestamp', sql: 's.end_ts', type: 'timestamp' },
-  ...columns('text', 'status error'), ...columns('jsonb', 'configuration metadata'), ...columns('text[]', 'tags'),
-  ...columns('integer', 'depth execution_order'), ...columns('float', 'time_to_first_token latency'),
-  ...columns('integer', 'input_tokens output_tokens total_tokens'), ...columns('float', 'cost'), ...columns('text', 'output_for_eval_metrics'),
-  ...columns('text[]', 'evaluation_metric_names'), orEmpty('scores', '[]'), ...columns('float', 'feedback_score'),
-  ...columns('text', 'feedback_comment'), ...columns('declared', 'children_ids'),
+  ...columns('text', 'status error'),
+  ...columns('jsonb', 'configuration metadata'),
+  ...columns('text[]', 'tags'),
+  ...columns('integer', 'depth execution_order'),
+  ...columns('float', 'time_to_first_token latency'),
+  ...columns('integer', 'input_tokens output_tokens total_tokens'),
+  ...columns('float', 'cost'),
+  ...columns('text', 'output_for_eval_metrics'),
+  ...columns('text[]', 'evaluation_metric_names'),
+  orEmpty('scores', '[]'),
+  ...columns('float', 'feedback_score'),
+  ...columns('text', 'feedback_comment'),
+  ...columns('declared', 'children_ids'),
   { name: 'apply_eval_frac', sql: 'coalesce(s.apply_eval_frac, 1)', type: 'float' },
   { name: 'log_sample_rate', sql: 'coalesce(s.log_sample_rate, 1)', type: 'float' },
-  ...columns('text', 'deployment_id'), ...columns('boolean', 'cache_hit'), ...columns('text', 'end_user_identifier session_id'),
-  ...columns('uuid', 'experiment_uuid'), orEmpty('images', '[]'), orEmpty('comments', '[]'), orEmpty('annotations', '{}'),
+  ...columns('text', 'deployment_id'),
+  ...columns('boolean', 'cache_hit'),
+  ...columns('text', 'end_user_identifier session_id'),
+  ...columns('uuid', 'experiment_uuid'),
+  orEmpty('images', '[]'),
+  orEmpty('comments', '[]'),
+  orEmpty('annotations', '{}'),
 ];
 function columns(type: ReadType, names: string): ReadColumn[] {
   return names.split(' ').map((name) => ({ name, sql: `s.${name}`, type }));
@@ -211,13 +269,21 @@ const wireTimestamp = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-
  */
 function jsonValue({ sql: e, type }: ReadColumn): string {
   switch (type) {
-    case 'jsonb': return `${e}::text`;
-    case 'timestamp': return `'"' || ${wireTimestamp(e)} || '"'`;
-    case 'uuid': return `'"' || ${e} || '"'`;
-    case 'float': return `(case when ${e} in ('NaN', 'Infinity', '-Infinity') then null else ${e} end)::text`;
-    case 'integer': case 'boolean': return `${e}::text`;
-    case 'text[]': return `array_to_json(${e})::text`;
-    default: return `to_json(${e})::text`;
+    case 'jsonb':
+      return `${e}::text`;
+    case 'timestamp':
+      return `'"' || ${wireTimestamp(e)} || '"'`;
+    case 'uuid':
+      return `'"' || ${e} || '"'`;
+    case 'float':
+      return `(case when ${e} in ('NaN', 'Infinity', '-Infinity') then null else ${e} end)::text`;
+    case 'integer':
+    case 'boolean':
+      return `${e}::text`;
+    case 'text[]':
+      return `array_to_json(${e})::text`;
+    default:
+      return `to_json(${e})::text`;
   }
 }
 // Spans serialized by PostgreSQL as it reads them: `members` is a span's JSON without its braces. This costs
@@ -226,16 +292,28 @@ function jsonValue({ sql: e, type }: ReadColumn): string {
 // would copy the growing text at every step) and skips the null ones: a field without a value is written
 // as null, or left out in a dialect that omits nulls.
 const membersSql = (omitNulls: boolean) =>
-  `concat_ws(',', ${READ.filter((c) => c.type !== 'declared').map((c) => `'"${c.name}":' || ${omitNulls ? jsonValue(c) : `coalesce(${jsonValue(c)}, 'null')`}`).join(', ')})`;
+  `concat_ws(',', ${READ.filter((c) => c.type !== 'declared')
+    .map((c) => `'"${c.name}":' || ${omitNulls ? jsonValue(c) : `coalesce(${jsonValue(c)}, 'null')`}`)
+    .join(', ')})`;
 const MEMBERS = { withNulls: membersSql(false), withoutNulls: membersSql(true) };
-const textColumns = (dialect: TreeDialect) => `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
+const textColumns = (
+  dialect: TreeDialect,
+) => `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
   array_to_json(s.children_ids)::text as children_ids,
   ${dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls} as members`;
 
 /** Raw rows of TEXT_COLUMNS as columns; the members stay the bytes PostgreSQL sent. */
 function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect): SpanTexts {
   const n = rows.length;
-  const spans: SpanTexts = { dialect, trace_id: new Array(n), parent_trace_id: new Array(n), execution_order: new Array(n), start_timestamp: new Array(n), children_ids: new Array(n), members: new Array(n) };
+  const spans: SpanTexts = {
+    dialect,
+    trace_id: new Array(n),
+    parent_trace_id: new Array(n),
+    execution_order: new Array(n),
+    start_timestamp: new Array(n),
+    children_ids: new Array(n),
+    members: new Array(n),
+  };
   rows.forEach(([id, parent, order, start, declared, members], i) => {
     spans.trace_id[i] = id!.toString('latin1');
     spans.parent_trace_id[i] = parent!.toString('latin1');
@@ -254,20 +332,27 @@ const rootsQuery = (sql: Sql, organizationId: string, rootIds: readonly string[]
 
 // Serializing is most of the cost of reading a large trace, and one backend does it on one core: a large
 // trace is read in parts, in parallel, each part the spans whose id hashes to it.
-const SPANS_PER_PART = 4000, MAX_PARTS = 4;
+const SPANS_PER_PART = 4000,
+  MAX_PARTS = 4;
 
 /**
  * Every visible span of the trace that holds `traceId`, serialized for renderTrees in the dialect it will be
  * rendered in; null when the span is unknown to this organization.
  */
-export async function findTraceTextOf(sql: Sql, organizationId: string, traceId: string, dialect: TreeDialect = API_TREES): Promise<SpanTexts | null> {
+export async function findTraceTextOf(
+  sql: Sql,
+  organizationId: string,
+  traceId: string,
+  dialect: TreeDialect = API_TREES,
+): Promise<SpanTexts | null> {
   // The size only sets the number of parts: it counts the trace's index entries, without reading the rows.
   const [trace] = await sql<{ root: string; size: number }[]>`
     select t.root_trace_id as root, (select count(*)::int from spans where organization_id = t.organization_id and root_trace_id = t.root_trace_id) as size
     from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created`;
   if (!trace) return null;
   const parts = Math.min(MAX_PARTS, Math.ceil(trace.size / SPANS_PER_PART));
-  const read = (part: number) => sql`
+  const read = (part: number) =>
+    sql`
     select ${sql.unsafe(textColumns(dialect))}
     from spans s left join projects p on p.id = s.project_id
     where s.organization_id = ${organizationId} and s.root_trace_id = ${trace.root} and s.created
@@ -277,8 +362,16 @@ export async function findTraceTextOf(sql: Sql, organizationId: string, traceId:
 }
 
 /** The visible spans of the traces under `rootIds`, serialized for renderTrees in the dialect they will be rendered in. */
-export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[], dialect: TreeDialect = API_TREES): Promise<SpanTexts> {
-  return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [], dialect);
+export async function spanTextsOfRoots(
+  sql: Sql,
+  organizationId: string,
+  rootIds: readonly string[],
+  dialect: TreeDialect = API_TREES,
+): Promise<SpanTexts> {
+  return toSpanTexts(
+    rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [],
+    dialect,
+  );
 }
 
 /**
@@ -289,8 +382,16 @@ export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds
 const SEARCH_DOCUMENT = `to_tsvector('simple'::regconfig, left(coalesce(x.inputs::text, '') || ' ' || coalesce(x.output, '') || ' ' || coalesce(x.metadata::text, ''), 100000))`;
 
 const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
-  na: null, '1h': '1 hour', '3h': '3 hours', '6h': '6 hours', '24h': '24 hours', '7d': '7 days',
-  '1m': '1 month', '3m': '3 months', '6m': '6 months', '1y': '1 year',
+  na: null,
+  '1h': '1 hour',
+  '3h': '3 hours',
+  '6h': '6 hours',
+  '24h': '24 hours',
+  '7d': '7 days',
+  '1m': '1 month',
+  '3m': '3 months',
+  '6m': '6 months',
+  '1y': '1 year',
 };
 
 export type RootQuery = {
@@ -310,7 +411,12 @@ export type RootQuery = {
 export function rootListingSql(q: RootQuery): { count: string; page: string; params: unknown[] } {
   const params: unknown[] = [q.organizationId, q.projectId];
   // No "$2 is null or ..." disjunction: it would keep the planner from using the project's index.
-  const conditions = ['s.organization_id = $1', 's.created', 's.depth = 0', q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null'];
+  const conditions = [
+    's.organization_id = $1',
+    's.created',
+    's.depth = 0',
+    q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null',
+  ];
   if (q.experimentUuid) conditions.push(`s.experiment_uuid = $${params.push(q.experimentUuid)}::uuid`);
   const filter = q.filter && compileFilter(q.filter, params.length + 1);
   if (filter) {
@@ -322,10 +428,13 @@ export function rootListingSql(q: RootQuery): { count: string; page: string; par
   if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
   if (q.search?.trim()) {
     const query = `websearch_to_tsquery('simple', $${params.push(q.search)}::text)`;
-    conditions.push(`s.trace_id in (select x.root_trace_id from spans x where x.organization_id = $1 and x.created and ${SEARCH_DOCUMENT} @@ ${query})`);
+    conditions.push(
+      `s.trace_id in (select x.root_trace_id from spans x where x.organization_id = $1 and x.created and ${SEARCH_DOCUMENT} @@ ${query})`,
+    );
   }
   const where = conditions.join(' and ');
-  const limit = params.push(q.pageSize), offset = params.push((q.page - 1) * q.pageSize);
+  const limit = params.push(q.pageSize),
+    offset = params.push((q.page - 1) * q.pageSize);
   return {
     count: `select count(*)::int as total from spans s where ${where}`,
     page: `select s.trace_id from spans s where ${where} order by s.start_ts desc nulls last, s.trace_id desc limit $${limit} offset $${offset}`,

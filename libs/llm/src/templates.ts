@@ -14,9 +14,15 @@ function placeholders(text: string): string[] {
 }
 
 /** Fills `{{name}}` placeholders from `inputs`; throws MissingVariablesError naming every unfilled one. */
-export function fillTemplates<T extends { content?: string | null }>(messages: readonly T[], inputs: Record<string, unknown>): T[] {
+export function fillTemplates<T extends { content?: string | null }>(
+  messages: readonly T[],
+  inputs: Record<string, unknown>,
+): T[] {
   const missing = new Set<string>();
-  for (const m of messages) for (const name of placeholders(m.content ?? '')) if (!Object.hasOwn(inputs, name)) missing.add(name);
+  for (const m of messages)
+    for (const name of placeholders(m.content ?? '')) if (!Object.hasOwn(inputs, name)) missing.add(name);
   if (missing.size) throw new MissingVariablesError([...missing]);
-  return messages.map((m) => (m.content ? { ...m, content: m.content.replace(PLACEHOLDER, (_, name: string) => asText(inputs[name])) } : m));
+  return messages.map((m) =>
+    m.content ? { ...m, content: m.content.replace(PLACEHOLDER, (_, name: string) => asText(inputs[name])) } : m,
+  );
 }

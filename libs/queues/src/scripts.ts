@@ -21,6 +21,7 @@ declare module 'ioredis' {
 
 /** The connection, with the scripts defined on it (once per connection). */
 export function withScripts(redis: Redis): Redis {
-  for (const [name, script] of Object.entries(SCRIPTS)) if (!(name in redis)) redis.defineCommand(name, { lua: script });
+  for (const [name, script] of Object.entries(SCRIPTS))
+    if (!(name in redis)) redis.defineCommand(name, { lua: script });
   return redis;
 }

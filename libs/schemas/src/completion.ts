@@ -89,7 +89,10 @@ export type PromptVersionCreate = z.infer<typeof PromptVersionCreateSchema>;
 
 export const DeploymentCreateSchema = z.object({
   prompt_version_id: z.number().int().positive(),
-  deployment_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').nullish(),
+  deployment_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
+    .nullish(),
 });
 
 export const ProviderKeyCreateSchema = z.object({
@@ -103,7 +106,11 @@ const LlmRequestSchema = z.object({
   provider: z.string().min(1),
   model: z.string().min(1),
   messages: z.array(
-    z.object({ role: z.enum(['system', 'user', 'assistant', 'function', 'tool']), content: z.string(), name: z.string().optional() }),
+    z.object({
+      role: z.enum(['system', 'user', 'assistant', 'function', 'tool']),
+      content: z.string(),
+      name: z.string().optional(),
+    }),
   ),
   params: z.object({
     temperature: z.number().optional(),
@@ -111,9 +118,13 @@ const LlmRequestSchema = z.object({
     top_p: z.number().optional(),
     frequency_penalty: z.number().optional(),
     presence_penalty: z.number().optional(),
-    response_format: z.object({ type: z.enum(['text', 'json_object', 'json_schema']), json_schema: JsonObject.optional() }).optional(),
+    response_format: z
+      .object({ type: z.enum(['text', 'json_object', 'json_schema']), json_schema: JsonObject.optional() })
+      .optional(),
   }),
-  tools: z.array(z.object({ name: z.string(), description: z.string().optional(), parameters: JsonObject.optional() })).optional(),
+  tools: z
+    .array(z.object({ name: z.string(), description: z.string().optional(), parameters: JsonObject.optional() }))
+    .optional(),
   tool_choice: z.union([z.enum(['auto', 'none']), z.object({ name: z.string() })]).optional(),
 });
 export type LlmRequest = z.infer<typeof LlmRequestSchema>;

@@ -35,7 +35,10 @@ const TraceRowSchema = z.object({
   input_tokens: z.number().nullable(),
   output_tokens: z.number().nullable(),
   total_tokens: z.number().nullable(),
-  cost: z.number().nullable().describe("the trace's: the root's own value when it has one, else the sum over its spans (so for tokens)"),
+  cost: z
+    .number()
+    .nullable()
+    .describe("the trace's: the root's own value when it has one, else the sum over its spans (so for tokens)"),
   status: z.string().nullable(),
   error: z.string().nullable(),
   scores: z.array(z.looseObject({ name: z.string(), score: z.number().nullable() })),
@@ -45,7 +48,13 @@ const TraceRowSchema = z.object({
   session_id: z.string().nullable(),
   span_count: z.number().int(),
 });
-export const TraceRowsSchema = z.object({ total: z.number().int(), page: z.number().int(), total_pages: z.number().int(), page_size: z.number().int(), results: z.array(TraceRowSchema) });
+export const TraceRowsSchema = z.object({
+  total: z.number().int(),
+  page: z.number().int(),
+  total_pages: z.number().int(),
+  page_size: z.number().int(),
+  results: z.array(TraceRowSchema),
+});
 
 /** What the tree and the timeline draw: no inputs, outputs or other payloads. */
 const SkeletonSpanSchema = z.object({
@@ -64,7 +73,10 @@ const SkeletonSpanSchema = z.object({
   depth: z.number().int(),
   execution_order: z.number().int(),
 });
-export const TraceSkeletonSchema = z.object({ root_trace_id: z.string(), spans: z.array(SkeletonSpanSchema).describe('in execution order (depth first)') });
+export const TraceSkeletonSchema = z.object({
+  root_trace_id: z.string(),
+  spans: z.array(SkeletonSpanSchema).describe('in execution order (depth first)'),
+});
 
 /** One span with every field, as in a trace log but without its children. */
 export const SpanSchema = TraceLogTreeSchema.omit({ children: true, children_ids: true }).meta({ title: 'Span' });

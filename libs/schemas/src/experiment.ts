@@ -38,8 +38,26 @@ export const ExperimentFinishSchema = z
   .nullish();
 
 /** The operations a pinned statistic may name; the official clients read `operation` as this enum. */
-const STATISTIC_OPERATIONS = ['mean', 'median', 'variance', 'standard_deviation', 'min', 'max', 'mse', 'mae', 'correlation', 'spearman_correlation', 'accuracy', 'custom'] as const;
-export const PinnedStat = z.object({ var1: z.string(), operation: z.enum(STATISTIC_OPERATIONS), value: z.number(), var2: z.string().nullish() });
+const STATISTIC_OPERATIONS = [
+  'mean',
+  'median',
+  'variance',
+  'standard_deviation',
+  'min',
+  'max',
+  'mse',
+  'mae',
+  'correlation',
+  'spearman_correlation',
+  'accuracy',
+  'custom',
+] as const;
+export const PinnedStat = z.object({
+  var1: z.string(),
+  operation: z.enum(STATISTIC_OPERATIONS),
+  value: z.number(),
+  var2: z.string().nullish(),
+});
 export type PinnedStat = z.infer<typeof PinnedStat>;
 
 export const ExperimentFinalizeJobSchema = z.object({

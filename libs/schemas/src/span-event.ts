@@ -12,7 +12,10 @@ export const SpanEventFields = TraceLogFields.extend({
   feedback_comment: z.string().nullish(),
   eval_scores: z.record(z.string(), EvalResult),
   /** The console's comments (by id) and annotations (by criterion and user), kept apart from the client's. */
-  remarks: z.object({ comments: z.record(z.string(), z.looseObject({})), annotations: z.record(z.string(), z.record(z.string(), z.looseObject({}))) }),
+  remarks: z.object({
+    comments: z.record(z.string(), z.looseObject({})),
+    annotations: z.record(z.string(), z.record(z.string(), z.looseObject({}))),
+  }),
 }).partial();
 
 /**

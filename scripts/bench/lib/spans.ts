@@ -3,7 +3,10 @@
 // client libraries send them.
 import { randomUUID } from 'node:crypto';
 
-const WORDS = 'the of model answer question context retrieval document score latency token prompt user system tool call result cache vector index query'.split(' ');
+const WORDS =
+  'the of model answer question context retrieval document score latency token prompt user system tool call result cache vector index query'.split(
+    ' ',
+  );
 const text = (chars: number) => {
   let out = '';
   while (out.length < chars) out += WORDS[Math.floor(Math.random() * WORDS.length)] + ' ';
@@ -33,9 +36,21 @@ function makeTrace(project_name: string): BenchSpan[] {
     status: Math.random() < 0.05 ? 'error' : 'success',
     inputs: { question: text(between(100, 600)), context_id: randomUUID() },
     output: text(between(200, 1200)),
-    metadata: { user_id: user, env: 'production', release: `1.${between(0, 20)}.${between(0, 9)}`, region: ['eu-west-1', 'us-east-1'][i % 2], feature: 'support-bot' },
+    metadata: {
+      user_id: user,
+      env: 'production',
+      release: `1.${between(0, 20)}.${between(0, 9)}`,
+      region: ['eu-west-1', 'us-east-1'][i % 2],
+      feature: 'support-bot',
+    },
     tags: ['bench', i === 0 ? 'root' : 'step', Math.random() < 0.5 ? 'cohort-a' : 'cohort-b'],
-    configuration: { model: 'gpt-4o-mini', provider: 'openai', temp: 0.2, max_length: 512, messages: [{ role: 'system', content: text(between(80, 300)) }] },
+    configuration: {
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      temp: 0.2,
+      max_length: 512,
+      messages: [{ role: 'system', content: text(between(80, 300)) }],
+    },
     latency: Math.random() * 2,
     input_tokens: between(100, 2000),
     output_tokens: between(10, 500),
@@ -59,12 +74,15 @@ export function spanBodies(project_name: string, poolSize = 2000): () => string 
     makeTrace(project_name).map((span) => {
       let json = JSON.stringify(span);
       // Each span's ids keep their random first 24 hex digits; the last 12 become the slot.
-      for (const id of new Set(json.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g))) json = json.split(id).join(id.slice(0, 24) + SLOT);
+      for (const id of new Set(json.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)))
+        json = json.split(id).join(id.slice(0, 24) + SLOT);
       return json.split(SLOT);
     }),
   );
   let counter = Math.floor(Math.random() * 2 ** 40);
-  let trace = 0, span = 0, suffix = '';
+  let trace = 0,
+    span = 0,
+    suffix = '';
   return () => {
     if (span === 0) suffix = (counter++).toString(16).padStart(12, '0');
     const body = pool[trace][span].join(suffix);

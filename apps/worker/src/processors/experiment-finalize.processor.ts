@@ -17,7 +17,12 @@ const MAX_CHUNKS_IN_FLIGHT = 4;
  * streams the roots' stats out of PostgreSQL in chunks (sums are done there), summarizes the scores of
  * each chunk on the thread pool, and stores status, sample count and pinned stats.
  */
-export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys: RedisKeys; pool: Pool }): Processor<'experiment-finalize'> {
+export function experimentFinalizeProcessor(deps: {
+  sql: Sql;
+  redis: Redis;
+  keys: RedisKeys;
+  pool: Pool;
+}): Processor<'experiment-finalize'> {
   return async (job, _bullJob, log) => {
     const reply = createReplier(deps.redis, deps.keys, job.reply_to)<{ num_samples: number }>;
     try {
@@ -29,10 +34,17 @@ export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys
     }
   };
 
-  async function finalize(job: ExperimentFinalizeJob, reply: (r: Reply<{ num_samples: number }>) => Promise<unknown>, log: Logger) {
+  async function finalize(
+    job: ExperimentFinalizeJob,
+    reply: (r: Reply<{ num_samples: number }>) => Promise<unknown>,
+    log: Logger,
+  ) {
     const org = job.organization_id;
     if (!(await waitUntilApplied(deps.redis, deps.keys, org, job.watermark, PENDING_WRITES_WAIT_MS))) {
-      await reply({ error: 'trace logs accepted before the finish are still being written; retry shortly', status: 503 });
+      await reply({
+        error: 'trace logs accepted before the finish are still being written; retry shortly',
+        status: 503,
+      });
       return;
     }
     const experiment = await findExperiment(deps.sql, org, job.experiment_uuid);
@@ -54,9 +66,19 @@ export function experimentFinalizeProcessor(deps: { sql: Sql; redis: Redis; keys
       : experiment.pinned_stats.filter((p) => p.operation === 'custom');
     const pinnedStats: PinnedStat[] = [
       ...datasetLevel,
-      ...Object.entries(scores).map(([name, s]): PinnedStat => ({ var1: name, operation: 'mean', value: s.sum / s.count })),
+      ...Object.entries(scores).map(([name, s]): PinnedStat => ({
+        var1: name,
+        operation: 'mean',
+        value: s.sum / s.count,
+      })),
     ];
-    await finishExperiment(deps.sql, org, job.experiment_uuid, { seq: job.watermark, status: job.status, pinnedStats, numSamples, metadata: job.metadata });
+    await finishExperiment(deps.sql, org, job.experiment_uuid, {
+      seq: job.watermark,
+      status: job.status,
+      pinnedStats,
+      numSamples,
+      metadata: job.metadata,
+    });
     log.info({ experiment: job.experiment_uuid, numSamples }, 'experiment finished');
     await reply({ done: { num_samples: numSamples } });
   }

@@ -23,7 +23,16 @@ export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
     for (const t of triggers) {
       const member = `eval:${t.trace_id}:${t.seq}`;
       await holdPending(deps.redis, deps.keys, t.organization_id, member, t.seq);
-      await deps.evals.add({ organization_id: t.organization_id, trace_id: t.trace_id, metric_names: t.metric_names, pending_member: member, request_id: requestIds?.get(t.seq) }, { jobId: `${t.organization_id}-${t.trace_id}-${t.seq}` });
+      await deps.evals.add(
+        {
+          organization_id: t.organization_id,
+          trace_id: t.trace_id,
+          metric_names: t.metric_names,
+          pending_member: member,
+          request_id: requestIds?.get(t.seq),
+        },
+        { jobId: `${t.organization_id}-${t.trace_id}-${t.seq}` },
+      );
     }
   }
 
@@ -42,7 +51,8 @@ export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
       // A job can hold up to 1000 events; no transaction takes more than a batch of them (each span and
       // each trace takes a lock, and PostgreSQL's lock table is shared by every connection).
       const chunks = [];
-      for (let i = 0; i < payload.events.length; i += deps.batchSize) chunks.push(payload.events.slice(i, i + deps.batchSize));
+      for (let i = 0; i < payload.events.length; i += deps.batchSize)
+        chunks.push(payload.events.slice(i, i + deps.batchSize));
       await Promise.all(chunks.map((chunk) => batcher.add(chunk)));
     } catch (err) {
       if (!isDataError(err)) throw err;
@@ -57,10 +67,26 @@ export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
         }
       }
       if (!refused.length) return;
-      log.error({ refused: refused.map(({ event, err }) => ({ trace_id: event.trace_id, kind: event.kind, reqId: event.request_id, err: err.message })) }, 'span events refused by PostgreSQL; dropped');
-      await clearPending(deps.redis, deps.keys, refused.map((r) => r.event));
+      log.error(
+        {
+          refused: refused.map(({ event, err }) => ({
+            trace_id: event.trace_id,
+            kind: event.kind,
+            reqId: event.request_id,
+            err: err.message,
+          })),
+        },
+        'span events refused by PostgreSQL; dropped',
+      );
+      await clearPending(
+        deps.redis,
+        deps.keys,
+        refused.map((r) => r.event),
+      );
       // The job stays in the failed set as a record; the events that were written are not retried.
-      throw new UnrecoverableError(`${refused.length} of ${payload.events.length} span events refused by PostgreSQL: ${refused[0].err.message}`);
+      throw new UnrecoverableError(
+        `${refused.length} of ${payload.events.length} span events refused by PostgreSQL: ${refused[0].err.message}`,
+      );
     }
   };
 }

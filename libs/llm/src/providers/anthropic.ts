@@ -9,7 +9,10 @@ const clients = clientCache<Anthropic>();
 
 function body(req: LlmRequest): Anthropic.MessageCreateParamsNonStreaming {
   // System messages travel in `system`; function/tool results become user turns (no tool-call ids here).
-  const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+  const system = req.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n');
   const messages = req.messages
     .filter((m) => m.role !== 'system')
     .map((m) => ({ role: m.role === 'assistant' ? ('assistant' as const) : ('user' as const), content: m.content }));
@@ -22,9 +25,14 @@ function body(req: LlmRequest): Anthropic.MessageCreateParamsNonStreaming {
     ...(req.params.top_p != null && { top_p: req.params.top_p }),
   };
   if (req.tools) {
-    params.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: (t.parameters ?? { type: 'object', properties: {} }) as Anthropic.Tool.InputSchema }));
+    params.tools = req.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: (t.parameters ?? { type: 'object', properties: {} }) as Anthropic.Tool.InputSchema,
+    }));
     if (req.tool_choice) {
-      params.tool_choice = typeof req.tool_choice === 'string' ? { type: req.tool_choice } : { type: 'tool', name: req.tool_choice.name };
+      params.tool_choice =
+        typeof req.tool_choice === 'string' ? { type: req.tool_choice } : { type: 'tool', name: req.tool_choice.name };
     }
   }
   return params;
@@ -32,35 +40,65 @@ function body(req: LlmRequest): Anthropic.MessageCreateParamsNonStreaming {
 
 type ToolUse = { name: string; input: unknown };
 // A function-calling answer has no text; it is returned as the JSON of its calls, as clients expect.
-const toolText = (tools: ToolUse[]) => (tools.length ? JSON.stringify(tools.map((t) => ({ name: t.name, arguments: JSON.stringify(t.input) }))) : '');
+const toolText = (tools: ToolUse[]) =>
+  tools.length ? JSON.stringify(tools.map((t) => ({ name: t.name, arguments: JSON.stringify(t.input) }))) : '';
 
 function textOf(blocks: Anthropic.ContentBlock[]): string {
-  const text = blocks.filter((b) => b.type === 'text').map((b) => (b as Anthropic.TextBlock).text).join('');
+  const text = blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as Anthropic.TextBlock).text)
+    .join('');
   return text || toolText(blocks.filter((b) => b.type === 'tool_use') as Anthropic.ToolUseBlock[]);
 }
 
-type Usage = { input_tokens?: number | null; output_tokens?: number | null; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null };
+type Usage = {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+};
 // Anthropic's input_tokens leave out the cached ones; the total counts them all.
 const usageOf = (u: Usage | undefined) => {
-  const cacheRead = u?.cache_read_input_tokens ?? 0, cacheWrite = u?.cache_creation_input_tokens ?? 0;
-  return { input_tokens: u?.input_tokens == null ? null : u.input_tokens + cacheRead + cacheWrite, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite };
+  const cacheRead = u?.cache_read_input_tokens ?? 0,
+    cacheWrite = u?.cache_creation_input_tokens ?? 0;
+  return {
+    input_tokens: u?.input_tokens == null ? null : u.input_tokens + cacheRead + cacheWrite,
+    cache_read_tokens: cacheRead,
+    cache_write_tokens: cacheWrite,
+  };
 };
 
 export function anthropicAdapter(): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
-      const client = reuseClient(clients, [opts.apiKey, opts.baseURL ?? null, opts.timeoutMs, opts.maxRetries, fetchId(opts.fetch)], () =>
-        new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetchOptions: NO_REDIRECTS, fetch: opts.fetch }),
+      const client = reuseClient(
+        clients,
+        [opts.apiKey, opts.baseURL ?? null, opts.timeoutMs, opts.maxRetries, fetchId(opts.fetch)],
+        () =>
+          new Anthropic({
+            apiKey: opts.apiKey,
+            baseURL: opts.baseURL,
+            timeout: opts.timeoutMs,
+            maxRetries: opts.maxRetries,
+            fetchOptions: NO_REDIRECTS,
+            fetch: opts.fetch,
+          }),
       );
       const deadline = callDeadline(opts);
       const { signal } = deadline;
       try {
         if (!opts.onDelta) {
           const res = await client.messages.create(body(req), { signal });
-          return { content: textOf(res.content), model: res.model, ...usageOf(res.usage), output_tokens: res.usage?.output_tokens ?? null };
+          return {
+            content: textOf(res.content),
+            model: res.model,
+            ...usageOf(res.usage),
+            output_tokens: res.usage?.output_tokens ?? null,
+          };
         }
         const stream = await client.messages.create({ ...body(req), stream: true }, { signal });
-        let content = '', model = req.model;
+        let content = '',
+          model = req.model;
         let usage: Usage | undefined;
         let output: number | null = null;
         const tools: (ToolUse & { json: string })[] = [];

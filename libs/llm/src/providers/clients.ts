@@ -24,7 +24,11 @@ export function fetchId(custom: typeof fetch | undefined): number {
 }
 
 /** The client made for these options, made once while it stays in the cache. */
-export function reuseClient<C extends object>(cache: LRUCache<string, C>, options: readonly unknown[], make: () => C): C {
+export function reuseClient<C extends object>(
+  cache: LRUCache<string, C>,
+  options: readonly unknown[],
+  make: () => C,
+): C {
   const key = JSON.stringify(options);
   let client = cache.get(key);
   if (!client) cache.set(key, (client = make()));

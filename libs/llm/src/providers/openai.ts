@@ -9,13 +9,20 @@ const clients = clientCache<OpenAI>();
 function body(req: LlmRequest): ChatCompletionCreateParamsBase {
   const params: ChatCompletionCreateParamsBase = {
     model: req.model,
-    messages: req.messages.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })) as ChatCompletionCreateParamsBase['messages'],
+    messages: req.messages.map((m) => ({
+      role: m.role,
+      content: m.content,
+      ...(m.name ? { name: m.name } : {}),
+    })) as ChatCompletionCreateParamsBase['messages'],
     ...req.params,
   } as ChatCompletionCreateParamsBase;
   if (req.tools) {
     params.tools = req.tools.map((t) => ({ type: 'function', function: t }));
     if (req.tool_choice) {
-      params.tool_choice = typeof req.tool_choice === 'string' ? req.tool_choice : { type: 'function', function: { name: req.tool_choice.name } };
+      params.tool_choice =
+        typeof req.tool_choice === 'string'
+          ? req.tool_choice
+          : { type: 'function', function: { name: req.tool_choice.name } };
     }
   }
   return params;
@@ -26,7 +33,11 @@ type ToolCall = { function?: { name?: string; arguments?: string } };
 const toolCallText = (calls: ToolCall[] | undefined) =>
   calls?.length ? JSON.stringify(calls.map((c) => ({ name: c.function?.name, arguments: c.function?.arguments }))) : '';
 
-type Usage = { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } | null };
+type Usage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+};
 // prompt_tokens already includes the cached ones.
 const usageOf = (u: Usage | null | undefined) => ({
   input_tokens: u?.prompt_tokens ?? null,
@@ -38,9 +49,29 @@ const usageOf = (u: Usage | null | undefined) => ({
 export function openAiAdapter(kind: 'openai' | 'azure', provider: string, apiVersion?: string): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
-      const common = { apiKey: opts.apiKey, baseURL: opts.baseURL, timeout: opts.timeoutMs, maxRetries: opts.maxRetries, fetchOptions: NO_REDIRECTS, fetch: opts.fetch };
-      const client = reuseClient(clients, [kind, common.apiKey, common.baseURL ?? null, common.timeout, common.maxRetries, apiVersion ?? null, fetchId(opts.fetch)], () =>
-        kind === 'azure' ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' }) : new OpenAI(common),
+      const common = {
+        apiKey: opts.apiKey,
+        baseURL: opts.baseURL,
+        timeout: opts.timeoutMs,
+        maxRetries: opts.maxRetries,
+        fetchOptions: NO_REDIRECTS,
+        fetch: opts.fetch,
+      };
+      const client = reuseClient(
+        clients,
+        [
+          kind,
+          common.apiKey,
+          common.baseURL ?? null,
+          common.timeout,
+          common.maxRetries,
+          apiVersion ?? null,
+          fetchId(opts.fetch),
+        ],
+        () =>
+          kind === 'azure'
+            ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' })
+            : new OpenAI(common),
       );
       const deadline = callDeadline(opts);
       const { signal } = deadline;
@@ -54,8 +85,12 @@ export function openAiAdapter(kind: 'openai' | 'azure', provider: string, apiVer
             ...usageOf(res.usage),
           };
         }
-        const stream = await client.chat.completions.create({ ...body(req), stream: true, stream_options: { include_usage: true } }, { signal });
-        let content = '', model = req.model;
+        const stream = await client.chat.completions.create(
+          { ...body(req), stream: true, stream_options: { include_usage: true } },
+          { signal },
+        );
+        let content = '',
+          model = req.model;
         let usage: Usage | null = null;
         const calls: ToolCall[] = [];
         deadline.alive();
