@@ -22,6 +22,9 @@ function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
   const reads = new Set([
     'POST /get_trace_logs',
     'POST /traces',
+    'POST /dashboard',
+    'POST /trace-groups',
+    'POST /trace-group',
     'POST /experiments',
     'POST /experiment/{experiment_uuid}/trace_logs',
     'POST /deployed-prompt',

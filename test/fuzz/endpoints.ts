@@ -352,6 +352,20 @@ export function endpoints(t: Targets): Endpoint[] {
     { method: 'DELETE', path: '/provider-keys/:provider', params: { provider: t.provider } },
     { method: 'GET', path: '/me' },
     { method: 'GET', path: '/projects' },
+    {
+      method: 'POST',
+      path: '/dashboard',
+      bodies: [
+        { project_uuid: t.projectUuid, time_range: '24h' },
+        { project_uuid: t.projectUuid, from: '2026-01-01T00:00:00Z', to: '2026-01-02 00:00:00' },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/trace-groups',
+      bodies: [{ project_uuid: t.projectUuid, by: 'session', time_range: '7d', page: 1, page_size: 10 }],
+    },
+    { method: 'POST', path: '/trace-group', bodies: [{ project_uuid: t.projectUuid, by: 'user', key: 'someone' }] },
     { method: 'GET', path: '/annotation-criteria' },
     {
       method: 'POST',

@@ -31,6 +31,7 @@ import evalMetricRoutes from './routes/eval-metrics/index';
 import experimentRoutes from './routes/experiments/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
+import insightRoutes from './routes/insights/index';
 import projectRoutes from './routes/projects/index';
 import remarkRoutes from './routes/remarks/index';
 import promptRoutes from './routes/prompts/index';
@@ -117,6 +118,7 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(accessRoutes);
   await v1.register(consoleRoutes);
   await v1.register(remarkRoutes);
+  await v1.register(insightRoutes);
   await v1.register(projectRoutes);
   await v1.register(traceLogRoutes);
   await v1.register(feedbackRoutes);

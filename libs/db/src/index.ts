@@ -11,3 +11,4 @@ export * from './experiments';
 export * from './eval-metrics';
 export * from './console';
 export * from './remarks';
+export * from './insights';

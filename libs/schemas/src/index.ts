@@ -2,6 +2,7 @@ export * from './common';
 export * from './access';
 export * from './console';
 export * from './remarks';
+export * from './insights';
 export * from './env';
 export * from './trace-log';
 export * from './project';
