@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   API_TREES,
   compileFilter,
+  parseSearch,
   deriveFields,
   foldEvents,
   unitHash,
@@ -375,11 +376,11 @@ export async function spanTextsOfRoots(
 }
 
 /**
- * What full-text search reads of a span: the start of its inputs, output and metadata (the same
- * expression as the spans_search index, which it must match to be used). Bounded, so that a multi-MB
- * payload cannot exceed a tsvector's size limit and refuse the write.
+ * What search reads of a span: the words of the start of its inputs, output and metadata (the expression
+ * of the spans_search index, which it must match to be used). Bounded, so that a multi-MB payload can
+ * neither exceed a tsvector's size limit and refuse the write, nor cost it more than its first part.
  */
-const SEARCH_DOCUMENT = `to_tsvector('simple'::regconfig, left(coalesce(x.inputs::text, '') || ' ' || coalesce(x.output, '') || ' ' || coalesce(x.metadata::text, ''), 100000))`;
+const SEARCH_DOCUMENT = `to_tsvector('sightline_words'::regconfig, left(coalesce(x.inputs::text, '') || ' ' || coalesce(x.output, '') || ' ' || coalesce(x.metadata::text, ''), 100000))`;
 
 const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
   na: null,
@@ -401,7 +402,7 @@ export type RootQuery = {
   filter?: FilterInput;
   timeRange?: TimeRange;
   status?: string | null;
-  /** Words (web-search syntax: "a phrase", or, -word) that some span of the trace holds. */
+  /** Words and "phrases" one span of the trace holds (ignoring case), and -words none holds. */
   search?: string | null;
   page: number;
   pageSize: number;
@@ -426,12 +427,12 @@ export function rootListingSql(q: RootQuery): { count: string; page: string; par
   const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
   if (interval) conditions.push(`s.start_ts >= now() - $${params.push(interval)}::interval`);
   if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
-  if (q.search?.trim()) {
-    const query = `websearch_to_tsquery('simple', $${params.push(q.search)}::text)`;
-    conditions.push(
-      `s.trace_id in (select x.root_trace_id from spans x where x.organization_id = $1 and x.created and ${SEARCH_DOCUMENT} @@ ${query})`,
-    );
-  }
+  const { include, exclude } = parseSearch(q.search ?? '');
+  // The trace has a span holding every included term, and none holding an excluded one.
+  const holding = (terms: string[]) =>
+    `select x.root_trace_id from spans x where x.organization_id = $1 and x.created and ${SEARCH_DOCUMENT} @@ (${terms.map((t) => `phraseto_tsquery('sightline_words', $${params.push(t)}::text)`).join(' && ')})`;
+  if (include.length) conditions.push(`s.trace_id in (${holding(include)})`);
+  for (const term of exclude) conditions.push(`s.trace_id not in (${holding([term])})`);
   const where = conditions.join(' and ');
   const limit = params.push(q.pageSize),
     offset = params.push((q.page - 1) * q.pageSize);

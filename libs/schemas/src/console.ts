@@ -21,7 +21,13 @@ export const ProjectSummarySchema = z.object({
 /** get_trace_logs' body, by project uuid or name, with a full-text search over inputs, output and metadata. */
 export const TraceRowsRequestSchema = GetTraceLogsSchema.extend({
   project_uuid: OptionalUuid,
-  search: z.string().max(500).nullish().describe('words that must all appear in the inputs, output or metadata'),
+  search: z
+    .string()
+    .max(500)
+    .nullish()
+    .describe(
+      'words and "phrases" that one span of the trace holds in its inputs, output or metadata (whole words, any case; ids, numbers, emails and URLs are not indexed: filter on those), and -words none holds',
+    ),
 });
 
 /** A root trace as a table row: the root span's own fields and the trace's span count. */
