@@ -77,13 +77,11 @@ function evalTriggers(
   return { ...key, metric_names: [...new Set(names)], seq: Math.max(...list.map((e) => e.seq)) };
 }
 
-/**
- * Applies span events in one transaction: locks the touched spans, folds the events into their stored
- * state, and writes every row back in multi-row upserts. Where the tree decides a span's depth or
- * execution order (the client sent none), the touched traces are locked and recomputed.
- * Answers the spans whose evaluations must now run.
- */
-export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<EvalTrigger[]> {
+type TraceRoot = { org: string; root: string };
+type StoredRow = Record<string, unknown>;
+
+/** The events of each span, by `organization/trace id`, in the order they came. */
+function groupBySpan(events: readonly SpanEvent[]): Map<string, SpanEvent[]> {
   const byKey = new Map<string, SpanEvent[]>();
   for (const e of events) {
     const key = `${e.organization_id}/${e.trace_id}`;
@@ -91,49 +89,88 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
     if (list) list.push(e);
     else byKey.set(key, [e]);
   }
+  return byKey;
+}
+
+/** Locks the spans of `byKey` and reads their stored rows, by `organization/trace id`. */
+async function lockAndReadSpans(tx: Sql, byKey: Map<string, SpanEvent[]>): Promise<Map<string, StoredRow>> {
   const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
   const orgs = keys.map((k) => k.org),
     ids = keys.map((k) => k.id);
+  await takeLocks(
+    tx,
+    keys.map((k) => `span/${k.org}/${k.id}`),
+  );
+  const stored = await tx`
+    select s.organization_id, s.trace_id, s.created, s.versions, s.depth as stored_depth, s.execution_order as stored_order,
+           ${tx.unsafe(FIELDS.map(selectField).join(', '))}
+    from spans s
+    join unnest(${tx.array(orgs)}::uuid[], ${tx.array(ids)}::uuid[]) as k(org, id) on s.organization_id = k.org and s.trace_id = k.id`;
+  return new Map(stored.map((row) => [`${row.organization_id}/${row.trace_id}`, row]));
+}
 
+/** One span's events folded into its stored state (`before`): its derived fields and the row to write. */
+function foldSpan(list: readonly SpanEvent[], before: StoredRow | undefined) {
+  const [{ organization_id, trace_id }] = list;
+  const state = foldEvents(
+    before && rowToState(before),
+    [...list].sort((a, b) => a.seq - b.seq),
+  );
+  const fields = deriveFields(trace_id, state.fields);
+  // Depth and order the tree decided earlier stay until the tree is recomputed.
+  fields.depth ??= before?.stored_depth ?? null;
+  fields.execution_order ??= before?.stored_order ?? null;
+  const row: Record<string, unknown> = {
+    organization_id,
+    trace_id,
+    created: state.created,
+    versions: state.versions,
+  };
+  for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
+  return { created: state.created, fields, row };
+}
+
+/** Marks running the experiments that spans created by this batch belong to. */
+async function markCreatedExperimentsRunning(tx: Sql, rows: Record<string, unknown>[]): Promise<void> {
+  const experiments = rows
+    .filter((r) => r.created && r.experiment_uuid)
+    .map((r) => ({ org: r.organization_id as string, experiment: r.experiment_uuid as string }));
+  await markExperimentsRunning(tx, [...new Map(experiments.map((e) => [`${e.org}/${e.experiment}`, e])).values()]);
+}
+
+/** Recomputes depth and execution order in the traces under `roots` that hold a span still waiting for them. */
+async function orderWaitingSpans(tx: Sql, roots: TraceRoot[]): Promise<void> {
+  const unordered = await tx<TraceRoot[]>`
+    select distinct s.organization_id as org, s.root_trace_id as root
+    from spans s join unnest(${tx.array(roots.map((r) => r.org))}::uuid[], ${tx.array(roots.map((r) => r.root))}::uuid[]) as r(org, root)
+      on s.organization_id = r.org and s.root_trace_id = r.root
+    where s.created and (s.depth is null or s.execution_order is null)`;
+  if (unordered.length) await recomputeTreeOrder(tx, unordered);
+}
+
+/**
+ * Applies span events in one transaction: locks the touched spans, folds the events into their stored
+ * state, and writes every row back in multi-row upserts. Where the tree decides a span's depth or
+ * execution order (the client sent none), the touched traces are locked and recomputed.
+ * Answers the spans whose evaluations must now run.
+ */
+export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<EvalTrigger[]> {
+  const byKey = groupBySpan(events);
   const triggers: EvalTrigger[] = [];
   await transaction(sql, async (tx) => {
-    await takeLocks(
-      tx,
-      keys.map((k) => `span/${k.org}/${k.id}`),
-    );
-    const stored = await tx`
-      select s.organization_id, s.trace_id, s.created, s.versions, s.depth as stored_depth, s.execution_order as stored_order,
-             ${tx.unsafe(FIELDS.map(selectField).join(', '))}
-      from spans s
-      join unnest(${tx.array(orgs)}::uuid[], ${tx.array(ids)}::uuid[]) as k(org, id) on s.organization_id = k.org and s.trace_id = k.id`;
-    const previous = new Map(stored.map((row) => [`${row.organization_id}/${row.trace_id}`, row]));
+    const previous = await lockAndReadSpans(tx, byKey);
 
-    const traces = new Map<string, { org: string; root: string }>();
+    const traces = new Map<string, TraceRoot>();
     const rows = [...byKey.entries()].map(([key, list]) => {
       const [{ organization_id, trace_id }] = list;
-      const before = previous.get(key);
-      const state = foldEvents(
-        before && rowToState(before),
-        [...list].sort((a, b) => a.seq - b.seq),
-      );
-      const fields = deriveFields(trace_id, state.fields);
-      // Depth and order the tree decided earlier stay until the tree is recomputed.
-      fields.depth ??= before?.stored_depth ?? null;
-      fields.execution_order ??= before?.stored_order ?? null;
-      if (state.created)
+      const { created, fields, row } = foldSpan(list, previous.get(key));
+      if (created)
         traces.set(`${organization_id}/${fields.root_trace_id}`, {
           org: organization_id,
           root: fields.root_trace_id as string,
         });
-      const trigger = evalTriggers({ organization_id, trace_id }, list, state.created, fields);
+      const trigger = evalTriggers({ organization_id, trace_id }, list, created, fields);
       if (trigger) triggers.push(trigger);
-      const row: Record<string, unknown> = {
-        organization_id,
-        trace_id,
-        created: state.created,
-        versions: state.versions,
-      };
-      for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
       return row;
     });
 
@@ -147,17 +184,8 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
         roots.map((r) => `root/${r.org}/${r.root}`),
       );
     await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
-    const experiments = rows
-      .filter((r) => r.created && r.experiment_uuid)
-      .map((r) => ({ org: r.organization_id as string, experiment: r.experiment_uuid as string }));
-    await markExperimentsRunning(tx, [...new Map(experiments.map((e) => [`${e.org}/${e.experiment}`, e])).values()]);
-    if (!roots.length) return;
-    const unordered = await tx<{ org: string; root: string }[]>`
-      select distinct s.organization_id as org, s.root_trace_id as root
-      from spans s join unnest(${tx.array(roots.map((r) => r.org))}::uuid[], ${tx.array(roots.map((r) => r.root))}::uuid[]) as r(org, root)
-        on s.organization_id = r.org and s.root_trace_id = r.root
-      where s.created and (s.depth is null or s.execution_order is null)`;
-    if (unordered.length) await recomputeTreeOrder(tx, unordered);
+    await markCreatedExperimentsRunning(tx, rows);
+    if (roots.length) await orderWaitingSpans(tx, roots);
   });
   return triggers;
 }

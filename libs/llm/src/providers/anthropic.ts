@@ -68,65 +68,85 @@ const usageOf = (u: Usage | undefined) => {
   };
 };
 
+type Deadline = ReturnType<typeof callDeadline>;
+
+/** The SDK client for these options, shared by the calls that use the same ones. */
+function clientFor(opts: CallOptions): Anthropic {
+  return reuseClient(
+    clients,
+    [opts.apiKey, opts.baseURL ?? null, opts.timeoutMs, opts.maxRetries, fetchId(opts.fetch)],
+    () =>
+      new Anthropic({
+        apiKey: opts.apiKey,
+        baseURL: opts.baseURL,
+        timeout: opts.timeoutMs,
+        maxRetries: opts.maxRetries,
+        fetchOptions: NO_REDIRECTS,
+        fetch: opts.fetch,
+      }),
+  );
+}
+
+/** One answer, whole. */
+async function complete(client: Anthropic, req: LlmRequest, signal: AbortSignal): Promise<LlmResult> {
+  const res = await client.messages.create(body(req), { signal });
+  return {
+    content: textOf(res.content),
+    model: res.model,
+    ...usageOf(res.usage),
+    output_tokens: res.usage?.output_tokens ?? null,
+  };
+}
+
+/** One answer, streamed: its text goes to onDelta as it arrives. */
+async function stream(
+  client: Anthropic,
+  req: LlmRequest,
+  deadline: Deadline,
+  onDelta: (text: string) => void,
+): Promise<LlmResult> {
+  const { signal } = deadline;
+  const events = await client.messages.create({ ...body(req), stream: true }, { signal });
+  let content = '',
+    model = req.model;
+  let usage: Usage | undefined;
+  let output: number | null = null;
+  const tools: (ToolUse & { json: string })[] = [];
+  deadline.alive();
+  for await (const event of events) {
+    deadline.alive();
+    if (event.type === 'message_start') {
+      model = event.message.model;
+      usage = event.message.usage;
+      output = event.message.usage?.output_tokens ?? null;
+    } else if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
+      tools.push({ name: event.content_block.name, input: {}, json: '' });
+    } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+      content += event.delta.text;
+      onDelta(event.delta.text);
+    } else if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta' && tools.length) {
+      tools[tools.length - 1].json += event.delta.partial_json;
+    } else if (event.type === 'message_delta' && event.usage) {
+      output = event.usage.output_tokens ?? output;
+    }
+  }
+  // The SDK may end a stream quietly when it is aborted: a stalled stream must still be an error.
+  if (signal.aborted) throw signal.reason;
+  if (!content && tools.length) {
+    content = toolText(tools.map((t) => ({ name: t.name, input: t.json ? JSON.parse(t.json) : {} })));
+    onDelta(content);
+  }
+  return { content, model, ...usageOf(usage), output_tokens: output };
+}
+
 export function anthropicAdapter(): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
-      const client = reuseClient(
-        clients,
-        [opts.apiKey, opts.baseURL ?? null, opts.timeoutMs, opts.maxRetries, fetchId(opts.fetch)],
-        () =>
-          new Anthropic({
-            apiKey: opts.apiKey,
-            baseURL: opts.baseURL,
-            timeout: opts.timeoutMs,
-            maxRetries: opts.maxRetries,
-            fetchOptions: NO_REDIRECTS,
-            fetch: opts.fetch,
-          }),
-      );
+      const client = clientFor(opts);
       const deadline = callDeadline(opts);
       const { signal } = deadline;
       try {
-        if (!opts.onDelta) {
-          const res = await client.messages.create(body(req), { signal });
-          return {
-            content: textOf(res.content),
-            model: res.model,
-            ...usageOf(res.usage),
-            output_tokens: res.usage?.output_tokens ?? null,
-          };
-        }
-        const stream = await client.messages.create({ ...body(req), stream: true }, { signal });
-        let content = '',
-          model = req.model;
-        let usage: Usage | undefined;
-        let output: number | null = null;
-        const tools: (ToolUse & { json: string })[] = [];
-        deadline.alive();
-        for await (const event of stream) {
-          deadline.alive();
-          if (event.type === 'message_start') {
-            model = event.message.model;
-            usage = event.message.usage;
-            output = event.message.usage?.output_tokens ?? null;
-          } else if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
-            tools.push({ name: event.content_block.name, input: {}, json: '' });
-          } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
-            content += event.delta.text;
-            opts.onDelta(event.delta.text);
-          } else if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta' && tools.length) {
-            tools[tools.length - 1].json += event.delta.partial_json;
-          } else if (event.type === 'message_delta' && event.usage) {
-            output = event.usage.output_tokens ?? output;
-          }
-        }
-        // The SDK may end a stream quietly when it is aborted: a stalled stream must still be an error.
-        if (signal.aborted) throw signal.reason;
-        if (!content && tools.length) {
-          content = toolText(tools.map((t) => ({ name: t.name, input: t.json ? JSON.parse(t.json) : {} })));
-          opts.onDelta(content);
-        }
-        return { content, model, ...usageOf(usage), output_tokens: output };
+        return await (opts.onDelta ? stream(client, req, deadline, opts.onDelta) : complete(client, req, signal));
       } catch (err) {
         throw toProviderError(err, 'anthropic', signal);
       } finally {

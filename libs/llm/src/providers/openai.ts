@@ -45,77 +45,95 @@ const usageOf = (u: Usage | null | undefined) => ({
   cache_read_tokens: u?.prompt_tokens_details?.cached_tokens ?? 0,
 });
 
+type Deadline = ReturnType<typeof callDeadline>;
+
+/** The SDK client for these options, shared by the calls that use the same ones. */
+function clientFor(kind: 'openai' | 'azure', apiVersion: string | undefined, opts: CallOptions): OpenAI {
+  const common = {
+    apiKey: opts.apiKey,
+    baseURL: opts.baseURL,
+    timeout: opts.timeoutMs,
+    maxRetries: opts.maxRetries,
+    fetchOptions: NO_REDIRECTS,
+    fetch: opts.fetch,
+  };
+  return reuseClient(
+    clients,
+    [
+      kind,
+      common.apiKey,
+      common.baseURL ?? null,
+      common.timeout,
+      common.maxRetries,
+      apiVersion ?? null,
+      fetchId(opts.fetch),
+    ],
+    () =>
+      kind === 'azure' ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' }) : new OpenAI(common),
+  );
+}
+
+/** One answer, whole. */
+async function complete(client: OpenAI, req: LlmRequest, signal: AbortSignal): Promise<LlmResult> {
+  const res = await client.chat.completions.create({ ...body(req), stream: false }, { signal });
+  const message = res.choices[0]?.message;
+  return {
+    content: message?.content || toolCallText(message?.tool_calls as ToolCall[] | undefined),
+    model: res.model ?? req.model,
+    ...usageOf(res.usage),
+  };
+}
+
+/** One answer, streamed: its text goes to onDelta as it arrives. */
+async function stream(
+  client: OpenAI,
+  req: LlmRequest,
+  deadline: Deadline,
+  onDelta: (text: string) => void,
+): Promise<LlmResult> {
+  const { signal } = deadline;
+  const chunks = await client.chat.completions.create(
+    { ...body(req), stream: true, stream_options: { include_usage: true } },
+    { signal },
+  );
+  let content = '',
+    model = req.model;
+  let usage: Usage | null = null;
+  const calls: ToolCall[] = [];
+  deadline.alive();
+  for await (const chunk of chunks) {
+    deadline.alive();
+    model = chunk.model ?? model;
+    if (chunk.usage) usage = chunk.usage;
+    const delta = chunk.choices[0]?.delta;
+    if (delta?.content) {
+      content += delta.content;
+      onDelta(delta.content);
+    }
+    for (const call of delta?.tool_calls ?? []) {
+      const target = (calls[call.index] ??= { function: { name: '', arguments: '' } });
+      target.function!.name += call.function?.name ?? '';
+      target.function!.arguments += call.function?.arguments ?? '';
+    }
+  }
+  // The SDK ends a stream quietly when it is aborted: a stalled stream must still be an error.
+  if (signal.aborted) throw signal.reason;
+  if (!content && calls.length) {
+    content = toolCallText(calls);
+    onDelta(content);
+  }
+  return { content, model, ...usageOf(usage) };
+}
+
 /** OpenAI's chat completions protocol: OpenAI itself, Azure OpenAI, and any compatible server. */
 export function openAiAdapter(kind: 'openai' | 'azure', provider: string, apiVersion?: string): ProviderAdapter {
   return {
     async call(req: LlmRequest, opts: CallOptions): Promise<LlmResult> {
-      const common = {
-        apiKey: opts.apiKey,
-        baseURL: opts.baseURL,
-        timeout: opts.timeoutMs,
-        maxRetries: opts.maxRetries,
-        fetchOptions: NO_REDIRECTS,
-        fetch: opts.fetch,
-      };
-      const client = reuseClient(
-        clients,
-        [
-          kind,
-          common.apiKey,
-          common.baseURL ?? null,
-          common.timeout,
-          common.maxRetries,
-          apiVersion ?? null,
-          fetchId(opts.fetch),
-        ],
-        () =>
-          kind === 'azure'
-            ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' })
-            : new OpenAI(common),
-      );
+      const client = clientFor(kind, apiVersion, opts);
       const deadline = callDeadline(opts);
       const { signal } = deadline;
       try {
-        if (!opts.onDelta) {
-          const res = await client.chat.completions.create({ ...body(req), stream: false }, { signal });
-          const message = res.choices[0]?.message;
-          return {
-            content: message?.content || toolCallText(message?.tool_calls as ToolCall[] | undefined),
-            model: res.model ?? req.model,
-            ...usageOf(res.usage),
-          };
-        }
-        const stream = await client.chat.completions.create(
-          { ...body(req), stream: true, stream_options: { include_usage: true } },
-          { signal },
-        );
-        let content = '',
-          model = req.model;
-        let usage: Usage | null = null;
-        const calls: ToolCall[] = [];
-        deadline.alive();
-        for await (const chunk of stream) {
-          deadline.alive();
-          model = chunk.model ?? model;
-          if (chunk.usage) usage = chunk.usage;
-          const delta = chunk.choices[0]?.delta;
-          if (delta?.content) {
-            content += delta.content;
-            opts.onDelta(delta.content);
-          }
-          for (const call of delta?.tool_calls ?? []) {
-            const target = (calls[call.index] ??= { function: { name: '', arguments: '' } });
-            target.function!.name += call.function?.name ?? '';
-            target.function!.arguments += call.function?.arguments ?? '';
-          }
-        }
-        // The SDK ends a stream quietly when it is aborted: a stalled stream must still be an error.
-        if (signal.aborted) throw signal.reason;
-        if (!content && calls.length) {
-          content = toolCallText(calls);
-          opts.onDelta(content);
-        }
-        return { content, model, ...usageOf(usage) };
+        return await (opts.onDelta ? stream(client, req, deadline, opts.onDelta) : complete(client, req, signal));
       } catch (err) {
         throw toProviderError(err, provider, signal);
       } finally {

@@ -22,6 +22,29 @@ const keyToWire = (k: Pick<SavedProviderKey, 'provider' | 'key_hint' | 'base_url
   updated_at: formatTimestamp(k.updated_at),
 });
 
+/** Seals and saves the key; a base URL must be public unless the server allows private ones. */
+async function saveKey(
+  app: FastifyInstance,
+  organizationId: string,
+  { provider, api_key, base_url }: z.infer<typeof ProviderKeyCreateSchema>,
+) {
+  const secretsKey = app.config.SECRETS_KEY;
+  if (!secretsKey) throw new AppError(503, 'saving provider keys needs SECRETS_KEY to be configured on the server');
+  const refused = base_url && !app.config.ALLOW_PRIVATE_PROVIDER_URLS ? await nonPublicReason(base_url) : null;
+  if (refused)
+    throw new RequestValidationError([
+      { loc: ['body', 'base_url'], msg: nonPublicMessage(refused), type: 'value_error' },
+    ]);
+  const hint = api_key.slice(-4);
+  await saveProviderKey(app.sql, organizationId, {
+    provider,
+    sealed: seal(secretsKey, api_key),
+    hint,
+    baseUrl: base_url ?? null,
+  });
+  return { provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() };
+}
+
 export default async function providerKeyRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -36,24 +59,7 @@ export default async function providerKeyRoutes(base: FastifyInstance) {
         tags: ['provider keys'],
       },
     },
-    async (req) => {
-      const secretsKey = app.config.SECRETS_KEY;
-      if (!secretsKey) throw new AppError(503, 'saving provider keys needs SECRETS_KEY to be configured on the server');
-      const { provider, api_key, base_url } = req.body;
-      const refused = base_url && !app.config.ALLOW_PRIVATE_PROVIDER_URLS ? await nonPublicReason(base_url) : null;
-      if (refused)
-        throw new RequestValidationError([
-          { loc: ['body', 'base_url'], msg: nonPublicMessage(refused), type: 'value_error' },
-        ]);
-      const hint = api_key.slice(-4);
-      await saveProviderKey(app.sql, req.organizationId, {
-        provider,
-        sealed: seal(secretsKey, api_key),
-        hint,
-        baseUrl: base_url ?? null,
-      });
-      return keyToWire({ provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() });
-    },
+    async (req) => keyToWire(await saveKey(app, req.organizationId, req.body)),
   );
 
   app.get(
