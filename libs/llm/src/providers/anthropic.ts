@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../request';
-import { clientCache, fetchId, NO_REDIRECTS, reuseClient } from './clients';
+import { clientCache, clientKey, reuseClient, sdkOptions } from './clients';
 import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
 // Anthropic requires max_tokens; this is used when the request gives none.
@@ -72,19 +72,7 @@ type Deadline = ReturnType<typeof callDeadline>;
 
 /** The SDK client for these options, shared by the calls that use the same ones. */
 function clientFor(opts: CallOptions): Anthropic {
-  return reuseClient(
-    clients,
-    [opts.apiKey, opts.baseURL ?? null, opts.timeoutMs, opts.maxRetries, fetchId(opts.fetch)],
-    () =>
-      new Anthropic({
-        apiKey: opts.apiKey,
-        baseURL: opts.baseURL,
-        timeout: opts.timeoutMs,
-        maxRetries: opts.maxRetries,
-        fetchOptions: NO_REDIRECTS,
-        fetch: opts.fetch,
-      }),
-  );
+  return reuseClient(clients, clientKey(opts), () => new Anthropic(sdkOptions(opts)));
 }
 
 /** One answer, whole. */

@@ -1,7 +1,7 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { LlmRequest } from '../request';
-import { clientCache, fetchId, NO_REDIRECTS, reuseClient } from './clients';
+import { clientCache, clientKey, reuseClient, sdkOptions } from './clients';
 import { callDeadline, toProviderError, type CallOptions, type LlmResult, type ProviderAdapter } from './types';
 
 const clients = clientCache<OpenAI>();
@@ -49,27 +49,10 @@ type Deadline = ReturnType<typeof callDeadline>;
 
 /** The SDK client for these options, shared by the calls that use the same ones. */
 function clientFor(kind: 'openai' | 'azure', apiVersion: string | undefined, opts: CallOptions): OpenAI {
-  const common = {
-    apiKey: opts.apiKey,
-    baseURL: opts.baseURL,
-    timeout: opts.timeoutMs,
-    maxRetries: opts.maxRetries,
-    fetchOptions: NO_REDIRECTS,
-    fetch: opts.fetch,
-  };
-  return reuseClient(
-    clients,
-    [
-      kind,
-      common.apiKey,
-      common.baseURL ?? null,
-      common.timeout,
-      common.maxRetries,
-      apiVersion ?? null,
-      fetchId(opts.fetch),
-    ],
-    () =>
-      kind === 'azure' ? new AzureOpenAI({ ...common, apiVersion: apiVersion ?? '2024-10-21' }) : new OpenAI(common),
+  return reuseClient(clients, clientKey(opts, kind, apiVersion ?? null), () =>
+    kind === 'azure'
+      ? new AzureOpenAI({ ...sdkOptions(opts), apiVersion: apiVersion ?? '2024-10-21' })
+      : new OpenAI(sdkOptions(opts)),
   );
 }
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { countRoots, projectSummaries, traceRows } from '@sightline/db';
 import { errorResponses, ProjectSummarySchema, TraceRowsRequestSchema, TraceRowsSchema } from '@sightline/schemas';
 import { sendSerializedJson } from '../../json-stream';
+import { pageJson, rootQueryOf } from '../../listing';
 import live from './live';
 import spans from './spans';
 
@@ -36,30 +37,10 @@ export default async function consoleRoutes(base: FastifyInstance) {
       },
     },
     async (req, reply) => {
-      const body = req.body;
-      const org = req.organizationId;
-      const empty = { total: 0, page: body.page, total_pages: 0, page_size: body.page_size, results: [] };
-      let projectId: string | null = body.project_uuid ?? null;
-      if (!projectId && body.project_name) projectId = await app.findProjectId(org, body.project_name);
-      if (!projectId && body.project_name) return empty;
-      const query = {
-        organizationId: org,
-        projectId,
-        filter: body,
-        timeRange: body.time_range,
-        status: body.status,
-        search: body.search,
-        page: body.page,
-        pageSize: body.page_size,
-      };
+      const query = await rootQueryOf(app, req.organizationId, req.body);
+      if (!query) return { total: 0, page: req.body.page, total_pages: 0, page_size: req.body.page_size, results: [] };
       const [total, rows] = await Promise.all([countRoots(app.sql, query), traceRows(app.sql, query)]);
-      const head = JSON.stringify({
-        total,
-        page: body.page,
-        total_pages: Math.ceil(total / body.page_size),
-        page_size: body.page_size,
-      });
-      return sendSerializedJson(reply, Buffer.from(`${head.slice(0, -1)},"results":${rows}}`));
+      return sendSerializedJson(reply, pageJson(req.body, total, Buffer.from(rows)));
     },
   );
 

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { countRoots, rootIds, spanTextsOfRoots } from '@sightline/db';
 import { errorResponses, GetTraceLogsSchema, TraceLogPageResponseSchema } from '@sightline/schemas';
 import { sendSerializedJson } from '../../json-stream';
+import { pageJson, rootQueryOf } from '../../listing';
 import { treeDialect } from '../../tree-dialect';
 
 /**
@@ -24,23 +25,9 @@ export default async function traceLogListRoutes(base: FastifyInstance) {
       },
     },
     async (req, reply) => {
-      const body = req.body;
       const org = req.organizationId;
-      const empty = { total: 0, page: body.page, total_pages: 0, page_size: body.page_size, results: [] };
-      let projectId: string | null = null;
-      if (body.project_name) {
-        projectId = await app.findProjectId(org, body.project_name);
-        if (!projectId) return empty;
-      }
-      const query = {
-        organizationId: org,
-        projectId,
-        filter: body,
-        timeRange: body.time_range,
-        status: body.status,
-        page: body.page,
-        pageSize: body.page_size,
-      };
+      const query = await rootQueryOf(app, org, req.body);
+      if (!query) return { total: 0, page: req.body.page, total_pages: 0, page_size: req.body.page_size, results: [] };
       const dialect = treeDialect(req, reply);
       // The exact total is counted while the page and its spans are read.
       const [total, trees] = await Promise.all([
@@ -49,15 +36,9 @@ export default async function traceLogListRoutes(base: FastifyInstance) {
           app.renderTrees(await spanTextsOfRoots(app.sql, org, ids, dialect), ids),
         ),
       ]);
-      const head = JSON.stringify({
-        total,
-        page: body.page,
-        total_pages: Math.ceil(total / body.page_size),
-        page_size: body.page_size,
-      });
       return sendSerializedJson(
         reply,
-        Buffer.concat([Buffer.from(`${head.slice(0, -1)},"results":[`), trees, Buffer.from(']}')]),
+        pageJson(req.body, total, Buffer.concat([Buffer.from('['), trees, Buffer.from(']')])),
       );
     },
   );
