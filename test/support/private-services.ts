@@ -169,7 +169,8 @@ export type RedisOptions = { appendonly?: boolean; appendfsync?: 'always' | 'eve
 /** The Redis persistence docker-compose.yml sets: what the fault tests run with, unless told otherwise. */
 export function composeRedisPersistence(): Required<RedisOptions> {
   const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
-  const flag = (name: string) => new RegExp(`"--${name}", "(\\w+)"`).exec(compose)?.[1];
+  // Either quote: YAML takes both, and the formatter writes single ones.
+  const flag = (name: string) => new RegExp(`["']--${name}["'], ["'](\\w+)["']`).exec(compose)?.[1];
   return {
     appendonly: flag('appendonly') === 'yes',
     appendfsync: (flag('appendfsync') ?? 'everysec') as Required<RedisOptions>['appendfsync'],
