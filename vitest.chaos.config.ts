@@ -8,6 +8,9 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 600_000,
     hookTimeout: 180_000,
-    ...(process.env.TEST_SUMMARY_FILE && { reporters: ['default', 'json'], outputFile: { json: process.env.TEST_SUMMARY_FILE } }),
+    ...(process.env.TEST_SUMMARY_FILE && {
+      reporters: ['default', 'json'],
+      outputFile: { json: process.env.TEST_SUMMARY_FILE },
+    }),
   },
 });

@@ -18,6 +18,9 @@ export default defineConfig({
       'apps/web/vitest.config.ts',
     ],
     // .ci/run asks for a machine-readable summary, from which it prints a plain closing count.
-    ...(process.env.TEST_SUMMARY_FILE && { reporters: ['default', 'json'], outputFile: { json: process.env.TEST_SUMMARY_FILE } }),
+    ...(process.env.TEST_SUMMARY_FILE && {
+      reporters: ['default', 'json'],
+      outputFile: { json: process.env.TEST_SUMMARY_FILE },
+    }),
   },
 });

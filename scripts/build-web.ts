@@ -8,8 +8,14 @@ import { fileURLToPath } from 'node:url';
 const WEB = fileURLToPath(new URL('../apps/web', import.meta.url));
 const DIST = join(WEB, 'dist');
 // What the build reads besides node_modules (the filter operators come from libs/core at build time).
-const SOURCES = [join(WEB, 'src'), join(WEB, 'public'), join(WEB, 'index.html'), join(WEB, 'vite.config.ts'), join(WEB, 'package.json'),
-  fileURLToPath(new URL('../libs/core/src/filters.ts', import.meta.url))];
+const SOURCES = [
+  join(WEB, 'src'),
+  join(WEB, 'public'),
+  join(WEB, 'index.html'),
+  join(WEB, 'vite.config.ts'),
+  join(WEB, 'package.json'),
+  fileURLToPath(new URL('../libs/core/src/filters.ts', import.meta.url)),
+];
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;
@@ -18,7 +24,7 @@ function newestMtime(path: string): number {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
 }
 
-export function consoleIsStale(): boolean {
+function consoleIsStale(): boolean {
   const index = join(DIST, 'index.html');
   if (!existsSync(index)) return true;
   return Math.max(...SOURCES.map(newestMtime)) > statSync(index).mtimeMs;
@@ -28,12 +34,17 @@ export function consoleIsStale(): boolean {
  * Builds into a directory of its own and then swaps it in, so that an API already serving the old build
  * (or another start building at the same time) never sees a half-written dist.
  */
-export async function buildConsole(log: (msg: string) => void = console.log): Promise<void> {
+async function buildConsole(log: (msg: string) => void = console.log): Promise<void> {
   const { build } = await import('vite');
   const out = join(WEB, `dist.tmp-${process.pid}`);
   log('building the web console (apps/web)...');
   const started = Date.now();
-  await build({ configFile: join(WEB, 'vite.config.ts'), root: WEB, logLevel: 'warn', build: { outDir: out, emptyOutDir: true } });
+  await build({
+    configFile: join(WEB, 'vite.config.ts'),
+    root: WEB,
+    logLevel: 'warn',
+    build: { outDir: out, emptyOutDir: true },
+  });
   const old = join(WEB, `dist.old-${process.pid}`);
   if (existsSync(DIST)) renameSync(DIST, old);
   renameSync(out, DIST);

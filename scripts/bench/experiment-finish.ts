@@ -57,19 +57,34 @@ try {
   console.log(`seeded ${spanCount} spans in ${round(seedSeconds)} s`);
 
   await stack.start();
-  const listExperiments = { url: `${stack.base}/experiments`, method: 'POST' as const, headers: stack.headers, body: '{}' };
+  const listExperiments = {
+    url: `${stack.base}/experiments`,
+    method: 'POST' as const,
+    headers: stack.headers,
+    body: '{}',
+  };
   await timeSequential(listExperiments, 20);
   const idle = probe(listExperiments);
   await new Promise((r) => setTimeout(r, IDLE_PROBE_MS));
   const idleLatencies = await idle.stop();
 
-  const runs: { seconds: number; http_status: number; response_mb: number; entries: number; during: ReturnType<typeof latencies> }[] = [];
+  const runs: {
+    seconds: number;
+    http_status: number;
+    response_mb: number;
+    entries: number;
+    during: ReturnType<typeof latencies>;
+  }[] = [];
   const duringAll: number[] = [];
   for (let run = 1; run <= RUNS; run++) {
     const stalled = stalledReaders(stack, `${stack.base}/experiment/${experiment}/stats`, STALLED_READERS);
     const during = probe(listExperiments);
     t = performance.now();
-    const res = await fetch(`${stack.base}/experiment/${experiment}/finished`, { method: 'POST', headers: stack.headers, body: '{}' });
+    const res = await fetch(`${stack.base}/experiment/${experiment}/finished`, {
+      method: 'POST',
+      headers: stack.headers,
+      body: '{}',
+    });
     const body = await res.text();
     const seconds = (performance.now() - t) / 1000;
     const duringLatencies = await during.stop();
@@ -78,19 +93,39 @@ try {
     const entries = (JSON.parse(body) as { parent_trace_stats: unknown[] }).parent_trace_stats.length;
     if (entries !== ROOTS) throw new Error(`finish answered ${entries} entries for ${ROOTS} roots`);
     duringAll.push(...duringLatencies);
-    runs.push({ seconds: round(seconds, 2), http_status: res.status, response_mb: round(body.length / 2 ** 20), entries, during: latencies(duringLatencies) });
-    console.log(`finish ${run}/${RUNS}: ${round(seconds, 2)} s; other requests during it p50 ${runs.at(-1)!.during.p50} ms, p99 ${runs.at(-1)!.during.p99} ms`);
+    runs.push({
+      seconds: round(seconds, 2),
+      http_status: res.status,
+      response_mb: round(body.length / 2 ** 20),
+      entries,
+      during: latencies(duringLatencies),
+    });
+    console.log(
+      `finish ${run}/${RUNS}: ${round(seconds, 2)} s; other requests during it p50 ${runs.at(-1)!.during.p50} ms, p99 ${runs.at(-1)!.during.p99} ms`,
+    );
   }
   const [stored] = await sql`select status, num_samples, pinned_stats from experiments where uuid = ${experiment}`;
 
   const finishSeconds = median(runs.map((r) => r.seconds));
-  const duringP50 = median(runs.map((r) => r.during.p50)), duringP99 = median(runs.map((r) => r.during.p99));
+  const duringP50 = median(runs.map((r) => r.during.p50)),
+    duringP99 = median(runs.map((r) => r.during.p99));
   const idleFigures = latencies(idleLatencies);
   const rss = { api: round(peakRssMb(stack.apiPid)), worker: round(peakRssMb(stack.workerPid)) };
   const summary: Row[] = [
-    { figure: `Finish of ${ROOTS.toLocaleString('en')} roots (${spanCount.toLocaleString('en')} spans), median of ${RUNS}`, value: `${round(finishSeconds, 2)} s`, target: `≤ ${TARGET_SECONDS} s`, met: finishSeconds <= TARGET_SECONDS },
-    { figure: 'Other requests (list experiments), idle: p50 / p99', value: `${idleFigures.p50} / ${idleFigures.p99} ms` },
-    { figure: `Other requests during a finish (${STALLED_READERS} stalled stats readers): p50 / p99, median of ${RUNS}`, value: `${duringP50} / ${duringP99} ms` },
+    {
+      figure: `Finish of ${ROOTS.toLocaleString('en')} roots (${spanCount.toLocaleString('en')} spans), median of ${RUNS}`,
+      value: `${round(finishSeconds, 2)} s`,
+      target: `≤ ${TARGET_SECONDS} s`,
+      met: finishSeconds <= TARGET_SECONDS,
+    },
+    {
+      figure: 'Other requests (list experiments), idle: p50 / p99',
+      value: `${idleFigures.p50} / ${idleFigures.p99} ms`,
+    },
+    {
+      figure: `Other requests during a finish (${STALLED_READERS} stalled stats readers): p50 / p99, median of ${RUNS}`,
+      value: `${duringP50} / ${duringP99} ms`,
+    },
     { figure: 'Peak RSS: API / worker', value: `${rss.api} / ${rss.worker} MB` },
   ];
   writeResult({

@@ -46,10 +46,14 @@ const children: ChildProcess[] = [];
 
 /** The fake upstream, in its own process; resolves with its base URL once it listens. */
 async function startUpstream(): Promise<{ baseURL: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/lib/fake-openai-upstream.ts', `--delay-ms=${UPSTREAM_DELAY_MS}`], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/bench/lib/fake-openai-upstream.ts', `--delay-ms=${UPSTREAM_DELAY_MS}`],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.push(child);
   const [line] = (await Promise.race([
     new Promise((resolve) => createInterface({ input: child.stdout! }).once('line', (l) => resolve([l]))),
@@ -82,11 +86,17 @@ async function startPortkey(): Promise<{ base: string; child: ChildProcess; stde
   const script = typeof bin === 'string' ? bin : Object.values(bin)[0];
   const port = await freePort();
   // Headless: no bundled web UI or its log stream; the gateway routes are the same.
-  const child = spawn(process.execPath, ['--import', PORTKEY_STREAM_SHIM, `${dir}/${script}`, `--port=${port}`, '--headless'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', PORTKEY_STREAM_SHIM, `${dir}/${script}`, `--port=${port}`, '--headless'],
+    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`portkey exited with ${code}: ${stderr}`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`portkey exited with ${code}: ${stderr}`))),
+  );
   exited.catch(() => {});
   await Promise.race([waitForHttp(`http://127.0.0.1:${port}/`), exited]);
   return { base: `http://127.0.0.1:${port}`, child, stderr: () => stderr };
@@ -187,15 +197,30 @@ try {
   const spanQueue = (spanWrites = new Queue('span-write', { connection: sightline.redis, prefix: sightline.prefix }));
   await sightline.start();
   const openAiBody = { model: MODEL, messages };
-  const sightlineBody = { llm_configuration: { model: MODEL, provider: 'openai', messages }, project_name: 'gateway-bench', trace_name: 'bench' };
-  const portkeyHeaders = { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream.baseURL };
+  const sightlineBody = {
+    llm_configuration: { model: MODEL, provider: 'openai', messages },
+    project_name: 'gateway-bench',
+    trace_name: 'bench',
+  };
+  const portkeyHeaders = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${UPSTREAM_KEY}`,
+    'x-portkey-provider': 'openai',
+    'x-portkey-custom-host': upstream.baseURL,
+  };
   const endpoints: Record<Target, Endpoint> = {
-    direct: { url: `${upstream.baseURL}/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` }, body: JSON.stringify(openAiBody) },
+    direct: {
+      url: `${upstream.baseURL}/chat/completions`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` },
+      body: JSON.stringify(openAiBody),
+    },
     sightline: { url: `${stack.base}/completion`, headers: stack.headers, body: JSON.stringify(sightlineBody) },
     portkey: { url: `${portkey.base}/v1/chat/completions`, headers: portkeyHeaders, body: JSON.stringify(openAiBody) },
   };
   const openAiStream = JSON.stringify({ ...openAiBody, stream: true, stream_options: { include_usage: true } });
-  const openAiToken = (data: string) => data !== '[DONE]' && Boolean((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content);
+  const openAiToken = (data: string) =>
+    data !== '[DONE]' &&
+    Boolean((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content);
   const streams: Record<Target, StreamEndpoint> = {
     direct: { ...endpoints.direct, body: openAiStream, isToken: openAiToken, isEnd: (d) => d === '[DONE]' },
     sightline: {
@@ -211,9 +236,15 @@ try {
   for (const target of TARGETS) {
     const { url, headers, body } = endpoints[target];
     const res = await fetch(url, { method: 'POST', headers, body });
-    const json = (await res.json()) as { content?: string; status?: string; choices?: { message: { content: string } }[] };
-    const content = target === 'sightline' ? json.status === 'success' && json.content : json.choices?.[0]?.message.content;
-    if (res.status !== 200 || !content) throw new Error(`${target} did not answer a completion: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+    const json = (await res.json()) as {
+      content?: string;
+      status?: string;
+      choices?: { message: { content: string } }[];
+    };
+    const content =
+      target === 'sightline' ? json.status === 'success' && json.content : json.choices?.[0]?.message.content;
+    if (res.status !== 200 || !content)
+      throw new Error(`${target} did not answer a completion: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
   }
 
   /** Sightline logs each completion after answering; its span writes finish before the next target runs. */
@@ -258,8 +289,19 @@ try {
     sightline: { api: sightline.apiPid, worker: sightline.workerPid },
     portkey: { portkey: portkey.child.pid! },
   };
-  const cpuOf = (t: Target) => Object.fromEntries(Object.entries(gatewayPids[t]).map(([name, pid]) => [name, cpuMs(pid)]));
-  type StreamMeasure = { round: number; connections: number; target: Target; ok: number; errors: number; incomplete: number; ttft_p50: number; ttft_p99: number; total_p50: number };
+  const cpuOf = (t: Target) =>
+    Object.fromEntries(Object.entries(gatewayPids[t]).map(([name, pid]) => [name, cpuMs(pid)]));
+  type StreamMeasure = {
+    round: number;
+    connections: number;
+    target: Target;
+    ok: number;
+    errors: number;
+    incomplete: number;
+    ttft_p50: number;
+    ttft_p99: number;
+    total_p50: number;
+  };
   const runs: Run[] = [];
   const streamRuns: StreamMeasure[] = [];
   const started = performance.now();
@@ -269,7 +311,12 @@ try {
       for (const target of order) {
         const before = await upstreamCalls(upstream.baseURL);
         const cpuBefore = cpuOf(target);
-        const res = await load({ ...loadOf(endpoints[target]), connections, durationSec: DURATION_SEC, keepLatencies: true });
+        const res = await load({
+          ...loadOf(endpoints[target]),
+          connections,
+          durationSec: DURATION_SEC,
+          keepLatencies: true,
+        });
         // Settling is part of the work: Sightline writes each completion's log after answering.
         await settle();
         const cpuAfter = cpuOf(target);
@@ -287,10 +334,14 @@ try {
           p90: round(quantile(l, 0.9), 2),
           p99: round(quantile(l, 0.99), 2),
           max: round(Math.max(...l), 2),
-          cpu_ms_per_request: Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, round((cpuAfter[k] - cpuBefore[k]) / Math.max(1, res.ok), 3)])),
+          cpu_ms_per_request: Object.fromEntries(
+            Object.keys(cpuAfter).map((k) => [k, round((cpuAfter[k] - cpuBefore[k]) / Math.max(1, res.ok), 3)]),
+          ),
         };
         runs.push(run);
-        console.log(`round ${run.round} c=${connections} ${target.padEnd(9)} ${run.rps} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms  non2xx ${run.non2xx} errors ${run.errors}`);
+        console.log(
+          `round ${run.round} c=${connections} ${target.padEnd(9)} ${run.rps} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms  non2xx ${run.non2xx} errors ${run.errors}`,
+        );
       }
     }
     for (const connections of CONNECTIONS) {
@@ -309,15 +360,19 @@ try {
           total_p50: round(quantile(s.total, 0.5), 2),
         };
         streamRuns.push(m);
-        console.log(`round ${m.round} c=${connections} ${target.padEnd(9)} stream: ${m.ok} ok  TTFT p50 ${m.ttft_p50} ms  p99 ${m.ttft_p99} ms  errors ${m.errors + m.incomplete}`);
+        console.log(
+          `round ${m.round} c=${connections} ${target.padEnd(9)} stream: ${m.ok} ok  TTFT p50 ${m.ttft_p50} ms  p99 ${m.ttft_p99} ms  errors ${m.errors + m.incomplete}`,
+        );
       }
     }
   }
   const measuredSeconds = (performance.now() - started) / 1000;
 
   // Overheads are taken within each round (gateway minus the direct call of that round), then the median.
-  const find = (c: number, t: Target, r: number) => runs.find((x) => x.connections === c && x.target === t && x.round === r)!;
-  const findStream = (c: number, t: Target, r: number) => streamRuns.find((x) => x.connections === c && x.target === t && x.round === r)!;
+  const find = (c: number, t: Target, r: number) =>
+    runs.find((x) => x.connections === c && x.target === t && x.round === r)!;
+  const findStream = (c: number, t: Target, r: number) =>
+    streamRuns.find((x) => x.connections === c && x.target === t && x.round === r)!;
   const roundsList = Array.from({ length: ROUNDS }, (_, i) => i + 1);
   const summary: Row[] = [];
   const overheads: Record<string, unknown> = {};
@@ -326,14 +381,25 @@ try {
     const per = (t: Target, q: 'p50' | 'p99') => roundsList.map((r) => find(c, t, r)[q] - find(c, 'direct', r)[q]);
     const direct = (q: 'p50' | 'p99') => median(roundsList.map((r) => find(c, 'direct', r)[q]));
     const rps = (t: Target) => median(roundsList.map((r) => find(c, t, r).rps));
-    summary.push({ figure: `Direct call, ${c} conn.: p50 / p99 (req/s)`, value: `${fmt(direct('p50'))} / ${fmt(direct('p99'))} (${round(rps('direct'))})` });
-    for (const [q, k, target] of [['p50', 1, "ratio ≤ 1"], ['p99', 1.5, "ratio ≤ 1.5"]] as const) {
-      const s = per('sightline', q), p = per('portkey', q);
+    summary.push({
+      figure: `Direct call, ${c} conn.: p50 / p99 (req/s)`,
+      value: `${fmt(direct('p50'))} / ${fmt(direct('p99'))} (${round(rps('direct'))})`,
+    });
+    for (const [q, k, target] of [
+      ['p50', 1, 'ratio ≤ 1'],
+      ['p99', 1.5, 'ratio ≤ 1.5'],
+    ] as const) {
+      const s = per('sightline', q),
+        p = per('portkey', q);
       // Compared within each round (same machine state), then the median of those ratios. A round where
       // Portkey added nothing measurable counts against Sightline unless Sightline added nothing either.
       const ratios = s.map((x, i) => (p[i] > 0 ? x / p[i] : x > 0 ? Infinity : 0));
       const ratio = median(ratios);
-      overheads[`c${c}_${q}`] = { sightline_ms: s.map((x) => round(x, 2)), portkey_ms: p.map((x) => round(x, 2)), ratios: ratios.map((x) => round(x, 2)) };
+      overheads[`c${c}_${q}`] = {
+        sightline_ms: s.map((x) => round(x, 2)),
+        portkey_ms: p.map((x) => round(x, 2)),
+        ratios: ratios.map((x) => round(x, 2)),
+      };
       summary.push({
         figure: `Overhead ${q}, ${c} conn.: Sightline (Portkey); ratio`,
         value: `${fmt(median(s))} (${fmt(median(p))}); ${round(ratio, 2)}`,
@@ -341,7 +407,10 @@ try {
         met: ratio <= k,
       });
     }
-    summary.push({ figure: `Throughput, ${c} conn.: Sightline / Portkey`, value: `${round(rps('sightline'))} / ${round(rps('portkey'))} req/s` });
+    summary.push({
+      figure: `Throughput, ${c} conn.: Sightline / Portkey`,
+      value: `${round(rps('sightline'))} / ${round(rps('portkey'))} req/s`,
+    });
     const cpu = (t: Target, k: string) => round(median(roundsList.map((r) => find(c, t, r).cpu_ms_per_request[k])), 2);
     summary.push({
       figure: `Gateway CPU per request, ${c} conn.: Sightline API + worker (Portkey)`,
@@ -349,8 +418,10 @@ try {
     });
   }
   for (const c of CONNECTIONS) {
-    const per = (t: Target) => roundsList.map((r) => findStream(c, t, r).ttft_p50 - findStream(c, 'direct', r).ttft_p50);
-    const s = per('sightline'), p = per('portkey');
+    const per = (t: Target) =>
+      roundsList.map((r) => findStream(c, t, r).ttft_p50 - findStream(c, 'direct', r).ttft_p50);
+    const s = per('sightline'),
+      p = per('portkey');
     overheads[`c${c}_ttft_p50`] = { sightline_ms: s.map((x) => round(x, 2)), portkey_ms: p.map((x) => round(x, 2)) };
     summary.push({
       figure: `Streaming TTFT p50, ${c} conn.: added by Sightline (Portkey)`,
@@ -359,7 +430,8 @@ try {
       met: median(s) <= 2,
     });
   }
-  const failures = runs.reduce((n, r) => n + r.non2xx + r.errors, 0) + streamRuns.reduce((n, r) => n + r.errors + r.incomplete, 0);
+  const failures =
+    runs.reduce((n, r) => n + r.non2xx + r.errors, 0) + streamRuns.reduce((n, r) => n + r.errors + r.incomplete, 0);
   summary.push({ figure: 'Failed requests (all runs)', value: String(failures) });
 
   writeResult({
@@ -372,18 +444,24 @@ try {
       upstream_delay_ms: UPSTREAM_DELAY_MS,
       connections: CONNECTIONS,
       measured_seconds: round(measuredSeconds),
-      load_generator: 'autocannon (non-streaming, per-response latencies kept at sub-ms precision); own keep-alive SSE client (streaming)',
-      overhead: 'per round: gateway percentile minus the direct percentile of the same round; figures are medians over rounds',
-      sightline: 'POST /api/svc/v1/completion and /completion/stream, real API + worker processes, LOG_LEVEL=warn, every completion logged as a span',
+      load_generator:
+        'autocannon (non-streaming, per-response latencies kept at sub-ms precision); own keep-alive SSE client (streaming)',
+      overhead:
+        'per round: gateway percentile minus the direct percentile of the same round; figures are medians over rounds',
+      sightline:
+        'POST /api/svc/v1/completion and /completion/stream, real API + worker processes, LOG_LEVEL=warn, every completion logged as a span',
       portkey: `@portkey-ai/gateway build/start-server.js --headless, x-portkey-provider: openai, x-portkey-custom-host: <upstream>`,
     },
     overheads,
     runs,
     stream_runs: streamRuns,
-    peak_rss_mb: { api: round(peakRssMb(stack.apiPid)), worker: round(peakRssMb(stack.workerPid)), portkey: round(peakRssMb(portkey.child.pid!)) },
+    peak_rss_mb: {
+      api: round(peakRssMb(stack.apiPid)),
+      worker: round(peakRssMb(stack.workerPid)),
+      portkey: round(peakRssMb(portkey.child.pid!)),
+    },
     portkey_stderr_tail: portkey.stderr().slice(-1000) || null,
   });
 } finally {
   await cleanup();
 }
-

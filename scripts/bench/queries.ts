@@ -1,4 +1,5 @@
-// Benchmark 4, queries: get_trace_logs and GET /trace_log/{id} over 1M spans seeded straight into
+// Benchmark 4, queries: get_trace_logs, GET /trace_log/{id} and the console's calls (POST /traces, a skeleton,
+// the dashboard) over 1M spans seeded straight into
 // PostgreSQL, answered by the real API process. Writes bench/results/queries.json.
 //
 // Data: project `bench` holds 200k traces of 5 spans (a root with three children and one grandchild),
@@ -16,7 +17,8 @@ import { median, quantile, round, writeResult, type Row } from './lib/report';
 import { createBenchStack, freePort, peakRssMb } from './lib/stack';
 
 const TRACES = Number(process.env.BENCH_TRACES ?? 200_000);
-const BIG_TRACE_STEPS = 99, BIG_TRACE_CALLS = 100; // 1 + 99 + 99 * 100 = 10,000 spans
+const BIG_TRACE_STEPS = 99,
+  BIG_TRACE_CALLS = 100; // 1 + 99 + 99 * 100 = 10,000 spans
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const REPS = Number(process.env.BENCH_REPS ?? 200);
 const WARMUP = 10;
@@ -39,57 +41,145 @@ try {
   const org = stack.organizationId;
 
   // ---- seed --------------------------------------------------------------------------------------------
-  let t = performance.now();
-  await seedTraces(sql, { organizationId: org, projectId: project.uuid, traces: TRACES, onProgress: (n) => process.stdout.write(`\rseeded ${n} spans`) });
-  const bigRoot = await seedAgentTrace(sql, { organizationId: org, projectId: agent.uuid, steps: BIG_TRACE_STEPS, callsPerStep: BIG_TRACE_CALLS });
+  const t = performance.now();
+  await seedTraces(sql, {
+    organizationId: org,
+    projectId: project.uuid,
+    traces: TRACES,
+    onProgress: (n) => process.stdout.write(`\rseeded ${n} spans`),
+  });
+  const bigRoot = await seedAgentTrace(sql, {
+    organizationId: org,
+    projectId: agent.uuid,
+    steps: BIG_TRACE_STEPS,
+    callsPerStep: BIG_TRACE_CALLS,
+  });
   // What autovacuum does after a bulk insert: statistics and the visibility map (for index-only scans).
   await sql`vacuum (analyze) spans`;
   const seedSeconds = (performance.now() - t) / 1000;
   const [{ spans, big }] = await sql`
     select count(*)::int as spans, count(*) filter (where root_trace_id = ${bigRoot})::int as big from spans`;
   const [{ size }] = await sql`select pg_size_pretty(pg_total_relation_size('spans')) as size`;
-  console.log(`\nseeded ${spans} spans (${big} in the agent trace) in ${round(seedSeconds)} s; spans table with indexes: ${size}`);
+  console.log(
+    `\nseeded ${spans} spans (${big} in the agent trace) in ${round(seedSeconds)} s; spans table with indexes: ${size}`,
+  );
 
   // ---- measure -----------------------------------------------------------------------------------------
   await stack.start({ worker: true });
   const listUrl = `${stack.base}/get_trace_logs`;
   const list = async (body: object) => {
     const res = await fetch(listUrl, { method: 'POST', headers: stack.headers, body: JSON.stringify(body) });
-    if (res.status !== 200) throw new Error(`get_trace_logs ${JSON.stringify(body)} answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as { total: number; total_pages: number; results: { trace_id: string; children: unknown[] }[] };
+    if (res.status !== 200)
+      throw new Error(`get_trace_logs ${JSON.stringify(body)} answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as {
+      total: number;
+      total_pages: number;
+      results: { trace_id: string; children: unknown[] }[];
+    };
   };
 
   const filters: Record<string, object> = {
     'no filter': {},
-    'trace_name = rag-query (indexed)': { filter_field: 'trace_name', filter_operator: 'equals', filter_value: 'rag-query' },
+    'trace_name = rag-query (indexed)': {
+      filter_field: 'trace_name',
+      filter_operator: 'equals',
+      filter_value: 'rag-query',
+    },
     'status = error (indexed)': { status: 'error' },
-    'metadata customer_id = customer-0042': { filter_field: 'metadata', filter_key: 'customer_id', filter_operator: 'equals', filter_value: 'customer-0042' },
-    'score:accuracy >= 0.9': { filter_field: 'score:accuracy', filter_operator: 'greater_than_or_equal', filter_value: '0.9' },
+    'metadata customer_id = customer-0042': {
+      filter_field: 'metadata',
+      filter_key: 'customer_id',
+      filter_operator: 'equals',
+      filter_value: 'customer-0042',
+    },
+    'score:accuracy >= 0.9': {
+      filter_field: 'score:accuracy',
+      filter_operator: 'greater_than_or_equal',
+      filter_value: '0.9',
+    },
   };
-  type Case = { name: string; request: { url: string; method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }; reps: number; info: Record<string, unknown> };
+  type Case = {
+    name: string;
+    request: { url: string; method: 'GET' | 'POST'; headers: Record<string, string>; body?: string };
+    reps: number;
+    info: Record<string, unknown>;
+  };
   const cases: Case[] = [];
   for (const [name, filter] of Object.entries(filters)) {
     const first = await list({ project_name: 'bench', ...filter, page: 1, page_size: PAGE_SIZE });
     const deepPage = Math.min(DEEP_PAGE, Math.ceil(first.total_pages / 2));
     const deep = await list({ project_name: 'bench', ...filter, page: deepPage, page_size: PAGE_SIZE });
     // A page must come back full, each root with its whole trace: otherwise we would time an empty answer.
-    for (const [page, number] of [[first, 1], [deep, deepPage]] as const) {
+    for (const [page, number] of [
+      [first, 1],
+      [deep, deepPage],
+    ] as const) {
       const expected = Math.min(PAGE_SIZE, first.total - (number - 1) * PAGE_SIZE);
-      if (!expected || page.results.length !== expected) throw new Error(`${name}: page ${number} has ${page.results.length} roots`);
+      if (!expected || page.results.length !== expected)
+        throw new Error(`${name}: page ${number} has ${page.results.length} roots`);
       if (page.results.some((r) => r.children.length !== 3)) throw new Error(`${name}: a root without its children`);
     }
-    for (const [label, page] of [['first page', 1], [`deep page ${deepPage}`, deepPage]] as const) {
+    for (const [label, page] of [
+      ['first page', 1],
+      [`deep page ${deepPage}`, deepPage],
+    ] as const) {
       const body = JSON.stringify({ project_name: 'bench', ...filter, page, page_size: PAGE_SIZE });
-      cases.push({ name: `get_trace_logs, ${name}, ${label}`, request: { url: listUrl, method: 'POST', headers: stack.headers, body }, reps: REPS, info: { matching_roots: first.total, page, page_size: PAGE_SIZE } });
+      cases.push({
+        name: `get_trace_logs, ${name}, ${label}`,
+        request: { url: listUrl, method: 'POST', headers: stack.headers, body },
+        reps: REPS,
+        info: { matching_roots: first.total, page, page_size: PAGE_SIZE },
+      });
     }
   }
   const treeUrl = `${stack.base}/trace_log/${bigRoot}`;
   const tree = await fetch(treeUrl, { headers: stack.headers });
   const treeBody = await tree.text();
-  const countSpans = (n: { children: unknown[] }): number => 1 + n.children.reduce<number>((a, c) => a + countSpans(c as { children: unknown[] }), 0);
+  const countSpans = (n: { children: unknown[] }): number =>
+    1 + n.children.reduce<number>((a, c) => a + countSpans(c as { children: unknown[] }), 0);
   const treeSpans = countSpans(JSON.parse(treeBody));
-  if (tree.status !== 200 || treeSpans !== big) throw new Error(`the agent trace answered ${tree.status} with ${treeSpans} spans`);
-  cases.push({ name: `GET trace_log/{id}, ${big}-span tree`, request: { url: treeUrl, method: 'GET', headers: stack.headers }, reps: REPS, info: { spans: treeSpans, response_mb: round(treeBody.length / 2 ** 20, 2) } });
+  if (tree.status !== 200 || treeSpans !== big)
+    throw new Error(`the agent trace answered ${tree.status} with ${treeSpans} spans`);
+  cases.push({
+    name: `GET trace_log/{id}, ${big}-span tree`,
+    request: { url: treeUrl, method: 'GET', headers: stack.headers },
+    reps: REPS,
+    info: { spans: treeSpans, response_mb: round(treeBody.length / 2 ** 20, 2) },
+  });
+
+  // The console's calls: table rows (with each kind of filter and a search), a trace's skeleton, and the
+  // dashboard over 7 days. A common word matches every trace (the count reads them all); a rare one none.
+  const consoleBodies: Record<string, object> = {
+    ...filters,
+    'search "assistant" (every trace)': { search: 'assistant' },
+    'search "umbrella" (no trace)': { search: 'umbrella' },
+  };
+  for (const [name, filter] of Object.entries(consoleBodies)) {
+    const body = JSON.stringify({ project_name: 'bench', ...filter, page: 1, page_size: PAGE_SIZE });
+    cases.push({
+      name: `POST /traces, ${name}, first page`,
+      request: { url: `${stack.base}/traces`, method: 'POST', headers: stack.headers, body },
+      reps: REPS,
+      info: { page: 1, page_size: PAGE_SIZE },
+    });
+  }
+  cases.push({
+    name: `GET /trace/{id}/skeleton, ${big}-span trace`,
+    request: { url: `${stack.base}/trace/${bigRoot}/skeleton`, method: 'GET', headers: stack.headers },
+    reps: REPS,
+    info: { spans: big },
+  });
+  cases.push({
+    name: 'POST /dashboard, 7 days',
+    request: {
+      url: `${stack.base}/dashboard`,
+      method: 'POST',
+      headers: stack.headers,
+      body: JSON.stringify({ project_uuid: project.uuid, time_range: '7d' }),
+    },
+    reps: REPS,
+    info: { range: '7d' },
+  });
 
   for (const c of cases) {
     const probe = median(await timeSequential(c.request, 3));
@@ -100,7 +190,11 @@ try {
   for (let r = 1; r <= ROUNDS; r++) {
     for (const c of cases) {
       const xs = await timeSequential(c.request, c.reps, Math.min(WARMUP, Math.ceil(c.reps / 10)));
-      const figures = { p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), mean: xs.reduce((a, b) => a + b, 0) / xs.length };
+      const figures = {
+        p50: quantile(xs, 0.5),
+        p99: quantile(xs, 0.99),
+        mean: xs.reduce((a, b) => a + b, 0) / xs.length,
+      };
       perRound.get(c.name)!.push(figures);
       console.log(`round ${r}/${ROUNDS}  ${c.name}: p50 ${round(figures.p50)} ms, p99 ${round(figures.p99)} ms`);
     }
@@ -119,22 +213,33 @@ try {
   });
   const figure = (name: string) => results.find((x) => x.case === name)!;
   const indexedFirst = figure(`get_trace_logs, trace_name = rag-query (indexed), first page`);
-  const treeFigure = figure(cases.at(-1)!.name);
+  const treeFigure = figure(`GET trace_log/{id}, ${big}-span tree`);
   const summary: Row[] = [];
   for (const x of results) {
-    const isIndexed = x === indexedFirst, isTree = x === treeFigure;
+    const isIndexed = x === indexedFirst,
+      isTree = x === treeFigure;
     summary.push({
       figure: `${x.case}: p50 / p99${x.requests_per_round < REPS ? ` (${x.requests_per_round} requests a round)` : ''}`,
       value: `${x.p50_ms} / ${x.p99_ms} ms`,
       ...(isIndexed && { target: 'p50 ≤ 20 ms, p99 ≤ 100 ms', met: x.p50_ms <= 20 && x.p99_ms <= 100 }),
       ...(isTree && { target: '≤ 150 ms (p50 and p99)', met: x.p50_ms <= 150 && x.p99_ms <= 150 }),
+      // Issue 14's targets: the traces page p95 ≤ 300 ms, the dashboard's calls p95 ≤ 500 ms (p99 shown).
+      ...(x.case.startsWith('POST /traces') && { target: 'p99 ≤ 300 ms', met: x.p99_ms <= 300 }),
+      ...(x.case.startsWith('POST /dashboard') && { target: 'p99 ≤ 500 ms', met: x.p99_ms <= 500 }),
     });
   }
   writeResult({
     benchmark: 'queries',
     summary,
     method: `${ROUNDS} rounds; per round and case up to ${WARMUP} warm-up requests, then requests_per_round sequential requests (${REPS}, or fewer for a case slower than ${BUDGET_MS / REPS} ms, at least ${MIN_REPS}); figures are medians over rounds of each round's p50 and p99, timed by the client to the last byte`,
-    data: { spans, traces: TRACES, spans_per_trace: 5, agent_trace_spans: big, seed_seconds: round(seedSeconds), spans_table_size: size },
+    data: {
+      spans,
+      traces: TRACES,
+      spans_per_trace: 5,
+      agent_trace_spans: big,
+      seed_seconds: round(seedSeconds),
+      spans_table_size: size,
+    },
     results,
     peak_rss_mb: { api: round(peakRssMb(stack.apiPid)) },
   });

@@ -4,7 +4,9 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const all = readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3));
+const all = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .map((f) => f.slice(0, -3));
 const wanted = process.argv.slice(2);
 for (const name of wanted.length ? wanted : all) {
   if (!all.includes(name)) {

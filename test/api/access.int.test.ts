@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
+import { describe, expect, it } from 'vitest';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
 import { runScript } from '../support/processes';
-import { databaseUrl, newOrganization, testSql } from '../support/services';
+import { databaseUrl, newOrganization } from '../support/services';
 
-let stack: TestStack;
-let sql: Sql;
-let admin: { id: string; key: string };
-
-beforeAll(async () => {
-  stack = await buildStack({ worker: false });
-  sql = testSql();
-  admin = await newOrganization(sql, 'access');
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const {
+  stack,
+  sql,
+  orgs: [admin],
+} = useStack({ worker: false, orgs: ['access'] });
 
 async function createKey(role: string, label: string, by = admin.key) {
   const res = await call(stack.app, by, 'POST', '/api-keys', { role, label });
@@ -27,23 +19,50 @@ async function createKey(role: string, label: string, by = admin.key) {
 /** The routes under /api/svc/v1 that change data or manage the organization, from the OpenAPI document. */
 function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
   // POST routes that only read: the clients' listing calls send their filters in a body.
-  const reads = new Set(['POST /get_trace_logs', 'POST /traces', 'POST /experiments', 'POST /experiment/{experiment_uuid}/trace_logs', 'POST /deployed-prompt']);
+  const reads = new Set([
+    'POST /get_trace_logs',
+    'POST /traces',
+    'POST /dashboard',
+    'POST /trace-groups',
+    'POST /trace-group',
+    'POST /experiments',
+    'POST /experiment/{experiment_uuid}/trace_logs',
+    'POST /deployed-prompt',
+  ]);
   const paths = (stack.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths;
   return Object.entries(paths)
     .filter(([path]) => path.startsWith('/api/svc/v1/'))
-    .flatMap(([path, methods]) => Object.keys(methods).map((m) => ({ method: m.toUpperCase(), path: path.slice('/api/svc/v1'.length) })))
-    .filter((r): r is { method: 'POST' | 'PUT' | 'DELETE'; path: string } => r.method !== 'GET' && !reads.has(`${r.method} ${r.path}`));
+    .flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => ({ method: m.toUpperCase(), path: path.slice('/api/svc/v1'.length) })),
+    )
+    .filter(
+      (r): r is { method: 'POST' | 'PUT' | 'DELETE'; path: string } =>
+        r.method !== 'GET' && !reads.has(`${r.method} ${r.path}`),
+    );
 }
 // Path parameters filled with values of the right shape, so that only the role can refuse the request.
-const concrete = (path: string) => path.replace(/\{(\w+)\}/g, (_m, name: string) => (/uuid|^id$/.test(name) ? crypto.randomUUID() : name.endsWith('_id') ? '1' : 'x'));
+const concrete = (path: string) =>
+  path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+    /uuid|^id$/.test(name) ? crypto.randomUUID() : name.endsWith('_id') ? '1' : 'x',
+  );
 
 describe('who the caller is', () => {
   it('GET /me answers the organization, role and label of the key', async () => {
     const res = await call(stack.app, admin.key, 'GET', '/me');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ organization_id: admin.id, organization_name: expect.stringMatching(/^access-/), role: 'admin', label: null });
+    expect(res.json()).toMatchObject({
+      organization_id: admin.id,
+      organization_name: expect.stringMatching(/^access-/),
+      role: 'admin',
+      label: null,
+    });
     const viewer = await createKey('viewer', 'vera@example.com');
-    expect((await call(stack.app, viewer.key, 'GET', '/me')).json()).toMatchObject({ organization_id: admin.id, role: 'viewer', label: 'vera@example.com', key_id: viewer.id });
+    expect((await call(stack.app, viewer.key, 'GET', '/me')).json()).toMatchObject({
+      organization_id: admin.id,
+      role: 'viewer',
+      label: 'vera@example.com',
+      key_id: viewer.id,
+    });
   });
 });
 
@@ -54,7 +73,12 @@ describe('API keys (admins)', () => {
     expect((await call(stack.app, made.key, 'POST', '/project', { name: 'by-ada' })).statusCode).toBe(200);
     const listed = (await call(stack.app, admin.key, 'GET', '/api-keys')).json() as Record<string, unknown>[];
     expect(JSON.stringify(listed)).not.toContain(made.key);
-    expect(listed.find((k) => k.id === made.id)).toMatchObject({ role: 'member', label: 'ada@example.com', api_key: `...${made.key.slice(-4)}`, last_used_at: expect.any(String) });
+    expect(listed.find((k) => k.id === made.id)).toMatchObject({
+      role: 'member',
+      label: 'ada@example.com',
+      api_key: `...${made.key.slice(-4)}`,
+      last_used_at: expect.any(String),
+    });
     expect(Object.keys(listed[0]).sort()).toEqual(['api_key', 'created_at', 'id', 'label', 'last_used_at', 'role']);
   });
   it('answers 422 for an unknown role or no label', async () => {
@@ -87,7 +111,13 @@ describe('roles', () => {
     const routes = writeRoutes();
     expect(routes.length).toBeGreaterThan(20);
     for (const route of routes) {
-      const res = await call(stack.app, viewer.key, route.method, concrete(route.path), route.method === 'DELETE' ? undefined : {});
+      const res = await call(
+        stack.app,
+        viewer.key,
+        route.method,
+        concrete(route.path),
+        route.method === 'DELETE' ? undefined : {},
+      );
       expect(res.statusCode, `${route.method} ${route.path}`).toBe(403);
       expect(res.json()).toEqual({ detail: expect.stringMatching(/role \(viewer\)/) });
     }
@@ -97,8 +127,16 @@ describe('roles', () => {
   });
   it('a member writes data but cannot manage keys or provider keys', async () => {
     const member = await createKey('member', 'member@example.com');
-    expect((await call(stack.app, member.key, 'POST', '/trace_log', { project_name: 'by-member', trace_name: 't' })).statusCode).toBe(200);
-    for (const [method, path, body] of [['GET', '/api-keys'], ['POST', '/api-keys', { role: 'admin', label: 'me' }], ['GET', '/provider-keys'], ['POST', '/provider-keys', { provider: 'openai', api_key: 'sk-x' }]] as const) {
+    expect(
+      (await call(stack.app, member.key, 'POST', '/trace_log', { project_name: 'by-member', trace_name: 't' }))
+        .statusCode,
+    ).toBe(200);
+    for (const [method, path, body] of [
+      ['GET', '/api-keys'],
+      ['POST', '/api-keys', { role: 'admin', label: 'me' }],
+      ['GET', '/provider-keys'],
+      ['POST', '/provider-keys', { provider: 'openai', api_key: 'sk-x' }],
+    ] as const) {
       const res = await call(stack.app, member.key, method, path, body);
       expect(res.statusCode, `${method} ${path}`).toBe(403);
     }
@@ -108,11 +146,21 @@ describe('roles', () => {
 describe('npm run apikey', () => {
   it('creates a key with the role and label given, and refuses an unknown role', async () => {
     const org = `cli-${crypto.randomUUID().slice(0, 8)}`;
-    const made = await runScript('scripts/apikey.ts', ['create', '--org', org, '--role', 'viewer', '--label', 'ci@example.com'], { DATABASE_URL: databaseUrl() });
+    const made = await runScript(
+      'scripts/apikey.ts',
+      ['create', '--org', org, '--role', 'viewer', '--label', 'ci@example.com'],
+      { DATABASE_URL: databaseUrl() },
+    );
     expect(made.code, made.stderr).toBe(0);
     const key = made.stdout.trim().split('\n').at(-1)!;
-    expect((await call(stack.app, key, 'GET', '/me')).json()).toMatchObject({ organization_name: org, role: 'viewer', label: 'ci@example.com' });
-    const refused = await runScript('scripts/apikey.ts', ['create', '--org', org, '--role', 'owner'], { DATABASE_URL: databaseUrl() });
+    expect((await call(stack.app, key, 'GET', '/me')).json()).toMatchObject({
+      organization_name: org,
+      role: 'viewer',
+      label: 'ci@example.com',
+    });
+    const refused = await runScript('scripts/apikey.ts', ['create', '--org', org, '--role', 'owner'], {
+      DATABASE_URL: databaseUrl(),
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--role admin\|member\|viewer/);
   });

@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSql, type Sql } from '@sightline/db';
+import { createSql } from '@sightline/db';
 import { createProducer, redisKeys, type QueuePayload } from '@sightline/queues';
 import { spanWriteProcessor } from '../../apps/worker/src/processors/span-write.processor';
-import { buildStack, call, type TestStack } from '../support/app';
-import { databaseUrl, newOrganization, testRedis, testSql } from '../support/services';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
+import { databaseUrl, testRedis } from '../support/services';
 
 // The worker stays stopped while requests are accepted, so the test decides in which order the queued
 // jobs reach the real span-write processor: reversed, repeated, or never.
-let stack: TestStack;
-let sql: Sql;
-let key: string;
+const {
+  stack,
+  sql,
+  orgs: [{ key }],
+} = useStack({ worker: false, orgs: ['org'] });
 let process: (payload: QueuePayload<'span-write'>) => Promise<unknown>;
 let release: () => Promise<void>;
 
 beforeAll(async () => {
-  stack = await buildStack({ worker: false });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
   const workerSql = createSql(databaseUrl(), { max: 2 });
   const redis = testRedis();
   const evals = createProducer('eval', redis, stack.prefix);
@@ -29,11 +29,7 @@ beforeAll(async () => {
     await Promise.all([redis.quit(), workerSql.end()]);
   };
 });
-afterAll(async () => {
-  await stack.close();
-  await release();
-  await sql.end();
-});
+afterAll(() => release());
 
 async function takeQueuedJobs(): Promise<QueuePayload<'span-write'>[]> {
   const queue = stack.app.spanWrites.queue;
@@ -44,15 +40,24 @@ async function takeQueuedJobs(): Promise<QueuePayload<'span-write'>[]> {
 }
 
 const storedState = async (trace_id: string) => {
-  const rows = await sql`select status, error, output, feedback_score, target, created from spans where trace_id = ${trace_id}`;
+  const rows =
+    await sql`select status, error, output, feedback_score, target, created from spans where trace_id = ${trace_id}`;
   return rows;
 };
 
 describe('arrival order does not matter', () => {
   it('update and feedback before their create, and the create twice, give the in-order result once', async () => {
     const trace_id = randomUUID();
-    await call(stack.app, key, 'POST', '/trace_log', { trace_id, project_name: 'order', status: 'success', output: 'first' });
-    await call(stack.app, key, 'PUT', '/trace_log', { trace_id, field_name_to_value_map: { status: 'error', error: 'later' } });
+    await call(stack.app, key, 'POST', '/trace_log', {
+      trace_id,
+      project_name: 'order',
+      status: 'success',
+      output: 'first',
+    });
+    await call(stack.app, key, 'PUT', '/trace_log', {
+      trace_id,
+      field_name_to_value_map: { status: 'error', error: 'later' },
+    });
     await call(stack.app, key, 'POST', '/feedback', { trace_id, score: 0.75, target: 'gold' });
     const [create, update, feedback] = await takeQueuedJobs();
 
@@ -64,14 +69,19 @@ describe('arrival order does not matter', () => {
     await process(create); // BullMQ redelivery
     await process(update);
 
-    expect(await storedState(trace_id)).toEqual([{ status: 'error', error: 'later', output: 'first', feedback_score: 0.75, target: 'gold', created: true }]);
+    expect(await storedState(trace_id)).toEqual([
+      { status: 'error', error: 'later', output: 'first', feedback_score: 0.75, target: 'gold', created: true },
+    ]);
   });
 
   it('a client retry of the create accepted after an update does not undo the update', async () => {
     const trace_id = randomUUID();
     const body = { trace_id, project_name: 'order', status: 'success', output: 'v1' };
     await call(stack.app, key, 'POST', '/trace_log', body);
-    await call(stack.app, key, 'PUT', '/trace_log', { trace_id, field_name_to_value_map: { status: 'error', error: 'e' } });
+    await call(stack.app, key, 'PUT', '/trace_log', {
+      trace_id,
+      field_name_to_value_map: { status: 'error', error: 'e' },
+    });
     await call(stack.app, key, 'POST', '/trace_log', body);
     for (const job of await takeQueuedJobs()) await process(job);
     expect(await storedState(trace_id)).toMatchObject([{ status: 'error', error: 'e', output: 'v1' }]);
@@ -90,9 +100,15 @@ describe('arrival order does not matter', () => {
   });
 
   it('a child processed before its parent gets its depth once the parent arrives', async () => {
-    const root = randomUUID(), child = randomUUID();
+    const root = randomUUID(),
+      child = randomUUID();
     await call(stack.app, key, 'POST', '/trace_log', { trace_id: root, project_name: 'order' });
-    await call(stack.app, key, 'POST', '/trace_log', { trace_id: child, root_trace_id: root, parent_trace_id: root, project_name: 'order' });
+    await call(stack.app, key, 'POST', '/trace_log', {
+      trace_id: child,
+      root_trace_id: root,
+      parent_trace_id: root,
+      project_name: 'order',
+    });
     const [parentJob, childJob] = await takeQueuedJobs();
     await process(childJob);
     await process(parentJob);
@@ -103,10 +119,20 @@ describe('arrival order does not matter', () => {
 
   it('an update that never gets its create never appears', async () => {
     const trace_id = randomUUID();
-    await call(stack.app, key, 'PUT', '/trace_log', { trace_id, root_trace_id: trace_id, field_name_to_value_map: { output: 'orphan' } });
+    await call(stack.app, key, 'PUT', '/trace_log', {
+      trace_id,
+      root_trace_id: trace_id,
+      field_name_to_value_map: { output: 'orphan' },
+    });
     for (const job of await takeQueuedJobs()) await process(job);
     expect((await call(stack.app, key, 'GET', `/trace_log/${trace_id}`)).statusCode).toBe(404);
-    const list = (await call(stack.app, key, 'POST', '/get_trace_logs', { filter_field: 'output', filter_operator: 'equals', filter_value: 'orphan' })).json();
+    const list = (
+      await call(stack.app, key, 'POST', '/get_trace_logs', {
+        filter_field: 'output',
+        filter_operator: 'equals',
+        filter_value: 'orphan',
+      })
+    ).json();
     expect(list.total).toBe(0);
   });
 });
@@ -114,7 +140,9 @@ describe('arrival order does not matter', () => {
 describe('read-your-writes', () => {
   it('GET waits for a write accepted before it, however slow the worker is to start', async () => {
     const trace_id = randomUUID();
-    expect((await call(stack.app, key, 'POST', '/trace_log', { trace_id, project_name: 'ryw', output: 'v1' })).statusCode).toBe(200);
+    expect(
+      (await call(stack.app, key, 'POST', '/trace_log', { trace_id, project_name: 'ryw', output: 'v1' })).statusCode,
+    ).toBe(200);
     setTimeout(async () => {
       for (const job of await takeQueuedJobs()) await process(job);
     }, 400);
@@ -123,11 +151,17 @@ describe('read-your-writes', () => {
     expect(res.json().output).toBe('v1');
   });
 
-  it('GET of a root waits for its children\'s pending writes too', async () => {
-    const root = randomUUID(), child = randomUUID();
+  it("GET of a root waits for its children's pending writes too", async () => {
+    const root = randomUUID(),
+      child = randomUUID();
     await call(stack.app, key, 'POST', '/trace_log', { trace_id: root, project_name: 'ryw' });
     for (const job of await takeQueuedJobs()) await process(job);
-    await call(stack.app, key, 'POST', '/trace_log', { trace_id: child, root_trace_id: root, parent_trace_id: root, project_name: 'ryw' });
+    await call(stack.app, key, 'POST', '/trace_log', {
+      trace_id: child,
+      root_trace_id: root,
+      parent_trace_id: root,
+      project_name: 'ryw',
+    });
     setTimeout(async () => {
       for (const job of await takeQueuedJobs()) await process(job);
     }, 300);

@@ -1,22 +1,15 @@
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addApiKey, type Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { describe, expect, it } from 'vitest';
+import { addApiKey } from '@sightline/db';
+import { buildStack, call } from '../support/app';
+import { useStack } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-
-beforeAll(async () => {
-  stack = await buildStack({ worker: false });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const {
+  stack,
+  sql,
+  orgs: [{ key }],
+} = useStack({ worker: false, orgs: ['org'] });
 
 describe('authentication', () => {
   it('answers 401 with a detail when the key is missing', async () => {
@@ -34,7 +27,12 @@ describe('authentication', () => {
       const res = await stack.app.inject({
         method: 'GET',
         url: '/api/svc/v1/',
-        headers: { [header]: key, 'x-sdk-language': 'python', 'x-sdk-version': '0.2.0', 'x-sdk-integrations': 'langchain,openai' },
+        headers: {
+          [header]: key,
+          'x-sdk-language': 'python',
+          'x-sdk-version': '0.2.0',
+          'x-sdk-integrations': 'langchain,openai',
+        },
       });
       expect(res.statusCode, header).toBe(200);
     }
@@ -98,7 +96,10 @@ describe('health', () => {
       const res = await down.app.inject({ url: '/readyz' });
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({ postgres: 'ok', redis: 'unavailable' });
-      const write = await call(down.app, key, 'POST', '/trace_log', { trace_id: crypto.randomUUID(), project_name: 'p' });
+      const write = await call(down.app, key, 'POST', '/trace_log', {
+        trace_id: crypto.randomUUID(),
+        project_name: 'p',
+      });
       expect(write.statusCode).toBe(503);
     } finally {
       await down.close();
@@ -118,10 +119,14 @@ describe('routing and documents', () => {
     const doc = res.json();
     expect(doc.info.version).toBe('0.1.0');
     const traceLog = doc.paths['/api/svc/v1/trace_log'].post.requestBody.content['application/json'].schema;
-    expect(Object.keys(traceLog.properties)).toEqual(expect.arrayContaining(['trace_id', 'start_timestamp', 'log_sample_rate', 'scores']));
+    expect(Object.keys(traceLog.properties)).toEqual(
+      expect.arrayContaining(['trace_id', 'start_timestamp', 'log_sample_rate', 'scores']),
+    );
     expect(doc.paths['/api/svc/v1/get_trace_logs']).toBeDefined();
     const completion = doc.paths['/api/svc/v1/completion'].post.responses;
-    expect(Object.keys(completion['200'].content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['content', 'trace_id', 'inference_id', 'cost', 'cache_hit']));
+    expect(Object.keys(completion['200'].content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['content', 'trace_id', 'inference_id', 'cost', 'cache_hit']),
+    );
     expect(completion['422'].content['application/json'].schema.properties.detail.type).toBe('array');
     expect(doc.paths['/api/svc/v1/experiment/{experiment_uuid}/stats'].get.responses['200']).toBeDefined();
     const docs = await stack.app.inject({ url: '/docs/' });

@@ -21,7 +21,13 @@ afterAll(() => stack.close());
 
 describe('the console served by the API node', () => {
   it('serves index.html at / and for the console routes, not cached', async () => {
-    for (const url of ['/', '/projects', '/projects/6f1c8f7e-2f6b-4c39-9d7e-1d2a3b4c5d6e/traces?status=error', '/settings', '/sign-in']) {
+    for (const url of [
+      '/',
+      '/projects',
+      '/projects/6f1c8f7e-2f6b-4c39-9d7e-1d2a3b4c5d6e/traces?status=error',
+      '/settings',
+      '/sign-in',
+    ]) {
       const res = await stack.app.inject({ url, headers: html });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -48,7 +54,9 @@ describe('the console served by the API node', () => {
     expect((await stack.app.inject({ url: '/api/svc/v1/', headers: html })).statusCode).toBe(401);
     expect((await stack.app.inject({ url: '/healthz', headers: html })).json()).toEqual({ status: 'ok' });
     expect((await stack.app.inject({ url: '/openapi.json', headers: html })).json()).toHaveProperty('openapi');
-    expect((await stack.app.inject({ url: '/metrics', headers: html })).body).toContain('sightline_http_request_duration_seconds');
+    expect((await stack.app.inject({ url: '/metrics', headers: html })).body).toContain(
+      'sightline_http_request_duration_seconds',
+    );
     const docs = await stack.app.inject({ url: '/docs/', headers: html });
     expect(docs.body).not.toContain('<div id="root">');
     // Without a dashboard key, /admin/queues stays a 404, not the console.
@@ -56,7 +64,9 @@ describe('the console served by the API node', () => {
   });
 
   it('answers 404 to a non-browser request for an unknown path, and to other methods', async () => {
-    expect((await stack.app.inject({ url: '/projects', headers: { accept: 'application/json' } })).statusCode).toBe(404);
+    expect((await stack.app.inject({ url: '/projects', headers: { accept: 'application/json' } })).statusCode).toBe(
+      404,
+    );
     const post = await stack.app.inject({ method: 'POST', url: '/projects', headers: html, payload: {} });
     expect(post.statusCode).toBe(404);
     expect(post.json()).toEqual({ detail: 'Not Found' });
@@ -70,7 +80,11 @@ describe('the console served by the API node', () => {
     expect(bytes).toBeLessThan(400 * 1024);
     // Every page is a chunk of its own, not in the entry.
     const assets = readdirSync(join(CONSOLE_DIST, 'assets'));
-    for (const page of ['TracesPage', 'TracePage', 'SettingsPage', 'ProjectsPage']) expect(assets.some((f) => f.startsWith(page) && !initial.includes(`assets/${f}`)), page).toBe(true);
+    for (const page of ['TracesPage', 'TracePage', 'SettingsPage', 'ProjectsPage'])
+      expect(
+        assets.some((f) => f.startsWith(page) && !initial.includes(`assets/${f}`)),
+        page,
+      ).toBe(true);
   });
 
   it('says how to build the console when it is not built', async () => {

@@ -1,37 +1,62 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rootListingSql, type Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { rootListingSql } from '@sightline/db';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let org: { id: string; key: string };
-let other: { id: string; key: string };
+const {
+  stack,
+  sql,
+  orgs: [org, other],
+} = useStack({ orgs: ['console', 'console-other'] });
 let base: string;
-
 beforeAll(async () => {
-  stack = await buildStack();
   base = await stack.app.listen({ port: 0, host: '127.0.0.1' });
-  sql = testSql();
-  [org, other] = [await newOrganization(sql, 'console'), await newOrganization(sql, 'console-other')];
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
 });
 
 const ago = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
 
 /** A root with a child and a grandchild (an LLM call with cost and tokens); answers the ids. */
-async function writeTrace(key: string, project: string, opts: { name: string; words: string; status?: string; startedAgo: number }) {
+async function writeTrace(
+  key: string,
+  project: string,
+  opts: { name: string; words: string; status?: string; startedAgo: number },
+) {
   const [root, child, llm] = [randomUUID(), randomUUID(), randomUUID()];
   const spans = [
-    { trace_id: root, project_name: project, trace_name: opts.name, inputs: { question: 'q' }, output: 'done', status: opts.status ?? 'success', start_timestamp: ago(opts.startedAgo), end_timestamp: ago(opts.startedAgo - 2) },
-    { trace_id: child, root_trace_id: root, parent_trace_id: root, project_name: project, trace_name: 'retrieve', metadata: { run_type: 'retriever', note: opts.words }, start_timestamp: ago(opts.startedAgo), end_timestamp: ago(opts.startedAgo - 1) },
     {
-      trace_id: llm, root_trace_id: root, parent_trace_id: child, project_name: project, trace_name: 'answer', cost: 0.25, input_tokens: 10, output_tokens: 5, total_tokens: 15,
-      configuration: { model: 'gpt-4o-mini', provider: 'openai', messages: [{ role: 'user', content: 'hi' }] }, start_timestamp: ago(opts.startedAgo - 1), end_timestamp: ago(opts.startedAgo - 2),
+      trace_id: root,
+      project_name: project,
+      trace_name: opts.name,
+      inputs: { question: 'q' },
+      output: 'done',
+      status: opts.status ?? 'success',
+      start_timestamp: ago(opts.startedAgo),
+      end_timestamp: ago(opts.startedAgo - 2),
+    },
+    {
+      trace_id: child,
+      root_trace_id: root,
+      parent_trace_id: root,
+      project_name: project,
+      trace_name: 'retrieve',
+      metadata: { run_type: 'retriever', note: opts.words },
+      start_timestamp: ago(opts.startedAgo),
+      end_timestamp: ago(opts.startedAgo - 1),
+    },
+    {
+      trace_id: llm,
+      root_trace_id: root,
+      parent_trace_id: child,
+      project_name: project,
+      trace_name: 'answer',
+      cost: 0.25,
+      input_tokens: 10,
+      output_tokens: 5,
+      total_tokens: 15,
+      configuration: { model: 'gpt-4o-mini', provider: 'openai', messages: [{ role: 'user', content: 'hi' }] },
+      start_timestamp: ago(opts.startedAgo - 1),
+      end_timestamp: ago(opts.startedAgo - 2),
     },
   ];
   const res = await call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs: spans });
@@ -47,7 +72,12 @@ describe('the console reads', () => {
 
   beforeAll(async () => {
     first = await writeTrace(org.key, 'shop', { name: 'checkout', words: 'velvet umbrella', startedAgo: 600 });
-    second = await writeTrace(org.key, 'shop', { name: 'refund', words: 'granite kettle', status: 'error', startedAgo: 300 });
+    second = await writeTrace(org.key, 'shop', {
+      name: 'refund',
+      words: 'granite kettle',
+      status: 'error',
+      startedAgo: 300,
+    });
     await writeTrace(other.key, 'shop', { name: 'theirs', words: 'velvet umbrella', startedAgo: 100 });
     projectUuid = (await call(stack.app, org.key, 'POST', '/project', { name: 'shop' })).json().uuid;
   });
@@ -58,7 +88,15 @@ describe('the console reads', () => {
     const projects = res.json();
     expect(projects).toHaveLength(1);
     // Two traces, one failed; each trace's cost is its LLM span's, as the roots have none of their own.
-    expect(projects[0]).toMatchObject({ uuid: projectUuid, name: 'shop', traces: 2, traces_24h: 2, cost_24h: 0.5, error_rate_24h: 0.5, last_activity: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/) });
+    expect(projects[0]).toMatchObject({
+      uuid: projectUuid,
+      name: 'shop',
+      traces: 2,
+      traces_24h: 2,
+      cost_24h: 0.5,
+      error_rate_24h: 0.5,
+      last_activity: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+    });
   });
 
   it('POST /traces: root rows newest first, with the trace’s totals and span count', async () => {
@@ -67,21 +105,44 @@ describe('the console reads', () => {
     const page = res.json();
     expect(page).toMatchObject({ total: 2, page: 1, total_pages: 1, page_size: 20 });
     expect(page.results.map((r: { trace_id: string }) => r.trace_id)).toEqual([second.root, first.root]);
-    expect(page.results[0]).toMatchObject({ trace_name: 'refund', status: 'error', cost: 0.25, input_tokens: 10, output_tokens: 5, total_tokens: 15, span_count: 3, tags: [], scores: [], project_uuid: projectUuid });
+    expect(page.results[0]).toMatchObject({
+      trace_name: 'refund',
+      status: 'error',
+      cost: 0.25,
+      input_tokens: 10,
+      output_tokens: 5,
+      total_tokens: 15,
+      span_count: 3,
+      tags: [],
+      scores: [],
+      project_uuid: projectUuid,
+    });
     expect(page.results[0].inputs).toBeUndefined();
   });
 
-  it('POST /traces: filters and a full-text search over every span of the trace narrow the rows', async () => {
-    const ids = async (body: object) => (await call(stack.app, org.key, 'POST', '/traces', { project_name: 'shop', ...body })).json().results.map((r: { trace_id: string }) => r.trace_id);
+  it('POST /traces: filters and a search over every span of the trace narrow the rows', async () => {
+    const ids = async (body: object) =>
+      (await call(stack.app, org.key, 'POST', '/traces', { project_name: 'shop', ...body }))
+        .json()
+        .results.map((r: { trace_id: string }) => r.trace_id);
     expect(await ids({ status: 'error' })).toEqual([second.root]);
-    expect(await ids({ filter_field: 'trace_name', filter_operator: 'equals', filter_value: 'checkout' })).toEqual([first.root]);
+    expect(await ids({ filter_field: 'trace_name', filter_operator: 'equals', filter_value: 'checkout' })).toEqual([
+      first.root,
+    ]);
     // The words are in a child span's metadata, not in the root.
     expect(await ids({ search: 'umbrella' })).toEqual([first.root]);
     expect(await ids({ search: '"granite kettle"' })).toEqual([second.root]);
     expect(await ids({ search: 'velvet kettle' })).toEqual([]);
-    expect(await ids({ search: 'velvet or kettle' })).toEqual([second.root, first.root]);
+    expect(await ids({ search: 'UMBRELLA' })).toEqual([first.root]);
+    expect(await ids({ search: 'umbrell' })).toEqual([]);
+    expect(await ids({ search: 'retriever' })).toEqual([second.root, first.root]);
+    expect(await ids({ search: 'retriever -umbrella' })).toEqual([second.root]);
+    expect(await ids({ search: '100%' })).toEqual([]);
     expect(await ids({ search: 'nowhere' })).toEqual([]);
-    expect((await call(stack.app, org.key, 'POST', '/traces', { project_name: 'nope' })).json()).toMatchObject({ total: 0, results: [] });
+    expect((await call(stack.app, org.key, 'POST', '/traces', { project_name: 'nope' })).json()).toMatchObject({
+      total: 0,
+      results: [],
+    });
   });
 
   it('GET /trace/{id}/skeleton: every span’s place, kind and timing in execution order, no payloads', async () => {
@@ -89,12 +150,26 @@ describe('the console reads', () => {
     expect(res.statusCode, res.body).toBe(200);
     const skeleton = res.json();
     expect(skeleton.root_trace_id).toBe(first.root);
-    expect(skeleton.spans.map((s: { trace_id: string; depth: number; kind: string | null }) => [s.trace_id, s.depth, s.kind])).toEqual([
+    expect(
+      skeleton.spans.map((s: { trace_id: string; depth: number; kind: string | null }) => [
+        s.trace_id,
+        s.depth,
+        s.kind,
+      ]),
+    ).toEqual([
       [first.root, 0, null],
       [first.child, 1, 'retriever'],
       [first.llm, 2, 'llm'],
     ]);
-    expect(skeleton.spans[2]).toMatchObject({ parent_trace_id: first.child, trace_name: 'answer', cost: 0.25, total_tokens: 15, status: null, execution_order: 2, latency: expect.any(Number) });
+    expect(skeleton.spans[2]).toMatchObject({
+      parent_trace_id: first.child,
+      trace_name: 'answer',
+      cost: 0.25,
+      total_tokens: 15,
+      status: null,
+      execution_order: 2,
+      latency: expect.any(Number),
+    });
     expect(Object.keys(skeleton.spans[0])).not.toContain('inputs');
     expect((await call(stack.app, other.key, 'GET', `/trace/${first.root}/skeleton`)).statusCode).toBe(404);
     expect((await call(stack.app, org.key, 'GET', `/trace/${randomUUID()}/skeleton`)).statusCode).toBe(404);
@@ -104,9 +179,36 @@ describe('the console reads', () => {
     const res = await call(stack.app, org.key, 'GET', `/span/${first.llm}`);
     expect(res.statusCode, res.body).toBe(200);
     const span = res.json();
-    expect(span).toMatchObject({ trace_id: first.llm, root_trace_id: first.root, project_name: 'shop', configuration: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, cost: 0.25, scores: [], comments: [] });
+    expect(span).toMatchObject({
+      trace_id: first.llm,
+      root_trace_id: first.root,
+      project_name: 'shop',
+      configuration: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      cost: 0.25,
+      scores: [],
+      comments: [],
+    });
     expect(span.children).toBeUndefined();
     expect((await call(stack.app, other.key, 'GET', `/span/${first.llm}`)).statusCode).toBe(404);
+  });
+
+  it('stores a span whose payload is far past what search reads (about 5 MB of distinct words), and finds its first words', async () => {
+    const words = Array.from({ length: 700_000 }, (_, i) =>
+      `w${i.toString(36)}x`.replace(/\d/g, (d) => 'abcdefghij'[Number(d)]),
+    );
+    const big = randomUUID();
+    const res = await call(stack.app, org.key, 'POST', '/trace_log', {
+      trace_id: big,
+      project_name: 'big',
+      trace_name: 'big',
+      output: `opening ${words.join(' ')}`,
+    });
+    expect(res.statusCode).toBe(200);
+    const read = await readTrace(stack.app, org.key, big);
+    expect(read.statusCode).toBe(200);
+    expect(read.json().output.length).toBeGreaterThan(4_800_000);
+    const found = await call(stack.app, org.key, 'POST', '/traces', { project_name: 'big', search: 'opening' });
+    expect(found.json().results.map((r: { trace_id: string }) => r.trace_id)).toEqual([big]);
   });
 
   it('the search reads its index, not every trace of a large project (runs last: it adds 20,000 traces)', async () => {
@@ -116,7 +218,13 @@ describe('the console reads', () => {
       select ${org.id}, id, id, id, ${projectUuid}, true, 'filler', 'filler text number ' || n, 0, now() - n * interval '1 second'
       from (select gen_random_uuid() as id, n from generate_series(1, 20000) n) f`;
     await sql`analyze spans`;
-    const { page, params } = rootListingSql({ organizationId: org.id, projectId: projectUuid, search: 'umbrella', page: 1, pageSize: 20 });
+    const { page, params } = rootListingSql({
+      organizationId: org.id,
+      projectId: projectUuid,
+      search: 'umbrella',
+      page: 1,
+      pageSize: 20,
+    });
     const plan = (await sql.unsafe(`explain ${page}`, params as never[])).map((r) => r['QUERY PLAN']).join('\n');
     expect(plan).toMatch(/Bitmap Index Scan on spans_search/);
   });
@@ -126,7 +234,10 @@ describe('the live tail', () => {
   /** Opens the stream and collects its events until `close`. */
   async function openLive(key: string, projectUuid: string) {
     const abort = new AbortController();
-    const res = await fetch(`${base}/api/svc/v1/traces/live?project_uuid=${projectUuid}&api_key=${encodeURIComponent(key)}`, { signal: abort.signal });
+    const res = await fetch(
+      `${base}/api/svc/v1/traces/live?project_uuid=${projectUuid}&api_key=${encodeURIComponent(key)}`,
+      { signal: abort.signal },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
     const events: { event: string; data: Record<string, unknown> }[] = [];
@@ -151,14 +262,21 @@ describe('the live tail', () => {
 
   it('sends each new root trace of the project as a row, and nothing of other projects or organizations', async () => {
     const projectUuid = (await call(stack.app, org.key, 'POST', '/project', { name: 'live' })).json().uuid;
-    const viewer = (await call(stack.app, org.key, 'POST', '/api-keys', { role: 'viewer', label: 'watcher' })).json().key;
+    const viewer = (await call(stack.app, org.key, 'POST', '/api-keys', { role: 'viewer', label: 'watcher' })).json()
+      .key;
     const live = await openLive(viewer, projectUuid);
     try {
       const mine = await writeTrace(org.key, 'live', { name: 'live-one', words: 'x', startedAgo: 5 });
       await writeTrace(org.key, 'elsewhere', { name: 'not-here', words: 'x', startedAgo: 5 });
       await writeTrace(other.key, 'live', { name: 'not-theirs', words: 'x', startedAgo: 5 });
-      await expect.poll(() => live.events.filter((e) => e.event === 'trace').map((e) => e.data.trace_id), { timeout: 10_000 }).toEqual([mine.root]);
-      expect(live.events.find((e) => e.event === 'trace')!.data).toMatchObject({ trace_name: 'live-one', span_count: expect.any(Number), project_uuid: projectUuid });
+      await expect
+        .poll(() => live.events.filter((e) => e.event === 'trace').map((e) => e.data.trace_id), { timeout: 10_000 })
+        .toEqual([mine.root]);
+      expect(live.events.find((e) => e.event === 'trace')!.data).toMatchObject({
+        trace_name: 'live-one',
+        span_count: expect.any(Number),
+        project_uuid: projectUuid,
+      });
     } finally {
       await live.close();
     }

@@ -1,28 +1,70 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TIME_RANGES } from '@sightline/schemas';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-let otherKey: string;
+const {
+  stack,
+  orgs: [{ key }, { key: otherKey }],
+} = useStack({ orgs: ['a', 'b'] });
 const project = `list-${randomUUID()}`;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 const HOUR = 3600_000;
 
-type Seed = { id: string; child: string; name: string; latency: number; status: string; startedAgo: number; metadata: object; tags: string[]; scores?: object[]; annotations?: object };
+type Seed = {
+  id: string;
+  child: string;
+  name: string;
+  latency: number;
+  status: string;
+  startedAgo: number;
+  metadata: object;
+  tags: string[];
+  scores?: object[];
+  annotations?: object;
+};
 const seeds: Seed[] = [
-  { name: 'alpha', latency: 9, status: 'success', startedAgo: 0.5 * HOUR, metadata: { env: 'prod', n: '9' }, tags: ['red'], scores: [{ name: 'acc', score: 0.2 }] },
-  { name: 'beta', latency: 10, status: 'error', startedAgo: 2 * HOUR, metadata: { env: 'dev', n: '10' }, tags: ['blue'], scores: [{ name: 'acc', score: 0.8 }], annotations: { c1: { u1: { created_at: '2026-01-01', user_id: 'u1', score: 1, value: 'good' } } } },
-  { name: 'gamma', latency: 100, status: 'success', startedAgo: 30 * HOUR, metadata: { env: 'prod', n: 'many' }, tags: ['red', 'blue'] },
+  {
+    name: 'alpha',
+    latency: 9,
+    status: 'success',
+    startedAgo: 0.5 * HOUR,
+    metadata: { env: 'prod', n: '9' },
+    tags: ['red'],
+    scores: [{ name: 'acc', score: 0.2 }],
+  },
+  {
+    name: 'beta',
+    latency: 10,
+    status: 'error',
+    startedAgo: 2 * HOUR,
+    metadata: { env: 'dev', n: '10' },
+    tags: ['blue'],
+    scores: [{ name: 'acc', score: 0.8 }],
+    annotations: { c1: { u1: { created_at: '2026-01-01', user_id: 'u1', score: 1, value: 'good' } } },
+  },
+  {
+    name: 'gamma',
+    latency: 100,
+    status: 'success',
+    startedAgo: 30 * HOUR,
+    metadata: { env: 'prod', n: 'many' },
+    tags: ['red', 'blue'],
+  },
   { name: 'delta', latency: 0.5, status: 'success', startedAgo: 40 * 24 * HOUR, metadata: {}, tags: [] },
-  { name: 'epsilon', latency: 1, status: 'success', startedAgo: 400 * 24 * HOUR, metadata: { env: 'prod' }, tags: ['green'] },
+  {
+    name: 'epsilon',
+    latency: 1,
+    status: 'success',
+    startedAgo: 400 * 24 * HOUR,
+    metadata: { env: 'prod' },
+    tags: ['green'],
+  },
 ].map((s) => ({ ...s, id: randomUUID(), child: randomUUID() }));
 
-const list = (body: object, k = key) => call(stack.app, k, 'POST', '/get_trace_logs', { project_name: project, ...body });
+const list = (body: object, k = key) =>
+  call(stack.app, k, 'POST', '/get_trace_logs', { project_name: project, ...body });
 const names = async (body: object) => {
   const res = await list(body);
   expect(res.statusCode, JSON.stringify(res.json())).toBe(200);
@@ -30,21 +72,32 @@ const names = async (body: object) => {
 };
 
 beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  key = (await newOrganization(sql, 'a')).key;
-  otherKey = (await newOrganization(sql, 'b')).key;
   for (const s of seeds) {
     const { id, child, startedAgo, ...fields } = s;
-    await call(stack.app, key, 'POST', '/trace_log', { trace_id: id, project_name: project, trace_name: fields.name, latency: fields.latency, status: fields.status, start_timestamp: ago(startedAgo), metadata: fields.metadata, tags: fields.tags, scores: fields.scores, annotations: fields.annotations });
-    await call(stack.app, key, 'POST', '/trace_log', { trace_id: child, root_trace_id: id, parent_trace_id: id, project_name: project, trace_name: `${fields.name}-child`, latency: 1000, start_timestamp: ago(startedAgo) });
+    await call(stack.app, key, 'POST', '/trace_log', {
+      trace_id: id,
+      project_name: project,
+      trace_name: fields.name,
+      latency: fields.latency,
+      status: fields.status,
+      start_timestamp: ago(startedAgo),
+      metadata: fields.metadata,
+      tags: fields.tags,
+      scores: fields.scores,
+      annotations: fields.annotations,
+    });
+    await call(stack.app, key, 'POST', '/trace_log', {
+      trace_id: child,
+      root_trace_id: id,
+      parent_trace_id: id,
+      project_name: project,
+      trace_name: `${fields.name}-child`,
+      latency: 1000,
+      start_timestamp: ago(startedAgo),
+    });
   }
   // Read-your-writes covers GET by id; wait until the listing sees every span.
   for (const s of seeds) await readTrace(stack.app, key, s.id);
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
 });
 
 describe('POST /get_trace_logs', () => {
@@ -52,7 +105,13 @@ describe('POST /get_trace_logs', () => {
     const res = await list({});
     expect(res.json()).toMatchObject({ total: 5, page: 1, total_pages: 1, page_size: 20 });
     const results = res.json().results;
-    expect(results.map((r: { trace_name: string }) => r.trace_name)).toEqual(['alpha', 'beta', 'gamma', 'delta', 'epsilon']);
+    expect(results.map((r: { trace_name: string }) => r.trace_name)).toEqual([
+      'alpha',
+      'beta',
+      'gamma',
+      'delta',
+      'epsilon',
+    ]);
     expect(results[0].children).toHaveLength(1);
     expect(results[0].children[0]).toMatchObject({ trace_name: 'alpha-child', depth: 1 });
   });
@@ -80,7 +139,8 @@ describe('POST /get_trace_logs', () => {
     expect((await list({ status: 'maybe' })).statusCode).toBe(422);
   });
   it('applies every operator, comparing numbers numerically', async () => {
-    const f = (filter_field: string, filter_operator: string, filter_value?: string, filter_key?: string) => names({ filter_field, filter_operator, filter_value, filter_key });
+    const f = (filter_field: string, filter_operator: string, filter_value?: string, filter_key?: string) =>
+      names({ filter_field, filter_operator, filter_value, filter_key });
     expect(await f('trace_name', 'equals', 'beta')).toEqual(['beta']);
     expect(await f('trace_name', 'not_equals', 'beta')).toEqual(['alpha', 'gamma', 'delta', 'epsilon']);
     expect(await f('trace_name', 'like', 'ETA')).toEqual(['beta']);

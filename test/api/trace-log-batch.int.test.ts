@@ -1,33 +1,43 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { describe, expect, it } from 'vitest';
+import { buildStack, call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let org: { id: string; key: string };
-let other: { id: string; key: string };
-
-beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  org = await newOrganization(sql, 'batch');
-  other = await newOrganization(sql, 'batch-other');
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const {
+  stack,
+  sql,
+  orgs: [org, other],
+} = useStack({ orgs: ['batch', 'batch-other'] });
 
 const batch = (trace_logs: unknown, key = org.key) => call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs });
 
 /** A root and its children, as a client sends them. */
 function trace(project_name: string, children: number) {
   const root = randomUUID();
-  const spans = [{ trace_id: root, root_trace_id: root, project_name, trace_name: 'root', depth: 0, execution_order: 0, metadata: { n: 0 }, tags: ['batch'] }];
+  const spans = [
+    {
+      trace_id: root,
+      root_trace_id: root,
+      project_name,
+      trace_name: 'root',
+      depth: 0,
+      execution_order: 0,
+      metadata: { n: 0 },
+      tags: ['batch'],
+    },
+  ];
   for (let i = 1; i <= children; i++) {
-    spans.push({ trace_id: randomUUID(), root_trace_id: root, parent_trace_id: root, project_name, trace_name: `child-${i}`, depth: 1, execution_order: i, metadata: { n: i }, tags: [] } as never);
+    spans.push({
+      trace_id: randomUUID(),
+      root_trace_id: root,
+      parent_trace_id: root,
+      project_name,
+      trace_name: `child-${i}`,
+      depth: 1,
+      execution_order: i,
+      metadata: { n: i },
+      tags: [],
+    } as never);
   }
   return spans;
 }
@@ -45,19 +55,28 @@ describe('POST /trace_logs/batch', () => {
     expect(results.map((r: { trace_id: string }) => r.trace_id)).toEqual(spans.map((s) => s.trace_id));
 
     const tree = (await readTrace(stack.app, org.key, spans[0].trace_id)).json();
-    expect(tree.children.map((c: { trace_name: string }) => c.trace_name)).toEqual(['child-1', 'child-2', 'child-3', 'child-4']);
+    expect(tree.children.map((c: { trace_name: string }) => c.trace_name)).toEqual([
+      'child-1',
+      'child-2',
+      'child-3',
+      'child-4',
+    ]);
     for (let i = 0; i < 50; i++) {
-      const [{ n }] = await sql`select count(*)::int as n from spans s join projects p on p.id = s.project_id where p.name = ${project} and s.created`;
+      const [{ n }] =
+        await sql`select count(*)::int as n from spans s join projects p on p.id = s.project_id where p.name = ${project} and s.created`;
       if (n === 1000) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const listing = (await call(stack.app, org.key, 'POST', '/get_trace_logs', { project_name: project, page_size: 1 })).json();
+    const listing = (
+      await call(stack.app, org.key, 'POST', '/get_trace_logs', { project_name: project, page_size: 1 })
+    ).json();
     expect(listing.total).toBe(200);
   });
 
   it('answers 207 with per-item errors, and still accepts the valid items', async () => {
     const project = `batch-mixed-${randomUUID()}`;
-    const good = randomUUID(), alsoGood = randomUUID();
+    const good = randomUUID(),
+      alsoGood = randomUUID();
     const res = await batch([
       { trace_id: good, project_name: project, trace_name: 'ok' },
       { trace_id: 'not-a-uuid', project_name: project },
@@ -97,7 +116,12 @@ describe('POST /trace_logs/batch', () => {
   it('refuses a malformed envelope with 422 and accepts nothing', async () => {
     const trace_id = randomUUID();
     const tooMany = Array.from({ length: 1001 }, () => ({ trace_id, project_name: 'batch-limit' }));
-    for (const body of [{ trace_logs: tooMany }, { trace_logs: [] }, { trace_logs: { trace_id } }, [{ trace_id, project_name: 'x' }]]) {
+    for (const body of [
+      { trace_logs: tooMany },
+      { trace_logs: [] },
+      { trace_logs: { trace_id } },
+      [{ trace_id, project_name: 'x' }],
+    ]) {
       const res = await call(stack.app, org.key, 'POST', '/trace_logs/batch', body);
       expect(res.statusCode).toBe(422);
       expect(res.json().detail[0].loc[0]).toBe('body');
@@ -129,7 +153,15 @@ describe('durable acceptance', () => {
       const jobs = await paused.app.spanWrites.queue.getJobs(['waiting']);
       const queued = jobs.flatMap((j) => j.data.events.map((e: { trace_id: string }) => e.trace_id));
       expect(queued).toHaveLength(50);
-      expect(new Set(queued)).toEqual(new Set([...singles.map((s) => s.trace_id), ...answers.at(-1)!.json().results.map((r: { trace_id: string }) => r.trace_id)]));
+      expect(new Set(queued)).toEqual(
+        new Set([
+          ...singles.map((s) => s.trace_id),
+          ...answers
+            .at(-1)!
+            .json()
+            .results.map((r: { trace_id: string }) => r.trace_id),
+        ]),
+      );
       expect(jobs.length).toBeLessThan(41);
     } finally {
       await paused.close();

@@ -1,25 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { unitHash } from '@sightline/core';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  key = (await newOrganization(sql, 'a')).key;
-  otherKey = (await newOrganization(sql, 'b')).key;
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const {
+  stack,
+  sql,
+  orgs: [{ key }, { key: otherKey }],
+} = useStack({ orgs: ['a', 'b'] });
 
 const post = (body: unknown, k = key) => call(stack.app, k, 'POST', '/trace_log', body);
 const get = (id: string, k = key) => readTrace(stack.app, k, id);
@@ -28,7 +17,12 @@ describe('POST /project', () => {
   it('creates or gets a project by name', async () => {
     const first = await call(stack.app, key, 'POST', '/project', { name: 'alpha' });
     expect(first.statusCode).toBe(200);
-    expect(first.json()).toEqual({ uuid: expect.any(String), name: 'alpha', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), was_created: true });
+    expect(first.json()).toEqual({
+      uuid: expect.any(String),
+      name: 'alpha',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      was_created: true,
+    });
     const again = await call(stack.app, key, 'POST', '/project', { name: 'alpha' });
     expect(again.json()).toMatchObject({ uuid: first.json().uuid, was_created: false });
     const elsewhere = await call(stack.app, otherKey, 'POST', '/project', { name: 'alpha' });
@@ -37,7 +31,9 @@ describe('POST /project', () => {
   });
   it('is race-safe: 20 concurrent calls create one project and one says was_created', async () => {
     const name = `race-${randomUUID()}`;
-    const results = await Promise.all(Array.from({ length: 20 }, () => call(stack.app, key, 'POST', '/project', { name })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => call(stack.app, key, 'POST', '/project', { name })),
+    );
     expect(results.every((r) => r.statusCode === 200)).toBe(true);
     expect(new Set(results.map((r) => r.json().uuid)).size).toBe(1);
     expect(results.filter((r) => r.json().was_created)).toHaveLength(1);
@@ -92,14 +88,34 @@ describe('trace-log write and read', () => {
   it('applies updates and feedback, found by trace_id or inference_id', async () => {
     const trace_id = randomUUID();
     await post({ trace_id, project_name: 'updates', status: 'success' });
-    const upd = await call(stack.app, key, 'PUT', '/trace_log', { trace_id, root_trace_id: trace_id, field_name_to_value_map: { status: 'error', error: 'stack trace', output: 'late output' } });
+    const upd = await call(stack.app, key, 'PUT', '/trace_log', {
+      trace_id,
+      root_trace_id: trace_id,
+      field_name_to_value_map: { status: 'error', error: 'stack trace', output: 'late output' },
+    });
     expect(upd.statusCode).toBe(200);
-    expect((await call(stack.app, key, 'POST', '/feedback', { inference_id: trace_id, score: 0.25, name: 'meh', target: 'gold' })).statusCode).toBe(200);
+    expect(
+      (
+        await call(stack.app, key, 'POST', '/feedback', {
+          inference_id: trace_id,
+          score: 0.25,
+          name: 'meh',
+          target: 'gold',
+        })
+      ).statusCode,
+    ).toBe(200);
     const span = (await get(trace_id)).json();
-    expect(span).toMatchObject({ status: 'error', error: 'stack trace', output: 'late output', feedback_score: 0.25, feedback_comment: 'meh', target: 'gold' });
+    expect(span).toMatchObject({
+      status: 'error',
+      error: 'stack trace',
+      output: 'late output',
+      feedback_score: 0.25,
+      feedback_comment: 'meh',
+      target: 'gold',
+    });
   });
 
-  it('answers 404 for an unknown id and for another organization\'s span, which it never changes', async () => {
+  it("answers 404 for an unknown id and for another organization's span, which it never changes", async () => {
     const trace_id = randomUUID();
     await post({ trace_id, project_name: 'private', output: 'mine' });
     expect((await get(randomUUID())).statusCode).toBe(404);
@@ -119,12 +135,28 @@ describe('trace-log write and read', () => {
   });
 
   it('returns the subtree with nested children in execution order, and computes depth and order', async () => {
-    const root = randomUUID(), a = randomUUID(), b = randomUUID(), a1 = randomUUID();
+    const root = randomUUID(),
+      a = randomUUID(),
+      b = randomUUID(),
+      a1 = randomUUID();
     const t = (s: number) => `2026-03-01T00:00:0${s}Z`;
     // Children first, the root last: arrival order does not matter.
     await post({ trace_id: a1, root_trace_id: root, parent_trace_id: a, project_name: 'tree', start_timestamp: t(2) });
-    await post({ trace_id: b, root_trace_id: root, parent_trace_id: root, project_name: 'tree', start_timestamp: t(3) });
-    await post({ trace_id: a, root_trace_id: root, parent_trace_id: root, project_name: 'tree', start_timestamp: t(1), children: [a1] });
+    await post({
+      trace_id: b,
+      root_trace_id: root,
+      parent_trace_id: root,
+      project_name: 'tree',
+      start_timestamp: t(3),
+    });
+    await post({
+      trace_id: a,
+      root_trace_id: root,
+      parent_trace_id: root,
+      project_name: 'tree',
+      start_timestamp: t(1),
+      children: [a1],
+    });
     await post({ trace_id: root, project_name: 'tree', start_timestamp: t(0) });
     const tree = (await get(root)).json();
     expect(tree.children_ids).toEqual([a, b]);
@@ -138,12 +170,24 @@ describe('trace-log write and read', () => {
   it('assembles a trace of thousands of spans (on the thread pool) into the right tree', async () => {
     // A LangChain run tree: a root with 50 chains of 60 nested runs each, 3001 spans in all.
     const project = (await call(stack.app, key, 'POST', '/project', { name: 'big' })).json();
-    const root = { id: randomUUID(), name: 'root', run_type: 'chain', project_uuid: project.uuid, child_runs: [] as object[] };
+    const root = {
+      id: randomUUID(),
+      name: 'root',
+      run_type: 'chain',
+      project_uuid: project.uuid,
+      child_runs: [] as object[],
+    };
     const leaves: string[] = [];
     for (let branch = 0; branch < 50; branch++) {
       let node: { child_runs: object[] } = root;
       for (let level = 0; level < 60; level++) {
-        const child = { id: randomUUID(), name: `b${branch}-l${level}`, run_type: 'tool', execution_order: branch, child_runs: [] as object[] };
+        const child = {
+          id: randomUUID(),
+          name: `b${branch}-l${level}`,
+          run_type: 'tool',
+          execution_order: branch,
+          child_runs: [] as object[],
+        };
         node.child_runs.push(child);
         node = child;
         if (level === 59) leaves.push(child.id);
@@ -160,9 +204,17 @@ describe('trace-log write and read', () => {
   });
 
   it('keeps the depth and execution order a client sends', async () => {
-    const root = randomUUID(), child = randomUUID();
+    const root = randomUUID(),
+      child = randomUUID();
     await post({ trace_id: root, project_name: 'explicit' });
-    await post({ trace_id: child, root_trace_id: root, parent_trace_id: root, project_name: 'explicit', depth: 1, execution_order: 7 });
+    await post({
+      trace_id: child,
+      root_trace_id: root,
+      parent_trace_id: root,
+      project_name: 'explicit',
+      depth: 1,
+      execution_order: 7,
+    });
     expect((await get(child)).json()).toMatchObject({ depth: 1, execution_order: 7 });
   });
 
@@ -172,7 +224,13 @@ describe('trace-log write and read', () => {
     for (const root of ids) {
       const child = randomUUID();
       await post({ trace_id: root, project_name: 'sampled', log_sample_rate: rate });
-      await post({ trace_id: child, root_trace_id: root, parent_trace_id: root, project_name: 'sampled', log_sample_rate: rate });
+      await post({
+        trace_id: child,
+        root_trace_id: root,
+        parent_trace_id: root,
+        project_name: 'sampled',
+        log_sample_rate: rate,
+      });
       const expected = unitHash(root) < rate;
       expect((await get(root)).statusCode, root).toBe(expected ? 200 : 404);
       const [{ count }] = await sql`select count(*)::int from spans where root_trace_id = ${root}`;
@@ -186,7 +244,10 @@ describe('trace-log write and read', () => {
 
 describe('chain-framework ingest', () => {
   const run = (project_uuid: string) => {
-    const root = randomUUID(), llm = randomUUID(), tool = randomUUID(), inner = randomUUID();
+    const root = randomUUID(),
+      llm = randomUUID(),
+      tool = randomUUID(),
+      inner = randomUUID();
     return {
       ids: { root, llm, tool, inner },
       body: {
@@ -210,7 +271,10 @@ describe('chain-framework ingest', () => {
             end_time: '2026-01-01T00:00:01.500Z',
             execution_order: 2,
             inputs: { messages: [] },
-            outputs: { generations: [[{ text: 'use the calculator' }]], llm_output: { token_usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } } },
+            outputs: {
+              generations: [[{ text: 'use the calculator' }]],
+              llm_output: { token_usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } },
+            },
             extra: { invocation_params: { model: 'gpt-4o-mini', _type: 'openai-chat', temperature: 0.2 } },
             child_runs: [],
           },
@@ -224,7 +288,19 @@ describe('chain-framework ingest', () => {
             execution_order: 3,
             inputs: { input: '2+2' },
             outputs: { output: '4' },
-            child_runs: [{ id: inner, name: 'eval', run_type: 'chain', start_time: 1767225602100, end_time: 1767225602200, error: 'boom', inputs: {}, outputs: null, child_runs: [] }],
+            child_runs: [
+              {
+                id: inner,
+                name: 'eval',
+                run_type: 'chain',
+                start_time: 1767225602100,
+                end_time: 1767225602200,
+                error: 'boom',
+                inputs: {},
+                outputs: null,
+                child_runs: [],
+              },
+            ],
           },
         ],
       },
@@ -237,7 +313,15 @@ describe('chain-framework ingest', () => {
       const { ids, body } = run(project.uuid);
       expect((await call(stack.app, key, 'POST', path, body)).statusCode).toBe(200);
       const tree = (await get(ids.root)).json();
-      expect(tree).toMatchObject({ trace_name: 'AgentExecutor', output: '4', latency: 3, tags: ['agent'], metadata: { user: 'u1' }, start_timestamp: '2026-01-01 00:00:00', status: 'success' });
+      expect(tree).toMatchObject({
+        trace_name: 'AgentExecutor',
+        output: '4',
+        latency: 3,
+        tags: ['agent'],
+        metadata: { user: 'u1' },
+        start_timestamp: '2026-01-01 00:00:00',
+        status: 'success',
+      });
       expect(tree.children_ids).toEqual([ids.llm, ids.tool]);
       expect(tree.children[0]).toMatchObject({
         trace_name: 'ChatOpenAI',
@@ -248,7 +332,12 @@ describe('chain-framework ingest', () => {
         total_tokens: 18,
         configuration: { model: 'gpt-4o-mini', provider: 'openai' },
       });
-      expect(tree.children[1].children[0]).toMatchObject({ trace_id: ids.inner, depth: 2, status: 'error', error: 'boom' });
+      expect(tree.children[1].children[0]).toMatchObject({
+        trace_id: ids.inner,
+        depth: 2,
+        status: 'error',
+        error: 'boom',
+      });
     });
   }
 

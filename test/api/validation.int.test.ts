@@ -1,22 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, readTrace, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { describe, expect, it } from 'vitest';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let key: string;
-
-beforeAll(async () => {
-  stack = await buildStack({ env: { BODY_LIMIT_BYTES: String(64 * 1024) } });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const {
+  stack,
+  orgs: [{ key }],
+} = useStack({ env: { BODY_LIMIT_BYTES: String(64 * 1024) }, orgs: ['org'] });
 
 function expectValidationError(res: { statusCode: number; json(): any }, loc: (string | number)[]) {
   expect(res.statusCode).toBe(422);
@@ -43,11 +33,26 @@ describe('request validation', () => {
     expect(res.json().detail).toMatch(/too large/);
   });
   it('names the field of a wrong type, a malformed id, a missing project and a bad timestamp', async () => {
-    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', tags: 'not-a-list' }), ['body', 'tags']);
-    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', parent_trace_id: 'abc' }), ['body', 'parent_trace_id']);
-    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { trace_id: randomUUID() }), ['body', 'project_name']);
-    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', start_timestamp: 'yesterday' }), ['body', 'start_timestamp']);
-    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', log_sample_rate: 1.5 }), ['body', 'log_sample_rate']);
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', tags: 'not-a-list' }), [
+      'body',
+      'tags',
+    ]);
+    expectValidationError(
+      await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', parent_trace_id: 'abc' }),
+      ['body', 'parent_trace_id'],
+    );
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log', { trace_id: randomUUID() }), [
+      'body',
+      'project_name',
+    ]);
+    expectValidationError(
+      await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', start_timestamp: 'yesterday' }),
+      ['body', 'start_timestamp'],
+    );
+    expectValidationError(
+      await call(stack.app, key, 'POST', '/trace_log', { project_name: 'p', log_sample_rate: 1.5 }),
+      ['body', 'log_sample_rate'],
+    );
     expectValidationError(await call(stack.app, key, 'GET', '/trace_log/not-a-uuid'), ['path', 'trace_id']);
   });
   it('answers an update with an unknown field or a wrongly typed value with 422', async () => {
@@ -62,8 +67,14 @@ describe('request validation', () => {
     );
   });
   it('answers a feedback score outside 0..1 with 422', async () => {
-    expectValidationError(await call(stack.app, key, 'POST', '/feedback', { trace_id: randomUUID(), score: 1.01 }), ['body', 'score']);
-    expectValidationError(await call(stack.app, key, 'POST', '/feedback', { trace_id: randomUUID(), score: -0.1 }), ['body', 'score']);
+    expectValidationError(await call(stack.app, key, 'POST', '/feedback', { trace_id: randomUUID(), score: 1.01 }), [
+      'body',
+      'score',
+    ]);
+    expectValidationError(await call(stack.app, key, 'POST', '/feedback', { trace_id: randomUUID(), score: -0.1 }), [
+      'body',
+      'score',
+    ]);
   });
   it('refuses values the store cannot hold with 422, never a 500', async () => {
     const long = 'x'.repeat(3000);
@@ -76,8 +87,17 @@ describe('request validation', () => {
       [{ project_name: long }, ['body', 'project_name']],
     ];
     for (const [body, loc] of cases) expectValidationError(await call(stack.app, key, 'POST', '/trace_log', body), loc);
-    expectValidationError(await call(stack.app, key, 'PUT', '/trace_log', { trace_id: randomUUID(), field_name_to_value_map: { depth: 2 ** 31 } }), ['body', 'field_name_to_value_map', 'depth']);
-    expectValidationError(await call(stack.app, key, 'POST', '/get_trace_logs', { page: Number.MAX_SAFE_INTEGER }), ['body', 'page']);
+    expectValidationError(
+      await call(stack.app, key, 'PUT', '/trace_log', {
+        trace_id: randomUUID(),
+        field_name_to_value_map: { depth: 2 ** 31 },
+      }),
+      ['body', 'field_name_to_value_map', 'depth'],
+    );
+    expectValidationError(await call(stack.app, key, 'POST', '/get_trace_logs', { page: Number.MAX_SAFE_INTEGER }), [
+      'body',
+      'page',
+    ]);
   });
   it('refuses JSON nested too deeply to store, with 422', async () => {
     const deep = '{"project_name":"p","metadata":' + '{"a":'.repeat(5000) + '1' + '}'.repeat(5000) + '}';
@@ -87,10 +107,24 @@ describe('request validation', () => {
   });
   it('refuses chain-framework runs it cannot store with 422 in the validation shape', async () => {
     const run = (extra: object) => ({ id: randomUUID(), name: 'r', run_type: 'chain', project_name: 'p', ...extra });
-    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', run({ start_time: -62200000000000 })), ['body', 'start_time']);
-    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', run({ start_time: 8e15 })), ['body', 'start_time']);
-    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', run({ name: 'n'.repeat(3000) })), ['body', 'runs', 0, 'trace_name']);
-    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', { id: randomUUID(), name: 'no project' }), ['body', 'project_name']);
+    expectValidationError(
+      await call(stack.app, key, 'POST', '/trace_log/chainlib', run({ start_time: -62200000000000 })),
+      ['body', 'start_time'],
+    );
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', run({ start_time: 8e15 })), [
+      'body',
+      'start_time',
+    ]);
+    expectValidationError(await call(stack.app, key, 'POST', '/trace_log/chainlib', run({ name: 'n'.repeat(3000) })), [
+      'body',
+      'runs',
+      0,
+      'trace_name',
+    ]);
+    expectValidationError(
+      await call(stack.app, key, 'POST', '/trace_log/chainlib', { id: randomUUID(), name: 'no project' }),
+      ['body', 'project_name'],
+    );
   });
   it('answers a malformed URL with 400 in the detail shape', async () => {
     const res = await stack.app.inject({ url: '/api/svc/v1/trace_log/%E0%A4%A', headers: { 'x-api-key': key } });

@@ -19,7 +19,9 @@ const PROVIDER_DELAY_MS = 6000;
 beforeAll(async () => {
   openai = await new FakeOpenAI().start();
   openai.responseDelayMs = PROVIDER_DELAY_MS;
-  stack = await createChaosStack('completion-kill', { env: { OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-chaos' } });
+  stack = await createChaosStack('completion-kill', {
+    env: { OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-chaos' },
+  });
   stack.own({ close: () => openai.stop() });
 });
 afterAll(async () => stack?.close());
@@ -30,7 +32,17 @@ const request = (trace_id: string, content: string) => ({
   llm_configuration: { provider: 'openai', model: 'gpt-4o-mini', messages: [{ role: 'user', content }] },
 });
 /** The last `data:` event of an SSE body. */
-const lastEvent = (o: Outcome) => (o.kind === 'response' ? JSON.parse(o.body.trim().split('\n').filter((l) => l.startsWith('data:')).at(-1)!.slice(5)) : null);
+const lastEvent = (o: Outcome) =>
+  o.kind === 'response'
+    ? JSON.parse(
+        o.body
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .at(-1)!
+          .slice(5),
+      )
+    : null;
 
 describe('a worker dies during a completion', () => {
   it('neither calls the provider again nor logs a cost twice, and tells the caller at once', async () => {
@@ -60,7 +72,9 @@ describe('a worker dies during a completion', () => {
     // Long enough for any second attempt to have reached the provider.
     await sleep(PROVIDER_DELAY_MS + 2000);
     const providerCallsAfterKill = openai.requests.length;
-    const logged = await stack.sql<{ n: number }[]>`select count(*)::int as n from spans where trace_id = any(${[...ids, streamId]}::uuid[])`;
+    const logged = await stack.sql<
+      { n: number }[]
+    >`select count(*)::int as n from spans where trace_id = any(${[...ids, streamId]}::uuid[])`;
     const completions = new Queue('completion', { connection: stack.redisClient, prefix: stack.prefix });
     const failedJobs = await completions.getFailed();
 
@@ -69,14 +83,19 @@ describe('a worker dies during a completion', () => {
     const fresh = randomUUID();
     const ok = await client().post('/completion', request(fresh, 'and now?'));
     await stack.waitForDrain();
-    const freshLog = await stack.sql<{ n: number; cost: number }[]>`select count(*)::int as n, sum(cost)::float8 as cost from spans where trace_id = ${fresh}`;
+    const freshLog = await stack.sql<
+      { n: number; cost: number }[]
+    >`select count(*)::int as n, sum(cost)::float8 as cost from spans where trace_id = ${fresh}`;
 
     const figures = {
       completions_in_flight_at_kill: calls.length,
       provider_latency_s: seconds(PROVIDER_DELAY_MS),
       answers: plain.map((a) => (a.o.kind === 'response' ? a.o.status : a.o.code)),
       stream_final_event: lastEvent(streamed.o),
-      caller_told_after_kill_s: { min: seconds(Math.min(...answers.map((a) => a.at - killedAt))), max: seconds(Math.max(...answers.map((a) => a.at - killedAt))) },
+      caller_told_after_kill_s: {
+        min: seconds(Math.min(...answers.map((a) => a.at - killedAt))),
+        max: seconds(Math.max(...answers.map((a) => a.at - killedAt))),
+      },
       caller_wait_budget_without_it_s: seconds(callBudgetMs(60_000, 2) + 30_000),
       provider_calls: providerCallsAfterKill,
       spans_logged_for_killed_completions: logged[0].n,
@@ -90,12 +109,20 @@ describe('a worker dies during a completion', () => {
 
     for (const { o } of plain) {
       expect(o.kind === 'response' && o.status).toBe(503);
-      expect(o.kind === 'response' && JSON.parse(o.body).detail).toMatch(/stopped before it finished; it is not run again, so that the provider is called at most once/);
+      expect(o.kind === 'response' && JSON.parse(o.body).detail).toMatch(
+        /stopped before it finished; it is not run again, so that the provider is called at most once/,
+      );
     }
-    expect(figures.stream_final_event).toMatchObject({ status: 'error', error: expect.stringMatching(/stopped before it finished/), trace_id: streamId });
+    expect(figures.stream_final_event).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/stopped before it finished/),
+      trace_id: streamId,
+    });
     expect(providerCallsAfterKill).toBe(calls.length);
     expect(logged[0].n).toBe(0);
-    expect(failedJobs.map((j) => j.failedReason)).toEqual(Array(calls.length).fill('job stalled more than allowable limit'));
+    expect(failedJobs.map((j) => j.failedReason)).toEqual(
+      Array(calls.length).fill('job stalled more than allowable limit'),
+    );
     expect(figures.completion_after_kill).toBe(200);
     expect(freshLog[0]).toEqual({ n: 1, cost: JSON.parse((ok as { body: string }).body).cost });
     expect(openai.requests.length).toBe(calls.length + 1);

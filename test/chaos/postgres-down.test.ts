@@ -50,7 +50,13 @@ describe('PostgreSQL down for 30 s under load', () => {
     const outage = load.records.filter((r) => r.sentAt >= downAt && r.doneAt <= restartAt);
     const readyDuring = probe.samples.filter((s) => s.at > downAt + 1000 && s.at < restartAt);
     const readyBefore = probe.samples.filter((s) => s.at < downAt);
-    const retries = [...worker.all().map((w) => w.output()).join('\n').matchAll(/"queue":"span-write".*?"attempts":(\d+).*?"msg":"job failed"/g)].map((m) => Number(m[1]));
+    const retries = [
+      ...worker
+        .all()
+        .map((w) => w.output())
+        .join('\n')
+        .matchAll(/"queue":"span-write".*?"attempts":(\d+).*?"msg":"job failed"/g),
+    ].map((m) => Number(m[1]));
     const figures = {
       outage_s: seconds(upAt - downAt),
       postgres_recovery_on_start_s: seconds(upAt - restartAt),
@@ -59,7 +65,9 @@ describe('PostgreSQL down for 30 s under load', () => {
       spans_accepted_during_outage: outage.filter((r) => r.outcome === '200').reduce((n, r) => n + r.spans, 0),
       single_write_during_outage: single,
       readyz: { before: tally(readyBefore), during: tally(readyDuring) },
-      readyz_first_200_after_postgres_up_s: seconds((probe.samples.find((s) => s.at > upAt && s.outcome === '200')?.at ?? NaN) - upAt),
+      readyz_first_200_after_postgres_up_s: seconds(
+        (probe.samples.find((s) => s.at > upAt && s.outcome === '200')?.at ?? NaN) - upAt,
+      ),
       span_write_job_failures_retried: retries.length,
       most_attempts_of_one_job: Math.max(0, ...retries),
       spans_acknowledged: load.acked.length,
@@ -70,7 +78,6 @@ describe('PostgreSQL down for 30 s under load', () => {
       process_crashes: crashes,
     };
     recordFigures('postgres-down', figures);
-
 
     expect(outage.length).toBeGreaterThan(50);
     expect(tally(outage)).toEqual({ '200': outage.length });

@@ -22,13 +22,15 @@ afterAll(async () => stack?.close());
 /** The statuses of reads of these spans (a sample): a span whose write was not acknowledged must read 404 or 200, never 503. */
 async function readStatuses(client: ApiClient, ids: readonly string[]) {
   const sample = ids.filter((_, i) => i % Math.max(1, Math.floor(ids.length / 50)) === 0);
-  return tally(await Promise.all(sample.map(async (id) => ({ outcome: outcomeOf(await client.get(`/trace_log/${id}`)) }))));
+  return tally(
+    await Promise.all(sample.map(async (id) => ({ outcome: outcomeOf(await client.get(`/trace_log/${id}`)) }))),
+  );
 }
 
 describe('Redis killed and restarted on its append-only file', () => {
   it('loses no acknowledged span, and leaves no read waiting for a write that was not', async () => {
     const api = await stack.startApi();
-    let worker = await stack.startWorker();
+    const worker = await stack.startWorker();
     const client = () => apiClient(api.base, stack.key);
     const project = 'chaos';
 
@@ -60,24 +62,34 @@ describe('Redis killed and restarted on its append-only file', () => {
     const firstWriteAt = load.records.find((r) => r.sentAt >= upAt && r.outcome === '200')?.doneAt;
     // An API node that died between numbering its spans and queueing them leaves their marks behind.
     const orphan = randomUUID();
-    await takeSequenceNumbers(stack.redisClient, redisKeys(stack.prefix), [{ organization_id: stack.organizationId, trace_id: orphan, pending_root: orphan }]);
+    await takeSequenceNumbers(stack.redisClient, redisKeys(stack.prefix), [
+      { organization_id: stack.organizationId, trace_id: orphan, pending_root: orphan },
+    ]);
     const orphanBefore = outcomeOf(await client().get(`/trace_log/${orphan}`));
     const drainMs = await stack.waitForDrain();
     const stored = await stack.storedCount(load.acked);
     const failed = (await stack.jobCounts()).failed;
     const unackedReads = await readStatuses(client(), load.unacked);
     const orphanAfter = outcomeOf(await client().get(`/trace_log/${orphan}`));
-    const released = (worker.output().match(/"released":(\d+)/g) ?? []).reduce((n, m) => n + Number(m.split(':')[1]), 0);
+    const released = (worker.output().match(/"released":(\d+)/g) ?? []).reduce(
+      (n, m) => n + Number(m.split(':')[1]),
+      0,
+    );
 
     // The control: the same kill with the append-only file switched off loses what was acknowledged
     // since (the worker is stopped, so the spans are still queued when Redis dies).
     await worker.signal('SIGTERM');
     await stack.redisClient.config('SET', 'appendonly', 'no');
     const unprotected: string[] = [];
-    for (let i = 0; i < 5; i++) unprotected.push(...acknowledged(await client().post('/trace_logs/batch', { trace_logs: Array.from({ length: 200 }, () => newSpan(project)) })));
+    for (let i = 0; i < 5; i++)
+      unprotected.push(
+        ...acknowledged(
+          await client().post('/trace_logs/batch', { trace_logs: Array.from({ length: 200 }, () => newSpan(project)) }),
+        ),
+      );
     await stack.redis.kill();
     await stack.redis.start();
-    worker = await stack.startWorker();
+    await stack.startWorker();
     await stack.waitForDrain();
     const unprotectedStored = await stack.storedCount(unprotected);
 

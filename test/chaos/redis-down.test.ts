@@ -14,13 +14,22 @@ let openai: FakeOpenAI;
 
 beforeAll(async () => {
   openai = await new FakeOpenAI().start();
-  stack = await createChaosStack('redis-down', { env: { OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-chaos' } });
+  stack = await createChaosStack('redis-down', {
+    env: { OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-chaos' },
+  });
   stack.own({ close: () => openai.stop() });
 });
 afterAll(async () => stack?.close());
 
 const OUTAGE_MS = 10_000;
-const completion = { llm_configuration: { provider: 'openai', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'still there?' }] }, project_name: 'chaos' };
+const completion = {
+  llm_configuration: {
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'still there?' }],
+  },
+  project_name: 'chaos',
+};
 
 describe('Redis down', () => {
   it('answers writes and /readyz 503 while Redis is away, and recovers without a restart', async () => {
@@ -42,7 +51,10 @@ describe('Redis down', () => {
     const inFlightAnswer = await inFlight;
     const during: Record<string, Outcome> = {
       single: await client().post('/trace_log', newSpan('chaos')),
-      update: await client().put('/trace_log', { trace_id: load.acked[0], field_name_to_value_map: { output: 'lost?' } }),
+      update: await client().put('/trace_log', {
+        trace_id: load.acked[0],
+        field_name_to_value_map: { output: 'lost?' },
+      }),
       read: await client().get(`/trace_log/${load.acked[0]}`),
       completion: await client().post('/completion', completion),
     };
@@ -73,7 +85,10 @@ describe('Redis down', () => {
       outage_s: seconds(restartAt - downAt),
       writes_during_outage: tally(outage),
       other_requests_during_outage: Object.fromEntries(Object.entries(during).map(([k, o]) => [k, outcomeOf(o)])),
-      completion_in_flight: { answer: outcomeOf(inFlightAnswer), after_redis_stopped_s: seconds(inFlightAnswer.doneAt - downAt) },
+      completion_in_flight: {
+        answer: outcomeOf(inFlightAnswer),
+        after_redis_stopped_s: seconds(inFlightAnswer.doneAt - downAt),
+      },
       readyz_during_outage: tally(readyDuring),
       first_acknowledged_write_after_redis_up_s: firstWriteAt && seconds(firstWriteAt - upAt),
       readyz_200_after_redis_up_s: readyAgainAt && seconds(readyAgainAt - upAt),
@@ -90,7 +105,9 @@ describe('Redis down', () => {
     expect(tally(outage)).toEqual({ '503': outage.length });
     for (const o of Object.values(during)) expect(outcomeOf(o)).toBe('503');
     expect(outcomeOf(inFlightAnswer)).toBe('503');
-    expect(inFlightAnswer.kind === 'response' && JSON.parse(inFlightAnswer.body).detail).toMatch(/connection to Redis was lost/);
+    expect(inFlightAnswer.kind === 'response' && JSON.parse(inFlightAnswer.body).detail).toMatch(
+      /connection to Redis was lost/,
+    );
     expect(readyDuring.length).toBeGreaterThan(5);
     expect(readyDuring.every((s) => s.outcome === '503')).toBe(true);
     expect(firstWriteAt).toBeDefined();

@@ -25,7 +25,13 @@ afterAll(async () => stack?.close());
 
 /** The request ids (x-request-id) of the API's log lines with this message. */
 const requestIdsLogged = (log: string, msg: string) =>
-  new Set(log.split('\n').filter((l) => l.includes(`"msg":"${msg}`)).map((l) => /"reqId":"([^"]+)"/.exec(l)?.[1]).filter((id): id is string => !!id?.startsWith('chaos-')));
+  new Set(
+    log
+      .split('\n')
+      .filter((l) => l.includes(`"msg":"${msg}`))
+      .map((l) => /"reqId":"([^"]+)"/.exec(l)?.[1])
+      .filter((id): id is string => !!id?.startsWith('chaos-')),
+  );
 
 describe('SIGTERM under load', () => {
   it('answers every request the API had begun, leaves no job stalled, and loses nothing acknowledged', async () => {
@@ -44,7 +50,14 @@ describe('SIGTERM under load', () => {
     ];
     const load = { records: loads.flatMap((l) => l.records), acked: loads.flatMap((l) => l.acked) };
     await sleep(4000);
-    const completion = fresh().post('/completion', { project_name: 'chaos', llm_configuration: { provider: 'openai', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'finish me' }] } });
+    const completion = fresh().post('/completion', {
+      project_name: 'chaos',
+      llm_configuration: {
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'finish me' }],
+      },
+    });
     let completionDoneAt = 0;
     void completion.then(() => (completionDoneAt = Date.now()));
     while (!openai.requests.length) await sleep(20);
@@ -55,14 +68,19 @@ describe('SIGTERM under load', () => {
     // Before it closes its listener (SHUTDOWN_DELAY_MS, 500 ms by default), the API says it is going.
     const readyz = async () => (await fetch(`${api.base}/readyz`)).status;
     await expect.poll(readyz, { interval: 25, timeout: 400 }).toBe(503);
-    const [apiExit, workerExit] = await Promise.all([api, worker].map(async (p) => ({ ...(await p.exited), after_s: seconds(Date.now() - termAt) })));
+    const [apiExit, workerExit] = await Promise.all(
+      [api, worker].map(async (p) => ({ ...(await p.exited), after_s: seconds(Date.now() - termAt) })),
+    );
     const after = await stack.jobCounts();
     const completed = await completion;
     await sleep(500);
     await Promise.all(loads.map((l) => l.stop()));
     Object.assign(load, { records: loads.flatMap((l) => l.records), acked: loads.flatMap((l) => l.acked) });
 
-    const begun = new Set([...requestIdsLogged(api.output(), 'incoming request'), ...requestIdsLogged(api.output(), 'request aborted')]);
+    const begun = new Set([
+      ...requestIdsLogged(api.output(), 'incoming request'),
+      ...requestIdsLogged(api.output(), 'request aborted'),
+    ]);
     const answered = new Set(load.records.filter((r) => /^\d+$/.test(r.outcome)).map((r) => r.id));
     const cut = [...begun].filter((id) => !answered.has(id));
     const inFlight = load.records.filter((r) => r.sentAt < termAt && r.doneAt > termAt);
@@ -97,7 +115,10 @@ describe('SIGTERM under load', () => {
     expect(api.output() + worker.output()).not.toMatch(/shutdown step failed|shutdown deadline passed/);
     expect(after.active).toBe(0);
     expect(outcomeOf(completed)).toBe('200');
-    expect(completed.kind === 'response' && JSON.parse(completed.body)).toMatchObject({ status: 'success', content: 'echo: finish me' });
+    expect(completed.kind === 'response' && JSON.parse(completed.body)).toMatchObject({
+      status: 'success',
+      content: 'echo: finish me',
+    });
     // Every answer is an acknowledgement: a request the API took during the shutdown was served.
     expect(load.records.filter((r) => /^\d+$/.test(r.outcome) && r.outcome !== '200')).toEqual([]);
     // The completion was in flight at the signal (its provider had it, and answers 3 s later); span

@@ -33,9 +33,23 @@ describe('the worker killed mid-batch', () => {
     const t0 = Date.now();
     // Traces of ten spans: a root and nine children. The second event of a span repeats its ids, as a
     // client library sends them with every event of the span.
-    const place = (i: number) => ({ trace_id: ids[i], project_name: 'chaos', root_trace_id: rootOf(i), ...(i % 10 !== 0 && { parent_trace_id: rootOf(i) }) });
-    const create = (i: number) => ({ ...place(i), trace_name: `span-${i}`, inputs: { i }, start_timestamp: new Date(t0 + i).toISOString() });
-    const finish = (i: number) => ({ ...place(i), output: `out-${i}`, end_timestamp: new Date(t0 + i + 500).toISOString() });
+    const place = (i: number) => ({
+      trace_id: ids[i],
+      project_name: 'chaos',
+      root_trace_id: rootOf(i),
+      ...(i % 10 !== 0 && { parent_trace_id: rootOf(i) }),
+    });
+    const create = (i: number) => ({
+      ...place(i),
+      trace_name: `span-${i}`,
+      inputs: { i },
+      start_timestamp: new Date(t0 + i).toISOString(),
+    });
+    const finish = (i: number) => ({
+      ...place(i),
+      output: `out-${i}`,
+      end_timestamp: new Date(t0 + i + 500).toISOString(),
+    });
 
     // A client retries what the API asks it to retry later (429, and 503 when its event loop lags).
     const retried: Record<string, number> = {};
@@ -44,7 +58,8 @@ describe('the worker killed mid-batch', () => {
         const o = await send();
         const outcome = outcomeOf(o);
         if (outcome === '200') return;
-        if (outcome !== '503' && outcome !== '429') throw new Error(`unexpected answer ${outcome}: ${o.kind === 'response' ? o.body.slice(0, 300) : ''}`);
+        if (outcome !== '503' && outcome !== '429')
+          throw new Error(`unexpected answer ${outcome}: ${o.kind === 'response' ? o.body.slice(0, 300) : ''}`);
         retried[outcome] = (retried[outcome] ?? 0) + 1;
         await sleep(200);
       }
@@ -60,7 +75,13 @@ describe('the worker killed mid-batch', () => {
         for (let k = 0; k < updated.length; k += 10) {
           await Promise.all(
             updated.slice(k, k + 10).map((i) =>
-              sendUntilAccepted(() => client().put('/trace_log', { trace_id: ids[i], root_trace_id: rootOf(i), field_name_to_value_map: { status: 'error', error: `err-${i}` } })),
+              sendUntilAccepted(() =>
+                client().put('/trace_log', {
+                  trace_id: ids[i],
+                  root_trace_id: rootOf(i),
+                  field_name_to_value_map: { status: 'error', error: `err-${i}` },
+                }),
+              ),
             ),
           );
         }
@@ -69,7 +90,10 @@ describe('the worker killed mid-batch', () => {
     }
     const ingesting = Promise.all(range(0, LANES).map(lane));
     let ingested = false;
-    void ingesting.then(() => (ingested = true), () => (ingested = true));
+    void ingesting.then(
+      () => (ingested = true),
+      () => (ingested = true),
+    );
 
     // Kills while jobs are waiting, so the worker holds as many as it can (WORKER_CONCURRENCY) mid-batch;
     // each replacement starts a second later. The active count includes the jobs of earlier kills that
@@ -91,7 +115,18 @@ describe('the worker killed mid-batch', () => {
     const acceptedAt = Date.now();
     const drainMs = await stack.waitForDrain(300_000);
 
-    const [row] = await stack.sql<{ n: number; distinct_ids: number; created: number; finished: number; updated: number; untouched: number; roots: number; children: number }[]>`
+    const [row] = await stack.sql<
+      {
+        n: number;
+        distinct_ids: number;
+        created: number;
+        finished: number;
+        updated: number;
+        untouched: number;
+        roots: number;
+        children: number;
+      }[]
+    >`
       select count(*)::int as n,
              count(distinct trace_id)::int as distinct_ids,
              count(*) filter (where trace_name = 'span-' || (inputs->>'i'))::int as created,
@@ -102,7 +137,9 @@ describe('the worker killed mid-batch', () => {
              count(*) filter (where trace_id <> root_trace_id and parent_trace_id = root_trace_id)::int as children
       from spans where organization_id = ${stack.organizationId}`;
     const counts = await stack.jobCounts();
-    const stalled = workers.flatMap((w) => [...w.output().matchAll(/"jobId":"([^"]+)","msg":"job stalled/g)].map((m) => m[1]));
+    const stalled = workers.flatMap((w) =>
+      [...w.output().matchAll(/"jobId":"([^"]+)","msg":"job stalled/g)].map((m) => m[1]),
+    );
     const figures = {
       spans: SPANS,
       span_events_sent: SPANS * 2 + SPANS / 10,
@@ -121,7 +158,16 @@ describe('the worker killed mid-batch', () => {
 
     expect(kills.length).toBeGreaterThanOrEqual(3);
     expect(kills.every((k) => k.jobs_active > 0 && k.jobs_waiting > 0)).toBe(true);
-    expect(row).toEqual({ n: SPANS, distinct_ids: SPANS, created: SPANS, finished: SPANS, updated: SPANS / 10, untouched: SPANS - SPANS / 10, roots: SPANS / 10, children: SPANS - SPANS / 10 });
+    expect(row).toEqual({
+      n: SPANS,
+      distinct_ids: SPANS,
+      created: SPANS,
+      finished: SPANS,
+      updated: SPANS / 10,
+      untouched: SPANS - SPANS / 10,
+      roots: SPANS / 10,
+      children: SPANS - SPANS / 10,
+    });
     expect(counts.failed).toBe(0);
   });
 });

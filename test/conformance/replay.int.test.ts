@@ -1,17 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectClientReadable } from '../support/client-contract';
-import { startGateway, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
 // Real traffic of the official clients (copied from shared/spec/wire: one captured request per call of each
 // client), replayed in order over HTTP against the API and worker, then read back as each client reads.
 // Every answer must be 200 and readable under the clients' response contract.
 
-type Sample = { client: 'python' | 'typescript'; method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body: unknown };
+type Sample = {
+  client: 'python' | 'typescript';
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+};
 const wireFile = (client: string) => new URL(`./wire/${client}-client.jsonl`, import.meta.url);
 // The specification's own copy, beside the repository where it is checked out with shared/.
 const specFile = (client: string) => new URL(`../../../shared/spec/wire/${client}-client.jsonl`, import.meta.url);
@@ -45,9 +50,19 @@ class Replay {
   private readonly capturedCases: number[] = [];
   private readonly shiftSeconds: number;
 
-  constructor(readonly base: string, readonly key: string, readonly file: Sample[]) {
+  constructor(
+    readonly base: string,
+    readonly key: string,
+    readonly file: Sample[],
+  ) {
     const times: number[] = [];
-    JSON.stringify(file, (k, v) => (k.endsWith('_timestamp') && typeof v === 'string' && TIMESTAMP.test(v) && times.push(Date.parse(v)), v));
+    JSON.stringify(
+      file,
+      (k, v) => (
+        k.endsWith('_timestamp') && typeof v === 'string' && TIMESTAMP.test(v) && times.push(Date.parse(v)),
+        v
+      ),
+    );
     this.shiftSeconds = Math.floor((Date.now() - 60_000 - Math.max(...times)) / 1000);
   }
 
@@ -71,7 +86,8 @@ class Replay {
 
   private rewrite(value: unknown, key = ''): unknown {
     if (Array.isArray(value)) return value.map((v) => this.rewrite(v));
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.rewrite(v, k)]));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.rewrite(v, k)]));
     if (typeof value !== 'string') return value;
     if (key === 'project_uuid' && this.project) return this.bound(value, this.project);
     if (key === 'experiment_uuid' && this.experiment) return this.bound(value, this.experiment);
@@ -91,7 +107,10 @@ class Replay {
       if (!this.capturedCases.includes(testCase)) this.capturedCases.push(testCase);
       return `/update_test_case/${this.datasetIds[this.capturedDatasets.indexOf(dataset)]}/${this.testCaseIds[this.capturedCases.indexOf(testCase)]}`;
     }
-    return path.split('/').map((part) => (UUID.test(part) ? this.id(part) : part)).join('/');
+    return path
+      .split('/')
+      .map((part) => (UUID.test(part) ? this.id(part) : part))
+      .join('/');
   }
 
   /** Sends a request with the client's headers and the key; a 200 JSON answer must meet the clients' contract. */
@@ -105,7 +124,8 @@ class Replay {
     const type = res.headers.get('content-type') ?? '';
     const json = type.startsWith('application/json') ? JSON.parse(text) : undefined;
     if (res.status === 200 && json !== undefined) expectClientReadable(method, path, json);
-    if (res.status === 200 && type.startsWith('text/event-stream')) sseEvents(text).forEach((event) => expectClientReadable(method, path, event));
+    if (res.status === 200 && type.startsWith('text/event-stream'))
+      sseEvents(text).forEach((event) => expectClientReadable(method, path, event));
     return { status: res.status, body: json, text };
   }
 
@@ -120,14 +140,20 @@ class Replay {
       if (answer.status !== 200) continue;
       if (path === '/project') this.project = answer.body.uuid;
       if (path === '/experiment') this.experiment = answer.body.uuid;
-      if (path === '/collection') this.datasetIds.push(answer.body.id), this.testCaseIds.push(...answer.body.test_case_ids);
+      if (path === '/collection') {
+        this.datasetIds.push(answer.body.id);
+        this.testCaseIds.push(...answer.body.test_case_ids);
+      }
       if (path === '/testcases') this.testCaseIds.push(...answer.body);
     }
   }
 
   /** A read as the client makes it (its x-sdk-language), checked against the contract. */
   async read(method: 'GET' | 'POST', path: string, body?: unknown) {
-    const answer = await this.send(method, path, body, { 'x-sdk-language': this.file[0].client, ...(body !== undefined && { 'content-type': 'application/json' }) });
+    const answer = await this.send(method, path, body, {
+      'x-sdk-language': this.file[0].client,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    });
     expect(answer.status, `${method} ${path}: ${answer.text.slice(0, 500)}`).toBe(200);
     return answer.body;
   }
@@ -147,30 +173,33 @@ function sseEvents(text: string): any[] {
     .map((line) => JSON.parse(line.slice('data:'.length).trim()));
 }
 
-let gw: Gateway;
-let sql: Sql;
+const { gw, sql } = useGateway();
 let base: string;
 
 beforeAll(async () => {
-  gw = await startGateway();
-  sql = testSql();
   await gw.stack.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(gw.stack.app.server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
 });
 
 /** A fresh organization, with the deployed prompt the samples fetch. */
 async function organization(): Promise<string> {
   const { key } = await newOrganization(sql, 'client');
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${base}${API_PREFIX}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}${API_PREFIX}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     return (await res.json()) as any;
   };
-  const version = await post('/prompts', { name: 'greeter', messages: [{ role: 'user', content: 'Say hello to {{name}}.' }], model: 'gpt-4o-mini', provider: 'openai', functions: [{ name: 'wave', parameters: { type: 'object' } }] });
+  const version = await post('/prompts', {
+    name: 'greeter',
+    messages: [{ role: 'user', content: 'Say hello to {{name}}.' }],
+    model: 'gpt-4o-mini',
+    provider: 'openai',
+    functions: [{ name: 'wave', parameters: { type: 'object' } }],
+  });
   await post('/deployments', { prompt_version_id: version.id, deployment_id: 'p-6_qJGbJHSNSB' });
   return key;
 }
@@ -185,9 +214,11 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
   });
 
   it('is answered 200 to every request, each answer readable by the client', () => {
-    expect(replay.exchanges.map((e) => `${e.sample.method} ${e.path} ${e.status}${e.status === 200 ? '' : ` ${e.text.slice(0, 300)}`}`)).toEqual(
-      replay.exchanges.map((e) => `${e.sample.method} ${e.path} 200`),
-    );
+    expect(
+      replay.exchanges.map(
+        (e) => `${e.sample.method} ${e.path} ${e.status}${e.status === 200 ? '' : ` ${e.text.slice(0, 300)}`}`,
+      ),
+    ).toEqual(replay.exchanges.map((e) => `${e.sample.method} ${e.path} 200`));
   });
 
   it('reads back the traced function as one tree in the clients’ dialect, each span as it was sent', async () => {
@@ -200,7 +231,13 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
     expect(flat.map((s) => s.trace_id).sort()).toEqual(written.map((s) => s.trace_id).sort());
     for (const span of flat) {
       const sent = written.find((s) => s.trace_id === span.trace_id);
-      expect(span).toMatchObject({ trace_name: sent.trace_name, inputs: sent.inputs, output: sent.output, depth: sent.depth, execution_order: sent.execution_order });
+      expect(span).toMatchObject({
+        trace_name: sent.trace_name,
+        inputs: sent.inputs,
+        output: sent.output,
+        depth: sent.depth,
+        execution_order: sent.execution_order,
+      });
       expect(span.root_trace_id).toBe(root.trace_id);
       expect(span.start_timestamp).toBe(wireTime(sent.start_timestamp));
       expect(span.end_timestamp).toBe(wireTime(sent.end_timestamp));
@@ -208,11 +245,18 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
       expect(span.children).toEqual(span.children_logs.map((c: any) => c.trace_id));
       expect(span).toMatchObject({ scores: [], images: [], comments: [], annotations: {} });
       // The Python client sends every configuration member, most of them null: none of the nulls comes back.
-      if (sent.configuration) expect(span.configuration).toEqual({ model_params: { temp: 1, top_p: 1, frequency_penalty: 0, presence_penalty: 0 } });
+      if (sent.configuration)
+        expect(span.configuration).toEqual({
+          model_params: { temp: 1, top_p: 1, frequency_penalty: 0, presence_penalty: 0 },
+        });
     }
     expect(tree).toMatchObject({ metadata: root.metadata, tags: root.tags });
     // The same tree is also listed, in the same dialect.
-    const listed = await replay.read('POST', '/get_trace_logs', { project_name: replay.to('/project')[0].sent.name, time_range: '1h', page_size: 50 });
+    const listed = await replay.read('POST', '/get_trace_logs', {
+      project_name: replay.to('/project')[0].sent.name,
+      time_range: '1h',
+      page_size: 50,
+    });
     expect(listed.results.find((r: any) => r.trace_id === root.trace_id)).toEqual(tree);
   });
 
@@ -220,14 +264,33 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
     for (const exchange of replay.to(/^\/completion/)) {
       const id = exchange.sent.inference_id;
       const answer = exchange.path === '/completion' ? exchange.body : sseEvents(exchange.text).at(-1);
-      expect(answer).toMatchObject({ status: 'success', trace_id: id, inference_id: id, model: 'gpt-4o-mini', provider: 'openai' });
+      expect(answer).toMatchObject({
+        status: 'success',
+        trace_id: id,
+        inference_id: id,
+        model: 'gpt-4o-mini',
+        provider: 'openai',
+      });
       if (exchange.path === '/completion/stream') {
         const events = sseEvents(exchange.text);
-        expect(events.slice(0, -1).map((e) => e.chunk).join('')).toBe(answer.content);
+        expect(
+          events
+            .slice(0, -1)
+            .map((e) => e.chunk)
+            .join(''),
+        ).toBe(answer.content);
       }
       const log = await replay.read('GET', `/trace_log/${id}`);
       const who = Object.values(exchange.sent.llm_inputs)[0];
-      expect(log).toMatchObject({ trace_id: id, root_trace_id: id, parent_trace_id: id, output: answer.content, inputs: exchange.sent.llm_inputs, children: [], children_logs: [] });
+      expect(log).toMatchObject({
+        trace_id: id,
+        root_trace_id: id,
+        parent_trace_id: id,
+        output: answer.content,
+        inputs: exchange.sent.llm_inputs,
+        children: [],
+        children_logs: [],
+      });
       expect(log.configuration.messages).toEqual([{ role: 'user', content: `hello ${who}` }]);
     }
     expect(replay.to(/^\/completion/).length).toBeGreaterThan(0);
@@ -236,9 +299,17 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
   it('keeps feedback for a span that is written after it', async () => {
     const [feedback] = replay.to('/feedback');
     const project = replay.to('/project')[0].sent.name;
-    const late = await replay.read('POST', '/trace_log', { trace_id: feedback.sent.trace_id, project_name: project, trace_name: 'scored-later', start_timestamp: new Date().toISOString() });
+    const late = await replay.read('POST', '/trace_log', {
+      trace_id: feedback.sent.trace_id,
+      project_name: project,
+      trace_name: 'scored-later',
+      start_timestamp: new Date().toISOString(),
+    });
     expect(late.trace_id).toBe(feedback.sent.trace_id);
-    expect(await replay.read('GET', `/trace_log/${feedback.sent.trace_id}`)).toMatchObject({ feedback_score: feedback.sent.score, trace_name: 'scored-later' });
+    expect(await replay.read('GET', `/trace_log/${feedback.sent.trace_id}`)).toMatchObject({
+      feedback_score: feedback.sent.score,
+      trace_name: 'scored-later',
+    });
   });
 
   it('builds a dataset, extends and updates it, and reads it back', async () => {
@@ -251,12 +322,18 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
     // The update names one of them; targets are stored as sent (JSON text from the TypeScript client, raw
     // from the Python one), and the update's own target raw.
     const updatedId = Number(updated.path.split('/').at(-1));
-    const sent = [...created.sent.test_cases, ...added.sent.test_cases].map((c, i) => (ids[i] === updatedId ? { ...c, target: updated.sent.target } : c));
-    expect(ids).toContain(updatedId);
-    expect(Object.values(dataset.test_cases).map((c: any) => [c.id, c.inputs, c.target, c.test_case_collection_id])).toEqual(
-      sent.map((c, i) => [ids[i], c.inputs, c.target, created.body.id]),
+    const sent = [...created.sent.test_cases, ...added.sent.test_cases].map((c, i) =>
+      ids[i] === updatedId ? { ...c, target: updated.sent.target } : c,
     );
-    expect(dataset).toMatchObject({ id: created.body.id, name: created.sent.name, column_names: created.sent.column_names });
+    expect(ids).toContain(updatedId);
+    expect(
+      Object.values(dataset.test_cases).map((c: any) => [c.id, c.inputs, c.target, c.test_case_collection_id]),
+    ).toEqual(sent.map((c, i) => [ids[i], c.inputs, c.target, created.body.id]));
+    expect(dataset).toMatchObject({
+      id: created.body.id,
+      name: created.sent.name,
+      column_names: created.sent.column_names,
+    });
     expect(await replay.read('GET', `/collection/${created.body.id}`)).toEqual(dataset);
   });
 
@@ -264,8 +341,19 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
     const [created] = replay.to('/experiment');
     const uuid = created.body.uuid;
     expect(replay.to(`/experiment/${uuid}/finished`)[0].body).toEqual({ parent_trace_stats: [] });
-    const [listed] = await replay.read('POST', '/experiments', { project_name: replay.to('/project')[0].sent.name, experiment_uuids: [uuid] });
-    expect(listed).toMatchObject({ uuid, name: created.sent.name, run_name: created.sent.run_name, metadata: created.sent.metadata, status: 'completed', num_samples: 0, pinned_stats: [] });
+    const [listed] = await replay.read('POST', '/experiments', {
+      project_name: replay.to('/project')[0].sent.name,
+      experiment_uuids: [uuid],
+    });
+    expect(listed).toMatchObject({
+      uuid,
+      name: created.sent.name,
+      run_name: created.sent.run_name,
+      metadata: created.sent.metadata,
+      status: 'completed',
+      num_samples: 0,
+      pinned_stats: [],
+    });
     expect(await replay.read('GET', `/experiment/${uuid}/stats`)).toEqual({ parent_trace_stats: [] });
     expect(await replay.read('POST', `/experiment/${uuid}/trace_logs`, {})).toEqual([]);
   });
@@ -276,9 +364,14 @@ describe.each(['python', 'typescript'])('the %s client’s captured traffic', (c
     expect(exchanges[0].body).toMatchObject({
       deployment_id: 'p-6_qJGbJHSNSB',
       version_number: 1,
-      prompt: { raw_messages: [{ role: 'user', content: 'Say hello to {{name}}.' }], messages: [{ role: 'user', content: 'Say hello to ada.' }] },
+      prompt: {
+        raw_messages: [{ role: 'user', content: 'Say hello to {{name}}.' }],
+        messages: [{ role: 'user', content: 'Say hello to ada.' }],
+      },
     });
-    expect(exchanges[0].body.functions.map((f: string) => JSON.parse(f))).toEqual([{ name: 'wave', parameters: { type: 'object' } }]);
+    expect(exchanges[0].body.functions.map((f: string) => JSON.parse(f))).toEqual([
+      { name: 'wave', parameters: { type: 'object' } },
+    ]);
   });
 
   it.skipIf(!existsSync(specFile(client)))('is the traffic captured in shared/spec/wire', () => {

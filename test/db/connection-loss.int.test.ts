@@ -29,7 +29,10 @@ describe('a connection lost inside a transaction', () => {
         [{ pid }] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
         await tx`select pg_sleep(5)`;
       });
-      const outcome = transaction.then(() => 'committed', (error: { code?: string }) => error.code);
+      const outcome = transaction.then(
+        () => 'committed',
+        (error: { code?: string }) => error.code,
+      );
       for (let i = 0; pid === null && i < 250; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(pid).not.toBeNull();
       await killer`select pg_terminate_backend(${pid})`;
@@ -38,7 +41,13 @@ describe('a connection lost inside a transaction', () => {
       // The pool recovers: a query may still get the dropped connection's error once (postgres.js
       // hands the connection back before it notices), but none hangs and the next ones answer.
       const answers: unknown[] = [];
-      for (let i = 0; i < 3; i++) answers.push(await sql`select 1 as one`.then(([row]) => row.one, (error) => error.code));
+      for (let i = 0; i < 3; i++)
+        answers.push(
+          await sql`select 1 as one`.then(
+            ([row]) => row.one,
+            (error) => error.code,
+          ),
+        );
       expect(answers.slice(1)).toEqual([1, 1]);
     }
   });

@@ -1,38 +1,96 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { compileFilter, type FilterInput } from '@sightline/core';
-import type { Sql } from '@sightline/db';
-import { testSql } from '../support/services';
+import { useSql } from '../support/fixtures';
 import { filter as f, filterFailure as failure } from '../support/filters';
 
 // The compiled filters run against the real PostgreSQL: every operator on each kind of field, and
 // hostile or malformed data that must neither raise nor match wrongly.
 
 describe('compileFilter against PostgreSQL', () => {
-  let sql: Sql;
-  const org = randomUUID(), project = randomUUID(), experiment = randomUUID();
-  const ids = { alpha: randomUUID(), bravo: randomUUID(), charlie: randomUUID(), delta: randomUUID(), echo: randomUUID() };
-  const ann = (user_id: string, score: unknown, value: string, annotation_name = 'Quality') =>
-    ({ created_at: '2026-01-01T00:00:00Z', user_id, score, value, annotation_name });
+  const { sql } = useSql();
+  const org = randomUUID(),
+    project = randomUUID(),
+    experiment = randomUUID();
+  const ids = {
+    alpha: randomUUID(),
+    bravo: randomUUID(),
+    charlie: randomUUID(),
+    delta: randomUUID(),
+    echo: randomUUID(),
+  };
+  const ann = (user_id: string, score: unknown, value: string, annotation_name = 'Quality') => ({
+    created_at: '2026-01-01T00:00:00Z',
+    user_id,
+    score,
+    value,
+    annotation_name,
+  });
 
   beforeAll(async () => {
-    sql = testSql();
     const spans = [
-      { trace_name: 'alpha', status: 'ok', output: 'hello world', execution_order: 9, latency: 9, cache_hit: true,
-        start_ts: '2024-01-01T00:00:00Z', tags: ['prod', 'alpha'], experiment_uuid: experiment,
-        metadata: { n: 9, env: 'prod' }, inputs: { q: 'hi' }, configuration: { model: 'gpt-4' },
-        scores: [{ name: 'accuracy', score: 0.9 }, { name: 'tone', score: 1, reason: 'nice' }],
-        annotations: { crit1: { u1: ann('u1', 5, 'good') } } },
-      { trace_name: 'bravo', status: 'error', output: '50% off_sale', execution_order: 10, latency: 10, cache_hit: false,
-        start_ts: '2024-01-02T00:00:00Z', tags: ['dev'], metadata: { n: 10, env: 'dev' },
+      {
+        trace_name: 'alpha',
+        status: 'ok',
+        output: 'hello world',
+        execution_order: 9,
+        latency: 9,
+        cache_hit: true,
+        start_ts: '2024-01-01T00:00:00Z',
+        tags: ['prod', 'alpha'],
+        experiment_uuid: experiment,
+        metadata: { n: 9, env: 'prod' },
+        inputs: { q: 'hi' },
+        configuration: { model: 'gpt-4' },
+        scores: [
+          { name: 'accuracy', score: 0.9 },
+          { name: 'tone', score: 1, reason: 'nice' },
+        ],
+        annotations: { crit1: { u1: ann('u1', 5, 'good') } },
+      },
+      {
+        trace_name: 'bravo',
+        status: 'error',
+        output: '50% off_sale',
+        execution_order: 10,
+        latency: 10,
+        cache_hit: false,
+        start_ts: '2024-01-02T00:00:00Z',
+        tags: ['dev'],
+        metadata: { n: 10, env: 'dev' },
         scores: [{ name: 'accuracy', score: 0.2 }],
-        annotations: { crit1: { u1: ann('u1', 1, 'bad', 'Other'), u2: ann('u2', 4, 'ok') }, crit2: { u1: ann('u1', 2, 'x') } } },
+        annotations: {
+          crit1: { u1: ann('u1', 1, 'bad', 'Other'), u2: ann('u2', 4, 'ok') },
+          crit2: { u1: ann('u1', 2, 'x') },
+        },
+      },
       // Wrong JSON shapes and a huge numeric-looking string: filters must not raise on them.
-      { trace_name: 'charlie', start_ts: '2024-01-03T12:00:00.5Z', metadata: { n: 'abc', big: '9'.repeat(200_000) },
-        scores: { not: 'an array' }, annotations: { crit1: 'not an object' } },
-      { trace_name: 'delta', status: 'ok', execution_order: 2, tags: [], metadata: { n: null, env: 'prod' }, scores: [{ name: 'fluency', score: '0.75' }], annotations: {} },
-      { trace_name: 'echo', execution_order: 100, metadata: { n: '7' }, scores: [{ name: 'accuracy', score: 'high' }, { name: 7, score: 0.75 }],
-        annotations: { crit1: { u3: ann('u3', 'n/a', 'meh') } } },
+      {
+        trace_name: 'charlie',
+        start_ts: '2024-01-03T12:00:00.5Z',
+        metadata: { n: 'abc', big: '9'.repeat(200_000) },
+        scores: { not: 'an array' },
+        annotations: { crit1: 'not an object' },
+      },
+      {
+        trace_name: 'delta',
+        status: 'ok',
+        execution_order: 2,
+        tags: [],
+        metadata: { n: null, env: 'prod' },
+        scores: [{ name: 'fluency', score: '0.75' }],
+        annotations: {},
+      },
+      {
+        trace_name: 'echo',
+        execution_order: 100,
+        metadata: { n: '7' },
+        scores: [
+          { name: 'accuracy', score: 'high' },
+          { name: 7, score: 0.75 },
+        ],
+        annotations: { crit1: { u3: ann('u3', 'n/a', 'meh') } },
+      },
     ];
     for (const s of spans) {
       const id = ids[s.trace_name as keyof typeof ids];
@@ -47,10 +105,6 @@ describe('compileFilter against PostgreSQL', () => {
           ${json(s.metadata)}::jsonb, ${json(s.inputs)}::jsonb, ${json(s.configuration)}::jsonb,
           ${json(s.scores)}::jsonb, ${json(s.annotations)}::jsonb)`;
     }
-  }, 30_000);
-
-  afterAll(async () => {
-    await sql?.end();
   }, 30_000);
 
   /** trace_names of the project's spans matching the filter, placeholders numbered after the two scoping ones. */
@@ -115,12 +169,28 @@ describe('compileFilter against PostgreSQL', () => {
     ['boolean exists', f('cache_hit', 'exists'), ['alpha', 'bravo']],
     // timestamp
     ['timestamp equals', f('start_timestamp', 'equals', '2024-01-03T12:00:00.500Z'), ['charlie']],
-    ['timestamp not_equals', f('start_timestamp', 'not_equals', '2024-01-01 00:00:00'), ['bravo', 'charlie', 'delta', 'echo']],
+    [
+      'timestamp not_equals',
+      f('start_timestamp', 'not_equals', '2024-01-01 00:00:00'),
+      ['bravo', 'charlie', 'delta', 'echo'],
+    ],
     ['timestamp greater_than', f('start_timestamp', 'greater_than', '2024-01-02T00:00:00Z'), ['charlie']],
-    ['timestamp greater_than_or_equal', f('start_timestamp', 'greater_than_or_equal', '2024-01-02'), ['bravo', 'charlie']],
+    [
+      'timestamp greater_than_or_equal',
+      f('start_timestamp', 'greater_than_or_equal', '2024-01-02'),
+      ['bravo', 'charlie'],
+    ],
     ['timestamp less_than', f('start_timestamp', 'less_than', '2024-01-02 00:00:00'), ['alpha']],
-    ['timestamp less_than_or_equal with zone', f('start_timestamp', 'less_than_or_equal', '2024-01-02T01:00:00+01:00'), ['alpha', 'bravo']],
-    ['timestamp between', f('start_timestamp', 'between', '2024-01-01T12:00:00Z, 2024-01-03T12:00:00.5Z'), ['bravo', 'charlie']],
+    [
+      'timestamp less_than_or_equal with zone',
+      f('start_timestamp', 'less_than_or_equal', '2024-01-02T01:00:00+01:00'),
+      ['alpha', 'bravo'],
+    ],
+    [
+      'timestamp between',
+      f('start_timestamp', 'between', '2024-01-01T12:00:00Z, 2024-01-03T12:00:00.5Z'),
+      ['bravo', 'charlie'],
+    ],
     ['timestamp in', f('start_timestamp', 'in', '2024-01-01, 2024-01-02'), ['alpha', 'bravo']],
     ['timestamp is_null', f('start_timestamp', 'is_null'), ['delta', 'echo']],
     ['timestamp exists', f('start_timestamp', 'exists'), ['alpha', 'bravo', 'charlie']],
@@ -169,7 +239,11 @@ describe('compileFilter against PostgreSQL', () => {
     ['annotation score equals', f('annotation:score:crit1', 'equals', '1'), ['bravo']],
     ['annotation score not_equals', f('annotation:score:crit1', 'not_equals', '5'), ['bravo', 'echo']],
     ['annotation score greater_than', f('annotation:score:crit1', 'greater_than', '4'), ['alpha']],
-    ['annotation score greater_than_or_equal (any user)', f('annotation:score:crit1', 'greater_than_or_equal', '4'), ['alpha', 'bravo']],
+    [
+      'annotation score greater_than_or_equal (any user)',
+      f('annotation:score:crit1', 'greater_than_or_equal', '4'),
+      ['alpha', 'bravo'],
+    ],
     ['annotation score less_than', f('annotation:score:crit1', 'less_than', '2'), ['bravo']],
     ['annotation score less_than_or_equal', f('annotation:score:crit1', 'less_than_or_equal', '5'), ['alpha', 'bravo']],
     ['annotation score between', f('annotation:score:crit1', 'between', '3,4'), ['bravo']],

@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getOrCreateProject, rootListingSql, type RootQuery, type Sql } from '@sightline/db';
-import { newOrganization, testSql } from '../support/services';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getOrCreateProject, rootListingSql, type RootQuery } from '@sightline/db';
+import { useSql } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
 // The listing's common shapes must be served by indexes, not by scanning every span. 50k spans over
 // several projects are enough for the planner to prefer the indexes it would use on millions.
-let sql: Sql;
+const { sql } = useSql();
 let org: string;
 let project: string;
 
 beforeAll(async () => {
-  sql = testSql();
   org = (await newOrganization(sql, 'plans')).id;
   const projects = await Promise.all(['p0', 'p1', 'p2', 'p3', 'p4'].map((n) => getOrCreateProject(sql, org, n)));
   project = projects[0].uuid;
@@ -21,14 +21,28 @@ beforeAll(async () => {
     from (select gen_random_uuid() as id, i from generate_series(1, 50000) i) g`;
   await sql`analyze spans`;
 }, 60_000);
-afterAll(() => sql.end());
 
 async function plan(filter?: RootQuery['filter'], part: 'page' | 'count' = 'page', status?: string): Promise<string> {
-  const { page, count, params } = rootListingSql({ organizationId: org, projectId: project, filter, status, page: 3, pageSize: 20 });
-  const rows = await sql.unsafe(`explain ${part === 'page' ? page : count}`, (part === 'page' ? params : params.slice(0, -2)) as never[]);
+  const { page, count, params } = rootListingSql({
+    organizationId: org,
+    projectId: project,
+    filter,
+    status,
+    page: 3,
+    pageSize: 20,
+  });
+  const rows = await sql.unsafe(
+    `explain ${part === 'page' ? page : count}`,
+    (part === 'page' ? params : params.slice(0, -2)) as never[],
+  );
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
-const filter = (filter_field: string, filter_operator: string, filter_value: string, filter_key?: string) => ({ filter_field, filter_operator, filter_value, filter_key });
+const filter = (filter_field: string, filter_operator: string, filter_value: string, filter_key?: string) => ({
+  filter_field,
+  filter_operator,
+  filter_value,
+  filter_key,
+});
 
 describe('query plans of get_trace_logs', () => {
   it('serves the newest-first page of a project from the roots index', async () => {

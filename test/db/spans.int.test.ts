@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySpanEvents, findTraceOf, getOrCreateProject, type Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { applySpanEvents, findTraceTextOf, getOrCreateProject, type Sql } from '@sightline/db';
 import type { SpanEvent } from '@sightline/schemas';
-import { newOrganization, testSql } from '../support/services';
+import { useSql } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
-let sql: Sql;
+const { sql } = useSql();
 let org: string;
 let project: string;
 let seq = 1;
 
 beforeAll(async () => {
-  sql = testSql();
   org = (await newOrganization(sql)).id;
   project = (await getOrCreateProject(sql, org, 'p')).uuid;
 });
-afterAll(() => sql.end());
 
 const ev = (kind: SpanEvent['kind'], trace_id: string, fields: SpanEvent['fields']): SpanEvent => ({
   kind,
@@ -24,20 +23,55 @@ const ev = (kind: SpanEvent['kind'], trace_id: string, fields: SpanEvent['fields
   fields: kind === 'create' ? { project_id: project, ...fields } : fields,
 });
 
+/** Every visible span of the trace that holds `traceId`, as the API writes it; null when there is none. */
+async function storedSpans(
+  sql: Sql,
+  organizationId: string,
+  traceId: string,
+): Promise<Record<string, unknown>[] | null> {
+  const text = await findTraceTextOf(sql, organizationId, traceId);
+  return text && text.members.map((m) => JSON.parse(`{${Buffer.from(m).toString()}}`));
+}
+
 describe('applySpanEvents', () => {
   it('stores a tree with computed depth, order, latency and tokens, keeping microseconds', async () => {
-    const root = randomUUID(), child = randomUUID(), grandchild = randomUUID();
+    const root = randomUUID(),
+      child = randomUUID(),
+      grandchild = randomUUID();
     // Child and grandchild arrive before the root.
     await applySpanEvents(sql, [
-      ev('create', grandchild, { root_trace_id: root, parent_trace_id: child, start_timestamp: '2026-01-01T00:00:02.000001Z' }),
+      ev('create', grandchild, {
+        root_trace_id: root,
+        parent_trace_id: child,
+        start_timestamp: '2026-01-01T00:00:02.000001Z',
+      }),
     ]);
     await applySpanEvents(sql, [
-      ev('create', child, { root_trace_id: root, parent_trace_id: root, start_timestamp: '2026-01-01T00:00:01Z', input_tokens: 2, output_tokens: 3 }),
-      ev('create', root, { start_timestamp: '2026-01-01T00:00:00Z', end_timestamp: '2026-01-01T00:00:03.5Z', trace_name: 'r', metadata: { a: 1 }, scores: [{ name: 's', score: 1 }] }),
+      ev('create', child, {
+        root_trace_id: root,
+        parent_trace_id: root,
+        start_timestamp: '2026-01-01T00:00:01Z',
+        input_tokens: 2,
+        output_tokens: 3,
+      }),
+      ev('create', root, {
+        start_timestamp: '2026-01-01T00:00:00Z',
+        end_timestamp: '2026-01-01T00:00:03.5Z',
+        trace_name: 'r',
+        metadata: { a: 1 },
+        scores: [{ name: 's', score: 1 }],
+      }),
     ]);
-    const rows = await findTraceOf(sql, org, grandchild);
+    const rows = await storedSpans(sql, org, grandchild);
     const byId = new Map(rows!.map((r) => [r.trace_id, r]));
-    expect(byId.get(root)).toMatchObject({ depth: 0, execution_order: 0, latency: 3.5, metadata: { a: 1 }, scores: [{ name: 's', score: 1 }], start_timestamp: '2026-01-01 00:00:00' });
+    expect(byId.get(root)).toMatchObject({
+      depth: 0,
+      execution_order: 0,
+      latency: 3.5,
+      metadata: { a: 1 },
+      scores: [{ name: 's', score: 1 }],
+      start_timestamp: '2026-01-01 00:00:00',
+    });
     expect(byId.get(child)).toMatchObject({ depth: 1, execution_order: 1, total_tokens: 5 });
     expect(byId.get(grandchild)).toMatchObject({ depth: 2, execution_order: 2 });
     const [raw] = await sql`select start_ts::text as t from spans where trace_id = ${grandchild}`;
@@ -49,10 +83,10 @@ describe('applySpanEvents', () => {
     const create = ev('create', id, { status: 'success', output: 'x' });
     const update = ev('update', id, { status: 'error', error: 'late' });
     await applySpanEvents(sql, [update]);
-    expect(await findTraceOf(sql, org, id)).toBeNull();
+    expect(await storedSpans(sql, org, id)).toBeNull();
     await applySpanEvents(sql, [create]);
     await applySpanEvents(sql, [create]); // redelivered
-    const [span] = (await findTraceOf(sql, org, id))!;
+    const [span] = (await storedSpans(sql, org, id))!;
     expect(span).toMatchObject({ status: 'error', error: 'late', output: 'x' });
     const [{ count }] = await sql`select count(*)::int from spans where trace_id = ${id}`;
     expect(count).toBe(1);
@@ -60,9 +94,12 @@ describe('applySpanEvents', () => {
 
   it('serializes concurrent batches touching the same span without losing an event', async () => {
     const id = randomUUID();
-    const events = [ev('create', id, { tags: ['a'] }), ...Array.from({ length: 20 }, (_, i) => ev('update', id, { [`output`]: `v${i}` }))];
+    const events = [
+      ev('create', id, { tags: ['a'] }),
+      ...Array.from({ length: 20 }, (_, i) => ev('update', id, { [`output`]: `v${i}` })),
+    ];
     await Promise.all(events.map((e) => applySpanEvents(sql, [e])));
-    const [span] = (await findTraceOf(sql, org, id))!;
+    const [span] = (await storedSpans(sql, org, id))!;
     expect(span.output).toBe('v19');
     expect(span.tags).toEqual(['a']);
   });
@@ -73,10 +110,12 @@ describe('applySpanEvents', () => {
       const chain = Array.from({ length: 6 }, () => randomUUID());
       const events = [
         ev('create', root, {}),
-        ...chain.map((id, i) => ev('create', id, { root_trace_id: root, parent_trace_id: i === 0 ? root : chain[i - 1] })),
+        ...chain.map((id, i) =>
+          ev('create', id, { root_trace_id: root, parent_trace_id: i === 0 ? root : chain[i - 1] }),
+        ),
       ];
       await Promise.all(events.map((e) => applySpanEvents(sql, [e])));
-      const rows = await findTraceOf(sql, org, root);
+      const rows = await storedSpans(sql, org, root);
       const depth = new Map(rows!.map((r) => [r.trace_id, r.depth]));
       expect(chain.map((id) => depth.get(id))).toEqual([1, 2, 3, 4, 5, 6]);
     }
@@ -85,14 +124,17 @@ describe('applySpanEvents', () => {
   it('lets 200 concurrent writers of one trace finish without deadlocks, with a correct tree', async () => {
     const root = randomUUID();
     const children = Array.from({ length: 200 }, () => randomUUID());
-    const events = [ev('create', root, {}), ...children.map((id) => ev('create', id, { root_trace_id: root, parent_trace_id: root }))];
+    const events = [
+      ev('create', root, {}),
+      ...children.map((id) => ev('create', id, { root_trace_id: root, parent_trace_id: root })),
+    ];
     // The children first, waiting for their root; then the root and an update of every child at once,
     // so that writers of existing rows race the recomputation of their trace.
     await Promise.all(events.slice(1).map((e) => applySpanEvents(sql, [e])));
     const updates = children.map((id) => ev('update', id, { output: 'done' }));
     const results = await Promise.allSettled([events[0], ...updates].map((e) => applySpanEvents(sql, [e])));
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    const rows = await findTraceOf(sql, org, root);
+    const rows = await storedSpans(sql, org, root);
     expect(rows).toHaveLength(201);
     expect(rows!.filter((r) => r.trace_id !== root).every((r) => r.depth === 1)).toBe(true);
     expect(new Set(rows!.map((r) => r.execution_order)).size).toBe(201);
@@ -100,9 +142,13 @@ describe('applySpanEvents', () => {
 
   it('orders a child written at the same moment as its root, whichever commits first', async () => {
     for (let round = 0; round < 40; round++) {
-      const root = randomUUID(), child = randomUUID();
-      await Promise.all([applySpanEvents(sql, [ev('create', child, { root_trace_id: root, parent_trace_id: root })]), applySpanEvents(sql, [ev('create', root, {})])]);
-      const rows = await findTraceOf(sql, org, root);
+      const root = randomUUID(),
+        child = randomUUID();
+      await Promise.all([
+        applySpanEvents(sql, [ev('create', child, { root_trace_id: root, parent_trace_id: root })]),
+        applySpanEvents(sql, [ev('create', root, {})]),
+      ]);
+      const rows = await storedSpans(sql, org, root);
       expect(rows!.find((r) => r.trace_id === child)).toMatchObject({ depth: 1, execution_order: 1 });
     }
   });

@@ -14,7 +14,11 @@ const env = () => ({ DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), LOG_LEV
 
 beforeAll(async () => {
   const port = await freePort();
-  const started = await startScript('scripts/start.ts', { ...env(), QUEUE_PREFIX: uniquePrefix('e2e'), PORT: String(port), BOOTSTRAP_API_KEY: bootstrapKey }, /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*worker started|worker started[\s\S]*listening on http/);
+  const started = await startScript(
+    'scripts/start.ts',
+    { ...env(), QUEUE_PREFIX: uniquePrefix('e2e'), PORT: String(port), BOOTSTRAP_API_KEY: bootstrapKey },
+    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*worker started|worker started[\s\S]*listening on http/,
+  );
   child = started.child;
   output = started.output;
   base = `http://127.0.0.1:${port}/api/svc/v1`;
@@ -24,7 +28,13 @@ afterAll(() => {
 });
 
 /** A request; one sent as an official client sends it (with x-sdk-language) must get an answer the client can read. */
-async function request(key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+async function request(
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { 'x-api-key': key, ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
@@ -40,20 +50,62 @@ describe('the started cluster', () => {
     const project = `e2e-${randomUUID()}`;
     const [root, child1, grandchild] = [randomUUID(), randomUUID(), randomUUID()];
     const spans = [
-      { trace_id: root, trace_name: 'pipeline', start_timestamp: '2026-05-01T10:00:00.000Z', end_timestamp: '2026-05-01T10:00:03.000Z', metadata: { run: 'e2e' } },
-      { trace_id: child1, root_trace_id: root, parent_trace_id: root, trace_name: 'retrieve', start_timestamp: '2026-05-01T10:00:00.100Z' },
-      { trace_id: grandchild, root_trace_id: root, parent_trace_id: child1, trace_name: 'llm', start_timestamp: '2026-05-01 10:00:00', input_tokens: 12, output_tokens: 30 },
+      {
+        trace_id: root,
+        trace_name: 'pipeline',
+        start_timestamp: '2026-05-01T10:00:00.000Z',
+        end_timestamp: '2026-05-01T10:00:03.000Z',
+        metadata: { run: 'e2e' },
+      },
+      {
+        trace_id: child1,
+        root_trace_id: root,
+        parent_trace_id: root,
+        trace_name: 'retrieve',
+        start_timestamp: '2026-05-01T10:00:00.100Z',
+      },
+      {
+        trace_id: grandchild,
+        root_trace_id: root,
+        parent_trace_id: child1,
+        trace_name: 'llm',
+        start_timestamp: '2026-05-01 10:00:00',
+        input_tokens: 12,
+        output_tokens: 30,
+      },
     ];
-    for (const span of spans) expect((await request(bootstrapKey, 'POST', '/trace_log', { ...span, project_name: project })).status).toBe(200);
-    expect((await request(bootstrapKey, 'PUT', '/trace_log', { trace_id: grandchild, root_trace_id: root, field_name_to_value_map: { output: 'forty-two', status: 'success' } })).status).toBe(200);
-    expect((await request(bootstrapKey, 'POST', '/feedback', { trace_id: root, score: 1, name: 'great' })).status).toBe(200);
+    for (const span of spans)
+      expect((await request(bootstrapKey, 'POST', '/trace_log', { ...span, project_name: project })).status).toBe(200);
+    expect(
+      (
+        await request(bootstrapKey, 'PUT', '/trace_log', {
+          trace_id: grandchild,
+          root_trace_id: root,
+          field_name_to_value_map: { output: 'forty-two', status: 'success' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await request(bootstrapKey, 'POST', '/feedback', { trace_id: root, score: 1, name: 'great' })).status).toBe(
+      200,
+    );
 
     const tree = await request(bootstrapKey, 'GET', `/trace_log/${root}`);
     expect(tree.status).toBe(200);
     expect(tree.body).toMatchObject({ trace_id: root, feedback_score: 1, latency: 3, children_ids: [child1] });
-    expect(tree.body.children[0].children[0]).toMatchObject({ trace_id: grandchild, depth: 2, output: 'forty-two', total_tokens: 42 });
+    expect(tree.body.children[0].children[0]).toMatchObject({
+      trace_id: grandchild,
+      depth: 2,
+      output: 'forty-two',
+      total_tokens: 42,
+    });
 
-    const listed = await request(bootstrapKey, 'POST', '/get_trace_logs', { project_name: project, filter_field: 'metadata', filter_key: 'run', filter_operator: 'equals', filter_value: 'e2e' });
+    const listed = await request(bootstrapKey, 'POST', '/get_trace_logs', {
+      project_name: project,
+      filter_field: 'metadata',
+      filter_key: 'run',
+      filter_operator: 'equals',
+      filter_value: 'e2e',
+    });
     expect(listed.body.total).toBe(1);
     expect(listed.body.results[0].children[0].trace_id).toBe(child1);
 
@@ -62,10 +114,16 @@ describe('the started cluster', () => {
       const asClient = { 'x-sdk-language': language };
       const clientTree = await request(bootstrapKey, 'GET', `/trace_log/${root}`, undefined, asClient);
       expect(clientTree.body).toMatchObject({ trace_id: root, children: [child1], scores: [] });
-      expect(clientTree.body.children_logs[0].children_logs[0]).toMatchObject({ trace_id: grandchild, depth: 2, output: 'forty-two' });
+      expect(clientTree.body.children_logs[0].children_logs[0]).toMatchObject({
+        trace_id: grandchild,
+        depth: 2,
+        output: 'forty-two',
+      });
       const clientList = await request(bootstrapKey, 'POST', '/get_trace_logs', { project_name: project }, asClient);
       expect(clientList.body.results).toEqual([clientTree.body]);
-      expect((await request(bootstrapKey, 'POST', '/project', { name: project }, asClient)).body.was_created).toBe(false);
+      expect((await request(bootstrapKey, 'POST', '/project', { name: project }, asClient)).body.was_created).toBe(
+        false,
+      );
     }
 
     const created = await runScript('scripts/apikey.ts', ['create', '--org', `intruder-${randomUUID()}`], env());

@@ -27,7 +27,11 @@ let agent: ReturnType<typeof agentTrace>;
 const env = () => ({ DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), LOG_LEVEL: 'warn' });
 
 async function createKey(org: string, role: string, label: string) {
-  const created = await runScript('scripts/apikey.ts', ['create', '--org', org, '--role', role, '--label', label], env());
+  const created = await runScript(
+    'scripts/apikey.ts',
+    ['create', '--org', org, '--role', role, '--label', label],
+    env(),
+  );
   expect(created.code, created.stderr).toBe(0);
   return created.stdout.trim().split('\n').at(-1)!;
 }
@@ -53,12 +57,19 @@ beforeAll(async () => {
   keys.admin = await createKey(org, 'admin', 'ada@example.com');
   keys.viewer = await createKey(org, 'viewer', 'viewer@example.com');
   const port = await freePort();
-  const started = await startScript('scripts/start.ts', { ...env(), LOG_LEVEL: 'info', QUEUE_PREFIX: uniquePrefix('console'), PORT: String(port) },
-    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*worker started|worker started[\s\S]*listening on http/, 120_000);
+  const started = await startScript(
+    'scripts/start.ts',
+    { ...env(), LOG_LEVEL: 'info', QUEUE_PREFIX: uniquePrefix('console'), PORT: String(port) },
+    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*worker started|worker started[\s\S]*listening on http/,
+    120_000,
+  );
   child = started.child;
   origin = `http://127.0.0.1:${port}`;
   api = `${origin}/api/svc/v1`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'] });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
+  });
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 }, 180_000);
 
@@ -89,11 +100,16 @@ describe('the web console', { timeout: 60_000 }, () => {
   it('lists the projects with their activity', async () => {
     agent = agentTrace(PROJECT, Date.now() - 30_000);
     await writeSpans(api, keys.admin, [...manyTraces(PROJECT, N_TRACES - 1), ...agent.spans]);
-    await expect.poll(async () => {
-      await page.reload();
-      await page.getByRole('heading', { name: /^(Projects|No traces yet: send your first one)$/ }).waitFor();
-      return page.getByRole('link', { name: PROJECT }).count();
-    }, { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await page.getByRole('heading', { name: /^(Projects|No traces yet: send your first one)$/ }).waitFor();
+          return page.getByRole('link', { name: PROJECT }).count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
     await shot('projects');
   });
 
@@ -145,10 +161,18 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('option', { name: 'equals', exact: true }).click();
     await page.getByRole('textbox', { name: 'Value' }).fill('staging');
     await page.getByRole('button', { name: 'Apply' }).click();
-    const stagingErrors = manyTraces(PROJECT, N_TRACES - 1).filter((s) => s.status === 'error' && (s.metadata as { environment: string }).environment === 'staging').length;
+    const stagingErrors = manyTraces(PROJECT, N_TRACES - 1).filter(
+      (s) => s.status === 'error' && (s.metadata as { environment: string }).environment === 'staging',
+    ).length;
     await expect.poll(tableTotal, { timeout: 10_000 }).toBe(stagingErrors);
     const params = new URL(page.url()).searchParams;
-    expect(Object.fromEntries(params)).toEqual({ status: 'error', filter: 'metadata', key: 'environment', op: 'equals', value: 'staging' });
+    expect(Object.fromEntries(params)).toEqual({
+      status: 'error',
+      filter: 'metadata',
+      key: 'environment',
+      op: 'equals',
+      value: 'staging',
+    });
     await shot('traces-filtered');
 
     // The link reproduces the view.
@@ -167,7 +191,9 @@ describe('the web console', { timeout: 60_000 }, () => {
     expect(new URL(page.url()).searchParams.get('span')).toBe(agent.llm);
     const messages = page.getByRole('list', { name: 'Messages' });
     await messages.waitFor();
-    await expect(messages.getByLabel('system message').textContent()).resolves.toContain('You are the support assistant of Sightline');
+    await expect(messages.getByLabel('system message').textContent()).resolves.toContain(
+      'You are the support assistant of Sightline',
+    );
     await expect(messages.getByLabel('Call of search_docs').textContent()).resolves.toContain('"top_k": 3');
     await expect(messages.getByLabel('tool message').textContent()).resolves.toContain('keys.md#rotation');
     await expect(messages.locator('strong', { hasText: 'without downtime' }).count()).resolves.toBe(1);
@@ -188,12 +214,19 @@ describe('the web console', { timeout: 60_000 }, () => {
   it('opens a 10,000-span trace quickly and scrolls it', async () => {
     const wide = wideTrace(PROJECT, 10_000);
     await writeSpans(api, keys.admin, wide.spans);
-    await expect.poll(async () => {
-      const res = await fetch(`${api}/trace/${wide.root}/skeleton`, { headers: { 'x-api-key': keys.admin } });
-      return res.ok ? ((await res.json()) as { spans: unknown[] }).spans.length : 0;
-    }, { timeout: 60_000, interval: 500 }).toBe(10_000);
+    await expect
+      .poll(
+        async () => {
+          const res = await fetch(`${api}/trace/${wide.root}/skeleton`, { headers: { 'x-api-key': keys.admin } });
+          return res.ok ? ((await res.json()) as { spans: unknown[] }).spans.length : 0;
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe(10_000);
     const started = Date.now();
-    const skeleton = page.waitForResponse((r) => r.url().endsWith(`/trace/${wide.root}/skeleton`)).then(() => Date.now() - started);
+    const skeleton = page
+      .waitForResponse((r) => r.url().endsWith(`/trace/${wide.root}/skeleton`))
+      .then(() => Date.now() - started);
     await page.goto(`${origin}/projects/x/traces/${wide.root}`);
     await page.getByRole('tree').getByRole('treeitem').first().waitFor();
     console.log(`skeleton answered after ${await skeleton} ms`);
@@ -204,7 +237,10 @@ describe('the web console', { timeout: 60_000 }, () => {
     // The last span in depth-first order: the last child of the last child, down to a leaf.
     let last = 0;
     while (4 * last + 1 < 10_000) last = Math.min(4 * last + 4, 9_999);
-    await page.getByRole('tree').locator('[aria-selected="true"]', { hasText: `step-${last}` }).waitFor();
+    await page
+      .getByRole('tree')
+      .locator('[aria-selected="true"]', { hasText: `step-${last}` })
+      .waitFor();
     await shot('trace-10k');
     console.log(`10,000-span trace interactive in ${interactiveMs} ms`);
     expect(interactiveMs).toBeLessThan(2000);
@@ -212,9 +248,22 @@ describe('the web console', { timeout: 60_000 }, () => {
 
   it('opens a span with a 5 MB input without freezing, cut to a preview', async () => {
     const id = randomUUID();
-    const input = `${'lorem ipsum '.repeat(5 * 1024 * 1024 / 12)}THE-END`;
-    await writeSpans(api, keys.admin, [{ trace_id: id, project_name: PROJECT, trace_name: 'huge-input', inputs: { document: input }, output: 'ok', status: 'success' }]);
-    await expect.poll(async () => (await fetch(`${api}/trace/${id}/skeleton`, { headers: { 'x-api-key': keys.admin } })).status, { timeout: 20_000 }).toBe(200);
+    const input = `${'lorem ipsum '.repeat((5 * 1024 * 1024) / 12)}THE-END`;
+    await writeSpans(api, keys.admin, [
+      {
+        trace_id: id,
+        project_name: PROJECT,
+        trace_name: 'huge-input',
+        inputs: { document: input },
+        output: 'ok',
+        status: 'success',
+      },
+    ]);
+    await expect
+      .poll(async () => (await fetch(`${api}/trace/${id}/skeleton`, { headers: { 'x-api-key': keys.admin } })).status, {
+        timeout: 20_000,
+      })
+      .toBe(200);
     const started = Date.now();
     await page.goto(`${origin}/projects/x/traces/${id}`);
     await page.getByRole('button', { name: 'Show all' }).waitFor();
@@ -267,7 +316,9 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect(page.getByRole('button', { name: /Create|Revoke|Save|Delete/ }).count()).resolves.toBe(0);
     await page.goto(`${origin}/projects/x/traces/${agent.root}`);
     await page.getByRole('tree').waitFor();
-    await expect(page.getByRole('button', { name: /Create|Revoke|Save|Delete|Comment|Annotate/ }).count()).resolves.toBe(0);
+    await expect(
+      page.getByRole('button', { name: /Create|Revoke|Save|Delete|Comment|Annotate/ }).count(),
+    ).resolves.toBe(0);
   });
 
   it('signs out everywhere when the key stops working', async () => {

@@ -14,7 +14,11 @@ describe('npm start roles and configuration', () => {
   it('START_ROLE=api runs only the API, and its BullMQ keys live under QUEUE_PREFIX', async () => {
     const prefix = uniquePrefix('role');
     const port = await freePort();
-    const { child, output } = await startScript('scripts/start.ts', { ...env(), START_ROLE: 'api', PORT: String(port), QUEUE_PREFIX: prefix, BOOTSTRAP_API_KEY: 'sl-role-test-key' }, /listening on/);
+    const { child, output } = await startScript(
+      'scripts/start.ts',
+      { ...env(), START_ROLE: 'api', PORT: String(port), QUEUE_PREFIX: prefix, BOOTSTRAP_API_KEY: 'sl-role-test-key' },
+      /listening on/,
+    );
     const res = await fetch(`http://127.0.0.1:${port}/api/svc/v1/trace_log`, {
       method: 'POST',
       headers: { 'x-api-key': 'sl-role-test-key', 'content-type': 'application/json' },
@@ -30,13 +34,21 @@ describe('npm start roles and configuration', () => {
   });
 
   it('START_ROLE=worker runs only the worker', async () => {
-    const { child, output } = await startScript('scripts/start.ts', { ...env(), START_ROLE: 'worker', QUEUE_PREFIX: uniquePrefix('role') }, /worker started/);
+    const { child, output } = await startScript(
+      'scripts/start.ts',
+      { ...env(), START_ROLE: 'worker', QUEUE_PREFIX: uniquePrefix('role') },
+      /worker started/,
+    );
     expect(await stop(child)).toBe(0);
     expect(output()).not.toMatch(/listening on/);
   });
 
   it('starts a process again when it dies after start-up', async () => {
-    const { child, output } = await startScript('scripts/start.ts', { ...env(), START_ROLE: 'worker', QUEUE_PREFIX: uniquePrefix('role') }, /worker started/);
+    const { child, output } = await startScript(
+      'scripts/start.ts',
+      { ...env(), START_ROLE: 'worker', QUEUE_PREFIX: uniquePrefix('role') },
+      /worker started/,
+    );
     const pids = () => [...output().matchAll(/"pid":(\d+)[^\n]*"msg":"worker started"/g)].map((m) => Number(m[1]));
     const [first] = pids();
     // Only a process that ran past its start-up is restarted (one that fails at once would fail again).

@@ -1,35 +1,39 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { unitHash } from '@sightline/core';
-import type { Sql } from '@sightline/db';
 import { sleep } from '../fakes/fake-server';
 import { call, readTrace } from '../support/app';
-import { startGateway, userMessage, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
+import { userMessage } from '../support/gateway';
 
-let gw: Gateway;
-let sql: Sql;
-let key: string;
-let otherKey: string;
+const {
+  gw,
+  sql,
+  orgs: [{ key }, { key: otherKey }],
+} = useGateway({ env: { PROVIDER_MAX_RETRIES: '0' }, orgs: ['org', 'org'] });
 
 beforeAll(async () => {
-  gw = await startGateway({ PROVIDER_MAX_RETRIES: '0' });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-  otherKey = (await newOrganization(sql)).key;
   for (const metric of [
     { name: 'exact', type: 'exact_match' },
     { name: 'has-paris', type: 'contains', config: { value: 'Paris' } },
     { name: 'close', type: 'levenshtein' },
-    { name: 'judge', type: 'llm_judge', config: { provider: 'openai', model: 'gpt-4o-mini', prompt_template: '{"score": 0.75, "reason": "judged {{output}} against {{target}}"}' } },
-    { name: 'mute-judge', type: 'llm_judge', config: { provider: 'openai', model: 'gpt-4o-mini', prompt_template: 'no number here for {{output}}' } },
+    {
+      name: 'judge',
+      type: 'llm_judge',
+      config: {
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        prompt_template: '{"score": 0.75, "reason": "judged {{output}} against {{target}}"}',
+      },
+    },
+    {
+      name: 'mute-judge',
+      type: 'llm_judge',
+      config: { provider: 'openai', model: 'gpt-4o-mini', prompt_template: 'no number here for {{output}}' },
+    },
   ]) {
     expect((await call(gw.stack.app, key, 'POST', '/eval-metrics', metric)).statusCode).toBe(200);
   }
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
 });
 
 const post = (path: string, body: unknown, k = key) => call(gw.stack.app, k, 'POST', path, body);
@@ -48,19 +52,33 @@ const scoreNames = (span: { scores: { name: string }[] | null }) => (span.scores
 
 describe('eval metrics', () => {
   it('are created, listed and deleted per organization, with their config checked', async () => {
-    const created = (await post('/eval-metrics', { name: 'temp', type: 'regex_match', config: { pattern: '^a' } })).json();
-    expect(created).toMatchObject({ id: expect.any(Number), name: 'temp', type: 'regex_match', config: { pattern: '^a' } });
+    const created = (
+      await post('/eval-metrics', { name: 'temp', type: 'regex_match', config: { pattern: '^a' } })
+    ).json();
+    expect(created).toMatchObject({
+      id: expect.any(Number),
+      name: 'temp',
+      type: 'regex_match',
+      config: { pattern: '^a' },
+    });
     expect((await post('/eval-metrics', { name: 'temp', type: 'json_valid' })).statusCode).toBe(409);
-    expect((await post('/eval-metrics', { name: 'bad-re', type: 'regex_match', config: { pattern: '(' } })).statusCode).toBe(422);
+    expect(
+      (await post('/eval-metrics', { name: 'bad-re', type: 'regex_match', config: { pattern: '(' } })).statusCode,
+    ).toBe(422);
     const redos = await post('/eval-metrics', { name: 'redos', type: 'regex_match', config: { pattern: '(a+)+$' } });
     expect(redos.statusCode).toBe(422);
     expect(redos.json().detail[0].msg).toMatch(/exponential/);
-    expect((await post('/eval-metrics', { name: 'bad-schema', type: 'json_schema', config: { schema: { type: 'nope' } } })).statusCode).toBe(422);
+    expect(
+      (await post('/eval-metrics', { name: 'bad-schema', type: 'json_schema', config: { schema: { type: 'nope' } } }))
+        .statusCode,
+    ).toBe(422);
     expect((await post('/eval-metrics', { name: 'no-type', type: 'vibes' })).statusCode).toBe(422);
     expect((await call(gw.stack.app, otherKey, 'GET', '/eval-metrics')).json()).toEqual([]);
     expect((await call(gw.stack.app, otherKey, 'DELETE', `/eval-metrics/${created.id}`)).statusCode).toBe(404);
     expect((await call(gw.stack.app, key, 'DELETE', `/eval-metrics/${created.id}`)).statusCode).toBe(200);
-    expect((await call(gw.stack.app, key, 'GET', '/eval-metrics')).json().map((m: { name: string }) => m.name)).not.toContain('temp');
+    expect(
+      (await call(gw.stack.app, key, 'GET', '/eval-metrics')).json().map((m: { name: string }) => m.name),
+    ).not.toContain('temp');
   });
 });
 
@@ -68,29 +86,66 @@ describe('running evaluations', () => {
   it('scores a trace that names metrics, records unknown ones, and the scores are filterable', async () => {
     const project = `evals-${randomUUID()}`;
     const id = randomUUID();
-    await post('/trace_log', { trace_id: id, project_name: project, output: 'Paris', target: 'Paris', evaluation_metric_names: ['exact', 'has-paris', 'close', 'nonexistent'], scores: [{ name: 'mine', score: 0.1 }] });
+    await post('/trace_log', {
+      trace_id: id,
+      project_name: project,
+      output: 'Paris',
+      target: 'Paris',
+      evaluation_metric_names: ['exact', 'has-paris', 'close', 'nonexistent'],
+      scores: [{ name: 'mine', score: 0.1 }],
+    });
     const span = await eventually(id, (s) => scoreNames(s).includes('exact'));
     expect(scoreNames(span)).toEqual(['close', 'exact', 'has-paris', 'mine']);
     expect(span.scores).toContainEqual({ name: 'exact', score: 1, reason: 'output equals the target' });
     expect(span.metadata.sightline_eval_errors).toEqual({ nonexistent: "unknown eval metric 'nonexistent'" });
-    const listed = (await post('/get_trace_logs', { project_name: project, filter_field: 'score:exact', filter_operator: 'equals', filter_value: '1' })).json();
+    const listed = (
+      await post('/get_trace_logs', {
+        project_name: project,
+        filter_field: 'score:exact',
+        filter_operator: 'equals',
+        filter_value: '1',
+      })
+    ).json();
     expect(listed.total).toBe(1);
   });
 
   it('evaluates output_for_eval_metrics in place of the output, and only once the span has ended', async () => {
     const id = randomUUID();
-    await post('/trace_log', { trace_id: id, project_name: 'evals', target: 'yes', evaluation_metric_names: ['exact'] });
+    await post('/trace_log', {
+      trace_id: id,
+      project_name: 'evals',
+      target: 'yes',
+      evaluation_metric_names: ['exact'],
+    });
     await sleep(300);
     expect((await readTrace(gw.stack.app, key, id)).json().scores).toEqual([]);
-    await call(gw.stack.app, key, 'PUT', '/trace_log', { trace_id: id, field_name_to_value_map: { output: 'long text', output_for_eval_metrics: 'yes' } });
+    await call(gw.stack.app, key, 'PUT', '/trace_log', {
+      trace_id: id,
+      field_name_to_value_map: { output: 'long text', output_for_eval_metrics: 'yes' },
+    });
     const span = await eventually(id, (s) => scoreNames(s).includes('exact'));
     expect(span.scores).toContainEqual(expect.objectContaining({ name: 'exact', score: 1 }));
   });
 
   it('samples evaluations with apply_eval_frac', async () => {
-    const none = randomUUID(), all = randomUUID();
-    await post('/trace_log', { trace_id: none, project_name: 'evals', output: 'a', target: 'a', evaluation_metric_names: ['exact'], apply_eval_frac: 0 });
-    await post('/trace_log', { trace_id: all, project_name: 'evals', output: 'a', target: 'a', evaluation_metric_names: ['exact'], apply_eval_frac: 1 });
+    const none = randomUUID(),
+      all = randomUUID();
+    await post('/trace_log', {
+      trace_id: none,
+      project_name: 'evals',
+      output: 'a',
+      target: 'a',
+      evaluation_metric_names: ['exact'],
+      apply_eval_frac: 0,
+    });
+    await post('/trace_log', {
+      trace_id: all,
+      project_name: 'evals',
+      output: 'a',
+      target: 'a',
+      evaluation_metric_names: ['exact'],
+      apply_eval_frac: 1,
+    });
     await eventually(all, (s) => scoreNames(s).includes('exact'));
     await sleep(200);
     expect((await readTrace(gw.stack.app, key, none)).json().scores).toEqual([]);
@@ -98,18 +153,34 @@ describe('running evaluations', () => {
 
   it('samples deterministically per trace id at fractional rates', async () => {
     const ids = Array.from({ length: 30 }, () => randomUUID());
-    await Promise.all(ids.map((trace_id) => post('/trace_log', { trace_id, project_name: 'evals', output: 'a', target: 'a', evaluation_metric_names: ['exact'], apply_eval_frac: 0.5 })));
+    await Promise.all(
+      ids.map((trace_id) =>
+        post('/trace_log', {
+          trace_id,
+          project_name: 'evals',
+          output: 'a',
+          target: 'a',
+          evaluation_metric_names: ['exact'],
+          apply_eval_frac: 0.5,
+        }),
+      ),
+    );
     const expected = ids.filter((id) => unitHash(`eval:${id}`) < 0.5);
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(ids.length);
     for (const id of expected) await eventually(id, (s) => scoreNames(s).includes('exact'));
     await sleep(200);
-    for (const id of ids.filter((x) => !expected.includes(x))) expect((await readTrace(gw.stack.app, key, id)).json().scores, id).toEqual([]);
+    for (const id of ids.filter((x) => !expected.includes(x)))
+      expect((await readTrace(gw.stack.app, key, id)).json().scores, id).toEqual([]);
   });
 
-  it('never runs another organization\'s metric', async () => {
+  it("never runs another organization's metric", async () => {
     const id = randomUUID();
-    await post('/trace_log', { trace_id: id, project_name: 'evals', output: 'Paris', target: 'Paris', evaluation_metric_names: ['exact'] }, otherKey);
+    await post(
+      '/trace_log',
+      { trace_id: id, project_name: 'evals', output: 'Paris', target: 'Paris', evaluation_metric_names: ['exact'] },
+      otherKey,
+    );
     const span = await eventually(id, (s) => s.metadata?.sightline_eval_errors, otherKey);
     expect(span.metadata.sightline_eval_errors).toEqual({ exact: "unknown eval metric 'exact'" });
     expect(span.scores).toEqual([]);
@@ -117,7 +188,13 @@ describe('running evaluations', () => {
 
   it('does not duplicate a score when an eval job runs again', async () => {
     const id = randomUUID();
-    await post('/trace_log', { trace_id: id, project_name: 'evals', output: 'x', target: 'y', evaluation_metric_names: ['exact'] });
+    await post('/trace_log', {
+      trace_id: id,
+      project_name: 'evals',
+      output: 'x',
+      target: 'y',
+      evaluation_metric_names: ['exact'],
+    });
     const first = await eventually(id, (s) => scoreNames(s).includes('exact'));
     const org = (await sql`select organization_id from spans where trace_id = ${id}`)[0].organization_id;
     const producer = (await import('@sightline/queues')).createProducer('eval', gw.stack.app.redis, gw.stack.prefix);
@@ -132,14 +209,27 @@ describe('running evaluations', () => {
 
   it('runs an llm_judge through the gateway, logged as a child completion, and records an unparseable answer as an error', async () => {
     const id = randomUUID();
-    await post('/trace_log', { trace_id: id, project_name: 'evals', output: 'Lyon', target: 'Paris', evaluation_metric_names: ['judge', 'mute-judge'] });
-    const span = await eventually(id, (s) => scoreNames(s).includes('judge') && s.metadata?.sightline_eval_errors?.['mute-judge']);
+    await post('/trace_log', {
+      trace_id: id,
+      project_name: 'evals',
+      output: 'Lyon',
+      target: 'Paris',
+      evaluation_metric_names: ['judge', 'mute-judge'],
+    });
+    const span = await eventually(
+      id,
+      (s) => scoreNames(s).includes('judge') && s.metadata?.sightline_eval_errors?.['mute-judge'],
+    );
     expect(span.scores).toContainEqual({ name: 'judge', score: 0.75, reason: 'judged Lyon against Paris' });
     expect(scoreNames(span)).not.toContain('mute-judge');
     expect(span.metadata.sightline_eval_errors['mute-judge']).toMatch(/no score/);
     const judges = span.children.filter((c: { trace_name: string }) => c.trace_name.startsWith('eval-'));
     expect(judges.map((c: { trace_name: string }) => c.trace_name).sort()).toEqual(['eval-judge', 'eval-mute-judge']);
-    expect(judges[0]).toMatchObject({ parent_trace_id: id, depth: 1, configuration: { provider: 'openai', model: 'gpt-4o-mini' } });
+    expect(judges[0]).toMatchObject({
+      parent_trace_id: id,
+      depth: 1,
+      configuration: { provider: 'openai', model: 'gpt-4o-mini' },
+    });
     expect(judges[0].cost).toBeGreaterThan(0);
   });
 
@@ -149,15 +239,31 @@ describe('running evaluations', () => {
     await post('/trace_log', { trace_id: id, project_name: 'evals', output: 'o', evaluation_metric_names: ['judge'] });
     const span = await eventually(id, (s) => s.metadata?.sightline_eval_errors?.judge);
     expect(span.metadata.sightline_eval_errors.judge).toMatch(/HTTP 503/);
-    expect(gw.openai.requests.filter((r) => JSON.stringify(r.body).includes('judged o against')).length).toBeGreaterThanOrEqual(5);
+    expect(
+      gw.openai.requests.filter((r) => JSON.stringify(r.body).includes('judged o against')).length,
+    ).toBeGreaterThanOrEqual(5);
   }, 60_000);
 
   it('scores a completion that names eval metrics by id', async () => {
-    const [exact] = (await call(gw.stack.app, key, 'GET', '/eval-metrics')).json().filter((m: { name: string }) => m.name === 'has-paris');
-    const res = (await post('/completion', { llm_configuration: { model: 'gpt-4o-mini', provider: 'openai', messages: [userMessage('Paris')] }, eval_metric_ids: [exact.id] })).json();
+    const [exact] = (await call(gw.stack.app, key, 'GET', '/eval-metrics'))
+      .json()
+      .filter((m: { name: string }) => m.name === 'has-paris');
+    const res = (
+      await post('/completion', {
+        llm_configuration: { model: 'gpt-4o-mini', provider: 'openai', messages: [userMessage('Paris')] },
+        eval_metric_ids: [exact.id],
+      })
+    ).json();
     const span = await eventually(res.trace_id, (s) => scoreNames(s).includes('has-paris'));
     expect(span.scores).toContainEqual(expect.objectContaining({ name: 'has-paris', score: 1 }));
-    expect((await post('/completion', { llm_configuration: { model: 'gpt-4o-mini', messages: [userMessage('x')] }, eval_metric_ids: [987654] })).statusCode).toBe(422);
+    expect(
+      (
+        await post('/completion', {
+          llm_configuration: { model: 'gpt-4o-mini', messages: [userMessage('x')] },
+          eval_metric_ids: [987654],
+        })
+      ).statusCode,
+    ).toBe(422);
   });
 
   it('counts eval scores in an experiment finished right after its traces', async () => {
@@ -165,7 +271,17 @@ describe('running evaluations', () => {
     const exp = (await post('/experiment', { name: 'with-evals', project_uuid: project.uuid })).json();
     // A slow judge makes every evaluation outlast the span writes: the finish must wait for all of them.
     gw.openai.responseDelayMs = 300;
-    await Promise.all(Array.from({ length: 20 }, (_, i) => post('/trace_log', { project_uuid: project.uuid, experiment_uuid: exp.uuid, output: 'a', target: i % 2 ? 'a' : 'b', evaluation_metric_names: ['judge', 'exact'] })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        post('/trace_log', {
+          project_uuid: project.uuid,
+          experiment_uuid: exp.uuid,
+          output: 'a',
+          target: i % 2 ? 'a' : 'b',
+          evaluation_metric_names: ['judge', 'exact'],
+        }),
+      ),
+    );
     const finished = await post(`/experiment/${exp.uuid}/finished`, {});
     gw.openai.responseDelayMs = 0;
     expect(finished.statusCode).toBe(200);

@@ -78,7 +78,9 @@ export abstract class FakeServer {
         return;
       }
       if (plan.stallAfterChunks !== undefined && sent >= plan.stallAfterChunks) return this.stall(res);
-      res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
+      res.write(
+        `${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`,
+      );
       sent++;
       await sleep(this.chunkDelayMs);
     }

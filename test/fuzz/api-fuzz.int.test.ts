@@ -1,13 +1,32 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, readTrace } from '../support/app';
-import { startGateway, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
-import { checksums, drainQueues, integerIds, missingRows, seedTenant, tenantRows, type Tenant, type TenantRows } from '../security/tenant';
+import { useGateway } from '../support/fixtures';
+import { drainQueues } from '../support/queues';
+import {
+  checksums,
+  integerIds,
+  missingRows,
+  seedTenant,
+  tenantRows,
+  type Tenant,
+  type TenantRows,
+} from '../security/tenant';
 import { endpointName, endpoints, type Endpoint, type Targets } from './endpoints';
-import { HOSTILE_QUERIES, HOSTILE_SEGMENTS, hostileQuery, hostileSegment, hostileString, hostileValue, jsonText, Raw, rawPayload, setOwn, urlText } from './hostile';
+import {
+  HOSTILE_QUERIES,
+  HOSTILE_SEGMENTS,
+  hostileQuery,
+  hostileSegment,
+  hostileString,
+  hostileValue,
+  jsonText,
+  Raw,
+  rawPayload,
+  setOwn,
+  urlText,
+} from './hostile';
 
 // Property-based fuzzing of every endpoint with malformed and hostile requests, through the real API,
 // PostgreSQL, Redis and workers. Properties: no 5xx; every error answer in the api.md shape; nothing
@@ -27,8 +46,26 @@ const SCALE = Number(process.env.FUZZ_SCALE ?? 1);
 const BODY_RUNS = Math.ceil(480 * SCALE);
 const OTHER_RUNS = Math.ceil(100 * SCALE);
 
-let gw: Gateway;
-let sql: Sql;
+// Every provider name the gateway knows points at a closed port: no fuzzed body reaches the internet.
+const nowhere = 'http://127.0.0.1:9/v1';
+const {
+  gw,
+  sql,
+  orgs: [victimOrg, fuzzerOrg],
+} = useGateway({
+  env: {
+    ...Object.fromEntries(
+      ['GROQ', 'TOGETHER', 'MISTRAL', 'OPENROUTER', 'DEEPSEEK', 'FIREWORKS', 'OLLAMA', 'VLLM', 'AZURE_OPENAI'].map(
+        (p) => [`${p}_BASE_URL`, nowhere],
+      ),
+    ),
+    // Event-loop protection off: here one event loop runs the API, the workers, the fake providers and the
+    // generator, so its lag is the whole test's (megabyte bodies written by the worker), not the API's.
+    // The protection has tests of its own; this one is about how input is handled.
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+  },
+  orgs: ['fuzz-victim', 'fuzzer'],
+});
 let victim: Tenant;
 let fuzzer: Tenant;
 let targets: Targets;
@@ -38,34 +75,38 @@ let avoid: Set<number>;
 const tally = new Map<string, Map<number, number>>();
 /** The endpoint list does not depend on the ids in it: names are known before the targets exist. */
 const PLACEHOLDER: Targets = {
-  projectName: 'p', projectUuid: '', rootTraceId: '', spanId: '', batchIds: ['', ''], chainIds: ['', ''], completionTraceId: '', experimentUuid: '',
-  datasetId: 0, datasetName: '', testCaseId: 0, promptName: '', promptVersionId: 0, deploymentId: '', provider: '', providerBaseUrl: '', evalMetricId: 0, apiKeyId: '',
+  projectName: 'p',
+  projectUuid: '',
+  rootTraceId: '',
+  spanId: '',
+  batchIds: ['', ''],
+  chainIds: ['', ''],
+  completionTraceId: '',
+  experimentUuid: '',
+  datasetId: 0,
+  datasetName: '',
+  testCaseId: 0,
+  promptName: '',
+  promptVersionId: 0,
+  deploymentId: '',
+  provider: '',
+  providerBaseUrl: '',
+  evalMetricId: 0,
+  apiKeyId: '',
+  criterionId: '',
+  commentId: '',
 };
 const ENDPOINT_NAMES = endpoints(PLACEHOLDER).map(endpointName);
 
 beforeAll(async () => {
-  // Every provider name the gateway knows points at a closed port: no fuzzed body reaches the internet.
-  const nowhere = 'http://127.0.0.1:9/v1';
-  gw = await startGateway({
-    ...Object.fromEntries(['GROQ', 'TOGETHER', 'MISTRAL', 'OPENROUTER', 'DEEPSEEK', 'FIREWORKS', 'OLLAMA', 'VLLM', 'AZURE_OPENAI'].map((p) => [`${p}_BASE_URL`, nowhere])),
-    // Event-loop protection off: here one event loop runs the API, the workers, the fake providers and the
-    // generator, so its lag is the whole test's (megabyte bodies written by the worker), not the API's.
-    // The protection has tests of its own; this one is about how input is handled.
-    MAX_EVENT_LOOP_DELAY_MS: '0',
-  });
-  sql = testSql();
-  victim = await seedTenant(gw.stack.app, await newOrganization(sql, 'fuzz-victim'), gw.openai.baseURL, 'victim');
-  fuzzer = await seedTenant(gw.stack.app, await newOrganization(sql, 'fuzzer'), gw.openai.baseURL, 'fuzzer');
+  victim = await seedTenant(gw.stack.app, victimOrg, gw.openai.baseURL, 'victim');
+  fuzzer = await seedTenant(gw.stack.app, fuzzerOrg, gw.openai.baseURL, 'fuzzer');
   avoid = new Set(integerIds(fuzzer));
   expect(await drainQueues(gw.stack)).toEqual([]);
   victimBefore = (await tenantRows(sql, victim.orgId)).rows;
   fuzzerBefore = (await tenantRows(sql, fuzzer.orgId)).rows;
   targets = await makeTargets();
 }, 120_000);
-afterAll(async () => {
-  await gw?.close();
-  await sql?.end();
-});
 
 async function makeTargets(): Promise<Targets> {
   const post = async (path: string, body: unknown) => {
@@ -78,18 +119,49 @@ async function makeTargets(): Promise<Targets> {
   const rootTraceId = randomUUID();
   await post('/trace_log', { trace_id: rootTraceId, project_uuid: project.uuid, trace_name: 'target-root' });
   const experiment = await post('/experiment', { name: 'fuzz-target', project_uuid: project.uuid });
-  const dataset = await post('/collection', { name: `fuzz-target-${tag}`, column_names: ['q', 'r'], test_cases: [{ inputs: { q: '1', r: '2' } }] });
-  const version = await post('/prompts', { name: `fuzz-target-${tag}`, model: 'gpt-4o-mini', provider: 'openai', messages: [{ role: 'user', content: 'say {{word}}' }] });
+  const dataset = await post('/collection', {
+    name: `fuzz-target-${tag}`,
+    column_names: ['q', 'r'],
+    test_cases: [{ inputs: { q: '1', r: '2' } }],
+  });
+  const version = await post('/prompts', {
+    name: `fuzz-target-${tag}`,
+    model: 'gpt-4o-mini',
+    provider: 'openai',
+    messages: [{ role: 'user', content: 'say {{word}}' }],
+  });
   const deployment = await post('/deployments', { prompt_version_id: version.id, deployment_id: `fuzz-target-${tag}` });
-  await post('/provider-keys', { provider: `fuzz-target-${tag}`, api_key: 'sk-fuzz-target', base_url: gw.openai.baseURL });
+  await post('/provider-keys', {
+    provider: `fuzz-target-${tag}`,
+    api_key: 'sk-fuzz-target',
+    base_url: gw.openai.baseURL,
+  });
   const metric = await post('/eval-metrics', { name: `fuzz-target-${tag}`, type: 'exact_match' });
   const apiKey = await post('/api-keys', { role: 'member', label: `fuzz-target-${tag}` });
+  const criterion = await post('/annotation-criteria', { name: `fuzz-target-${tag}`, kind: 'score', min: 0, max: 1 });
+  await readTrace(gw.stack.app, fuzzer.key, rootTraceId);
+  const comment = await post(`/trace_log/${rootTraceId}/comments`, { comment: 'target' });
   return {
-    projectName: project.name, projectUuid: project.uuid, rootTraceId, spanId: randomUUID(), batchIds: [randomUUID(), randomUUID()], chainIds: [randomUUID(), randomUUID()],
-    completionTraceId: randomUUID(), experimentUuid: experiment.uuid, datasetId: dataset.id, datasetName: `fuzz-target-${tag}`, testCaseId: dataset.test_case_ids[0],
-    promptName: version.name, promptVersionId: version.id, deploymentId: deployment.deployment_id, provider: `fuzz-target-${tag}`, providerBaseUrl: gw.openai.baseURL,
+    projectName: project.name,
+    projectUuid: project.uuid,
+    rootTraceId,
+    spanId: randomUUID(),
+    batchIds: [randomUUID(), randomUUID()],
+    chainIds: [randomUUID(), randomUUID()],
+    completionTraceId: randomUUID(),
+    experimentUuid: experiment.uuid,
+    datasetId: dataset.id,
+    datasetName: `fuzz-target-${tag}`,
+    testCaseId: dataset.test_case_ids[0],
+    promptName: version.name,
+    promptVersionId: version.id,
+    deploymentId: deployment.deployment_id,
+    provider: `fuzz-target-${tag}`,
+    providerBaseUrl: gw.openai.baseURL,
     evalMetricId: metric.id,
     apiKeyId: apiKey.id,
+    criterionId: criterion.id,
+    commentId: comment.id,
   };
 }
 
@@ -102,7 +174,10 @@ type Path = (string | number)[];
 function pathsOf(value: unknown, prefix: Path = []): Path[] {
   if (value === null || typeof value !== 'object') return [];
   const keys: (string | number)[] = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
-  return keys.flatMap((k) => [[...prefix, k], ...pathsOf((value as Record<string, unknown>)[k as string], [...prefix, k])]);
+  return keys.flatMap((k) => [
+    [...prefix, k],
+    ...pathsOf((value as Record<string, unknown>)[k as string], [...prefix, k]),
+  ]);
 }
 
 const REMOVE = Symbol('remove');
@@ -119,8 +194,10 @@ function withAt(value: unknown, path: Path, next: unknown): unknown {
     return copy;
   }
   const copy: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (!(k === head && !rest.length && next === REMOVE)) setOwn(copy, k, v);
-  if (!(next === REMOVE && !rest.length)) setOwn(copy, String(head), withAt((value as Record<string, unknown>)[head as string], rest, next));
+  for (const [k, v] of Object.entries(value as Record<string, unknown>))
+    if (!(k === head && !rest.length && next === REMOVE)) setOwn(copy, k, v);
+  if (!(next === REMOVE && !rest.length))
+    setOwn(copy, String(head), withAt((value as Record<string, unknown>)[head as string], rest, next));
   return copy;
 }
 
@@ -134,23 +211,47 @@ function url(e: Endpoint, params: Record<string, string>, query = e.query ?? '')
  * different tables are small numbers that may coincide: one equal to an id of the fuzzer's own earlier
  * rows is left out, since naming it would be a legitimate change of the fuzzer's data.
  */
-const victimValues = () => [
-  victim.project.uuid, victim.project.name, victim.rootTraceId, victim.childTraceId, victim.completionTraceId, victim.experiment.uuid, victim.experiment.run_name,
-  victim.finishedExperiment.uuid, victim.dataset.id, victim.dataset.name, ...victim.dataset.testCaseIds, victim.prompt.versionId, victim.prompt.name,
-  victim.deploymentId, victim.providerKey.provider, victim.evalMetric.id, victim.evalMetric.name,
-].filter((v) => typeof v !== 'number' || !avoid.has(v));
+const victimValues = () =>
+  [
+    victim.project.uuid,
+    victim.project.name,
+    victim.rootTraceId,
+    victim.childTraceId,
+    victim.completionTraceId,
+    victim.experiment.uuid,
+    victim.experiment.run_name,
+    victim.finishedExperiment.uuid,
+    victim.dataset.id,
+    victim.dataset.name,
+    ...victim.dataset.testCaseIds,
+    victim.prompt.versionId,
+    victim.prompt.name,
+    victim.deploymentId,
+    victim.providerKey.provider,
+    victim.evalMetric.id,
+    victim.evalMetric.name,
+  ].filter((v) => typeof v !== 'number' || !avoid.has(v));
 
 function requestArb(e: Endpoint): fc.Arbitrary<Request> {
   const victims = victimValues();
   const value = hostileValue(avoid, victims);
   // A segment of digits naming one of the fuzzer's own earlier rows would be a legitimate change to them.
   const notOwn = (s: string) => (/^\d+$/.test(s) && avoid.has(Number(s)) ? `${s}x` : s);
-  const segment = fc.oneof({ weight: 3, arbitrary: hostileSegment.map(notOwn) }, { weight: 1, arbitrary: fc.constantFrom(...victims.map((v) => urlText(String(v)))) });
+  const segment = fc.oneof(
+    { weight: 3, arbitrary: hostileSegment.map(notOwn) },
+    { weight: 1, arbitrary: fc.constantFrom(...victims.map((v) => urlText(String(v)))) },
+  );
   const valid = Object.fromEntries(Object.entries(e.params ?? {}).map(([k, v]) => [k, urlText(v)]));
   const names = Object.keys(valid);
   // Mostly the valid parameters (so that bodies reach the handler), sometimes one of them hostile.
   const params: fc.Arbitrary<Record<string, string>> = names.length
-    ? fc.oneof({ weight: 3, arbitrary: fc.constant(valid) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...names), segment).map(([name, s]) => ({ ...valid, [name]: s })) })
+    ? fc.oneof(
+        { weight: 3, arbitrary: fc.constant(valid) },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(fc.constantFrom(...names), segment).map(([name, s]) => ({ ...valid, [name]: s })),
+        },
+      )
     : fc.constant(valid);
   const query = fc.oneof({ weight: 6, arbitrary: fc.constant(e.query ?? '') }, { weight: 1, arbitrary: hostileQuery });
   const json = (body: unknown) => ({ payload: jsonText(body), contentType: 'application/json' });
@@ -169,12 +270,17 @@ function requestArb(e: Endpoint): fc.Arbitrary<Request> {
       // Several fields at once, some removed.
       {
         weight: 2,
-        arbitrary: fc.tuple(base, fc.array(fc.tuple(fc.nat(), fc.option(value, { nil: REMOVE })), { minLength: 2, maxLength: 6 })).map(([b, edits]) =>
-          json(edits.reduce((body, [n, v]) => withAt(body, at(b, n), v), bases[b] as unknown)),
-        ),
+        arbitrary: fc
+          .tuple(base, fc.array(fc.tuple(fc.nat(), fc.option(value, { nil: REMOVE })), { minLength: 2, maxLength: 6 }))
+          .map(([b, edits]) => json(edits.reduce((body, [n, v]) => withAt(body, at(b, n), v), bases[b] as unknown))),
       },
       // An unknown field, with a hostile name, at the top level.
-      { weight: 1, arbitrary: fc.tuple(base, hostileString, value).map(([b, k, v]) => json(bases[b] && typeof bases[b] === 'object' ? withAt(bases[b], [k], v) : { [k]: v })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(base, hostileString, value)
+          .map(([b, k, v]) => json(bases[b] && typeof bases[b] === 'object' ? withAt(bases[b], [k], v) : { [k]: v })),
+      },
       // The whole body replaced: arrays where objects belong, scalars, deep nesting, prototype keys.
       { weight: 2, arbitrary: value.map(json) },
       { weight: 1, arbitrary: base.map((b) => json([bases[b]])) },
@@ -185,7 +291,11 @@ function requestArb(e: Endpoint): fc.Arbitrary<Request> {
       { weight: 1, arbitrary: fc.constant({}) },
     );
   } else {
-    payload = fc.oneof({ weight: 5, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: value.map(json) }, { weight: 1, arbitrary: rawPayload('{}') });
+    payload = fc.oneof(
+      { weight: 5, arbitrary: fc.constant({}) },
+      { weight: 1, arbitrary: value.map(json) },
+      { weight: 1, arbitrary: rawPayload('{}') },
+    );
   }
   return fc.tuple(params, query, payload).map(([p, q, body]) => ({ method: e.method, url: url(e, p, q), ...body }));
 }
@@ -193,7 +303,8 @@ function requestArb(e: Endpoint): fc.Arbitrary<Request> {
 // ---- checks ----------------------------------------------------------------------------------------------
 
 const describeRequest = (r: Request) => {
-  const body = r.payload === undefined ? '' : typeof r.payload === 'string' ? r.payload : `<bytes ${r.payload.toString('hex')}>`;
+  const body =
+    r.payload === undefined ? '' : typeof r.payload === 'string' ? r.payload : `<bytes ${r.payload.toString('hex')}>`;
   return `${r.method} ${r.url.slice(0, 300)} [${r.contentType ?? 'no content-type'}] ${body.slice(0, 600)}${body.length > 600 ? `... (${body.length} chars)` : ''}`;
 };
 
@@ -203,14 +314,16 @@ const describeRequest = (r: Request) => {
 const READ_YOUR_WRITES = /still being (applied|written)/;
 
 async function send(name: string, r: Request) {
-  const ask = () => gw.stack.app.inject({
-    method: r.method,
-    url: r.url,
-    headers: { 'x-api-key': fuzzer.key, ...(r.contentType !== undefined && { 'content-type': r.contentType }) },
-    payload: r.payload,
-  });
+  const ask = () =>
+    gw.stack.app.inject({
+      method: r.method,
+      url: r.url,
+      headers: { 'x-api-key': fuzzer.key, ...(r.contentType !== undefined && { 'content-type': r.contentType }) },
+      payload: r.payload,
+    });
   let res = await ask();
-  for (let retry = 0; res.statusCode === 503 && READ_YOUR_WRITES.test(res.body) && retry < 20; retry++) res = await ask();
+  for (let retry = 0; res.statusCode === 503 && READ_YOUR_WRITES.test(res.body) && retry < 20; retry++)
+    res = await ask();
   const counts = tally.get(name) ?? new Map<number, number>();
   counts.set(res.statusCode, (counts.get(res.statusCode) ?? 0) + 1);
   tally.set(name, counts);
@@ -240,7 +353,9 @@ async function send(name: string, r: Request) {
 
 describe('fuzzing every endpoint with malformed and hostile requests', () => {
   it('covers every route of the OpenAPI document', async () => {
-    const documented = Object.entries((gw.stack.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths).flatMap(([path, methods]) =>
+    const documented = Object.entries(
+      (gw.stack.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths,
+    ).flatMap(([path, methods]) =>
       Object.keys(methods).map((m) => `${m.toUpperCase()} ${path.replace(/\{([a-z_]+)\}/g, ':$1')}`),
     );
     const fuzzed = new Set(endpoints(targets).map(endpointName));
@@ -252,19 +367,37 @@ describe('fuzzing every endpoint with malformed and hostile requests', () => {
     for (const spelling of [`0x${id.toString(16)}`, `${id}e0`, `%20${id}`, `${id}.0`, `+${id}`]) {
       const res = await send('ids', { method: 'DELETE', url: `/api/svc/v1/eval-metrics/${spelling}` });
       expect(res.statusCode, spelling).toBe(422);
-      const update = await send('ids', { method: 'POST', url: `/api/svc/v1/update_test_case/${datasetId}/0x${testCaseId.toString(16)}`, payload: '{"target":"x"}', contentType: 'application/json' });
+      const update = await send('ids', {
+        method: 'POST',
+        url: `/api/svc/v1/update_test_case/${datasetId}/0x${testCaseId.toString(16)}`,
+        payload: '{"target":"x"}',
+        contentType: 'application/json',
+      });
       expect(update.statusCode).toBe(422);
     }
-    expect((await call(gw.stack.app, fuzzer.key, 'GET', '/eval-metrics')).json().map((m: { id: number }) => m.id)).toContain(id);
+    expect(
+      (await call(gw.stack.app, fuzzer.key, 'GET', '/eval-metrics')).json().map((m: { id: number }) => m.id),
+    ).toContain(id);
   });
 
   it('answers hostile API keys (in x-api-key or x-user-id) with 401 in the api.md shape', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(hostileString, fc.constantFrom(fuzzer.key.slice(0, -1), `${fuzzer.key} `, fuzzer.key.toUpperCase(), victim.key.slice(1))), fc.boolean(), async (key, legacy) => {
-        const res = await gw.stack.app.inject({ method: 'GET', url: '/api/svc/v1/provider-keys', headers: { [legacy ? 'x-user-id' : 'x-api-key']: key } });
-        expect(res.statusCode, JSON.stringify(key)).toBe(401);
-        expect(res.json()).toEqual({ detail: expect.any(String) });
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          hostileString,
+          fc.constantFrom(fuzzer.key.slice(0, -1), `${fuzzer.key} `, fuzzer.key.toUpperCase(), victim.key.slice(1)),
+        ),
+        fc.boolean(),
+        async (key, legacy) => {
+          const res = await gw.stack.app.inject({
+            method: 'GET',
+            url: '/api/svc/v1/provider-keys',
+            headers: { [legacy ? 'x-user-id' : 'x-api-key']: key },
+          });
+          expect(res.statusCode, JSON.stringify(key)).toBe(401);
+          expect(res.json()).toEqual({ detail: expect.any(String) });
+        },
+      ),
       { numRuns: OTHER_RUNS, endOnFailure: true },
     );
   });
@@ -274,7 +407,12 @@ describe('fuzzing every endpoint with malformed and hostile requests', () => {
     for (const e of endpoints(targets)) {
       for (const base of e.bodies ?? []) {
         for (const path of pathsOf(base)) {
-          await send(endpointName(e), { method: e.method, url: url(e, e.params ?? {}), payload: jsonText(withAt(base, path, REMOVE)), contentType: 'application/json' });
+          await send(endpointName(e), {
+            method: e.method,
+            url: url(e, e.params ?? {}),
+            payload: jsonText(withAt(base, path, REMOVE)),
+            contentType: 'application/json',
+          });
           sent++;
         }
       }
@@ -284,13 +422,30 @@ describe('fuzzing every endpoint with malformed and hostile requests', () => {
 
   it('answers every valid body with each field (at any depth) set to each of a set of hostile values', async () => {
     const nested = (depth: number) => new Raw(`${'{"k":'.repeat(depth)}"v"${'}'.repeat(depth)}`);
-    const values: unknown[] = [null, -1, 2 ** 63, new Raw('1e999'), 'a\0b\ud800', 'x'.repeat(600), '0000-01-01', [], {}, nested(250), victim.rootTraceId];
+    const values: unknown[] = [
+      null,
+      -1,
+      2 ** 63,
+      new Raw('1e999'),
+      'a\0b\ud800',
+      'x'.repeat(600),
+      '0000-01-01',
+      [],
+      {},
+      nested(250),
+      victim.rootTraceId,
+    ];
     let sent = 0;
     for (const e of endpoints(targets)) {
       for (const base of e.bodies ?? []) {
         for (const path of pathsOf(base)) {
           for (const v of values) {
-            await send(endpointName(e), { method: e.method, url: url(e, e.params ?? {}), payload: jsonText(withAt(base, path, v)), contentType: 'application/json' });
+            await send(endpointName(e), {
+              method: e.method,
+              url: url(e, e.params ?? {}),
+              payload: jsonText(withAt(base, path, v)),
+              contentType: 'application/json',
+            });
             sent++;
           }
         }
@@ -305,7 +460,11 @@ describe('fuzzing every endpoint with malformed and hostile requests', () => {
       const valid = Object.fromEntries(Object.entries(e.params ?? {}).map(([k, v]) => [k, urlText(v)]));
       const body = e.bodies ? { payload: jsonText(e.bodies[0]), contentType: 'application/json' } : {};
       const urls = [
-        ...Object.keys(valid).flatMap((name) => [...HOSTILE_SEGMENTS, ...victimValues().map((v) => urlText(String(v)))].map((segment) => url(e, { ...valid, [name]: segment }))),
+        ...Object.keys(valid).flatMap((name) =>
+          [...HOSTILE_SEGMENTS, ...victimValues().map((v) => urlText(String(v)))].map((segment) =>
+            url(e, { ...valid, [name]: segment }),
+          ),
+        ),
         ...HOSTILE_QUERIES.map((query) => url(e, valid, query)),
       ];
       for (const u of urls) {
@@ -316,13 +475,17 @@ describe('fuzzing every endpoint with malformed and hostile requests', () => {
     console.info(`fuzz: ${sent} requests with a hostile path parameter or query string`);
   }, 120_000);
 
-  it.each(ENDPOINT_NAMES.filter((n) => n.includes(process.env.FUZZ_ONLY ?? '')).map((name) => [name]))('%s', async (name) => {
-    const e = endpoints(targets).find((x) => endpointName(x) === name)!;
-    await fc.assert(
-      fc.asyncProperty(requestArb(e), async (r) => void (await send(name, r))),
-      { numRuns: e.bodies ? BODY_RUNS : OTHER_RUNS, endOnFailure: true },
-    );
-  }, 300_000);
+  it.each(ENDPOINT_NAMES.filter((n) => n.includes(process.env.FUZZ_ONLY ?? '')).map((name) => [name]))(
+    '%s',
+    async (name) => {
+      const e = endpoints(targets).find((x) => endpointName(x) === name)!;
+      await fc.assert(
+        fc.asyncProperty(requestArb(e), async (r) => void (await send(name, r))),
+        { numRuns: e.bodies ? BODY_RUNS : OTHER_RUNS, endOnFailure: true },
+      );
+    },
+    300_000,
+  );
 
   it('afterwards: no job failed, every queue drained, the victim’s data and the fuzzer’s earlier data unchanged', async () => {
     const failed = await drainQueues(gw.stack, 120_000);
@@ -332,16 +495,29 @@ describe('fuzzing every endpoint with malformed and hostile requests', () => {
     expect(checksums(victimAfter)).toEqual(checksums(victimBefore));
     expect(missingRows(fuzzerBefore, (await tenantRows(sql, fuzzer.orgId)).rows)).toEqual({});
     // The victim still reads its own data, and so does the fuzzer.
-    expect((await readTrace(gw.stack.app, victim.key, victim.rootTraceId)).json()).toMatchObject({ output: 'answer', children: [expect.objectContaining({ trace_id: victim.childTraceId })] });
+    expect((await readTrace(gw.stack.app, victim.key, victim.rootTraceId)).json()).toMatchObject({
+      output: 'answer',
+      children: [expect.objectContaining({ trace_id: victim.childTraceId })],
+    });
     expect((await readTrace(gw.stack.app, fuzzer.key, targets.rootTraceId)).statusCode).toBe(200);
     // Fuzzed bodies went all the way: the worker called the provider and evaluated spans with fuzzed metrics.
     expect(gw.openai.requests.length).toBeGreaterThan(100);
-    const [{ judged }] = await sql<{ judged: number }[]>`select count(*)::int as judged from spans where organization_id = ${fuzzer.orgId} and trace_name = 'eval-fuzz-judge'`;
+    const [{ judged }] = await sql<
+      { judged: number }[]
+    >`select count(*)::int as judged from spans where organization_id = ${fuzzer.orgId} and trace_name = 'eval-fuzz-judge'`;
     expect(judged).toBeGreaterThan(0);
 
     const total = [...tally.values()].reduce((n, m) => n + [...m.values()].reduce((a, b) => a + b, 0), 0);
-    const lines = [...tally].map(([name, counts]) => `${name.padEnd(60)} ${[...counts].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ')}`);
+    const lines = [...tally].map(
+      ([name, counts]) =>
+        `${name.padEnd(60)} ${[...counts]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}:${n}`)
+          .join(' ')}`,
+    );
     if (SCALE >= 1 && !process.env.FUZZ_ONLY) expect(total).toBeGreaterThanOrEqual(10_000);
-    console.info(`fuzz: ${total} requests in all\n${lines.join('\n')}\nvictim rows: ${JSON.stringify(checksums(victimAfter))}`);
+    console.info(
+      `fuzz: ${total} requests in all\n${lines.join('\n')}\nvictim rows: ${JSON.stringify(checksums(victimAfter))}`,
+    );
   }, 180_000);
 });

@@ -23,6 +23,9 @@ export type Targets = {
   evalMetricId: number;
   /** A member key of the fuzzing organization, which the fuzzed DELETE may revoke. */
   apiKeyId: string;
+  criterionId: string;
+  /** A comment of the fuzzer's on the target root, which the fuzzed DELETE may remove. */
+  commentId: string;
 };
 
 export type Endpoint = {
@@ -39,7 +42,15 @@ export type Endpoint = {
 export const endpointName = (e: Endpoint) => `${e.method} ${e.root ? '' : '/api/svc/v1'}${e.path}`;
 
 const message = (content: string, role = 'user') => ({ role, content });
-const METRIC_NAMES = ['fuzz-levenshtein', 'fuzz-exact', 'fuzz-contains', 'fuzz-regex', 'fuzz-json', 'fuzz-schema', 'fuzz-judge'];
+const METRIC_NAMES = [
+  'fuzz-levenshtein',
+  'fuzz-exact',
+  'fuzz-contains',
+  'fuzz-regex',
+  'fuzz-json',
+  'fuzz-schema',
+  'fuzz-judge',
+];
 
 export function endpoints(t: Targets): Endpoint[] {
   const span = {
@@ -81,7 +92,18 @@ export function endpoints(t: Targets): Endpoint[] {
     experiment_uuid: t.experimentUuid,
     images: [{ url: 'https://example.com/a.png', caption: 'a' }],
     comments: [{ comment: 'c', user_id: 'u', created_at: '2026-01-01' }],
-    annotations: { crit: { u1: { created_at: '2026-01-01', user_id: 'u1', score: 1, value: 'good', annotation_name: 'n', user_email_address: 'u@x' } } },
+    annotations: {
+      crit: {
+        u1: {
+          created_at: '2026-01-01',
+          user_id: 'u1',
+          score: 1,
+          value: 'good',
+          annotation_name: 'n',
+          user_email_address: 'u@x',
+        },
+      },
+    },
     children: [],
   };
   const completion = {
@@ -89,8 +111,17 @@ export function endpoints(t: Targets): Endpoint[] {
       provider: 'openai',
       model: 'gpt-4o-mini',
       messages: [message('be brief', 'system'), message('hi {{name}}')],
-      model_params: { temp: 0.5, max_length: 50, top_p: 1, frequency_penalty: 0, presence_penalty: 0, response_format: { type: 'text' } },
-      functions: [{ name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } } }],
+      model_params: {
+        temp: 0.5,
+        max_length: 50,
+        top_p: 1,
+        frequency_penalty: 0,
+        presence_penalty: 0,
+        response_format: { type: 'text' },
+      },
+      functions: [
+        { name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } } },
+      ],
       function_call: 'auto',
     },
     inputs: { name: 'x' },
@@ -111,7 +142,13 @@ export function endpoints(t: Targets): Endpoint[] {
     log_sample_rate: 1,
     eval_metric_ids: [t.evalMetricId],
   };
-  const deployed = { deployment_id: t.deploymentId, inputs: { word: 'w' }, project_uuid: t.projectUuid, trace_id: t.completionTraceId, log_omit: true };
+  const deployed = {
+    deployment_id: t.deploymentId,
+    inputs: { word: 'w' },
+    project_uuid: t.projectUuid,
+    trace_id: t.completionTraceId,
+    log_omit: true,
+  };
   const run = {
     id: t.chainIds[0],
     name: 'chain',
@@ -133,7 +170,10 @@ export function endpoints(t: Targets): Endpoint[] {
         end_time: 1767225602000,
         execution_order: 2,
         inputs: { messages: [] },
-        outputs: { generations: [[{ text: 'g' }]], llm_output: { token_usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } } },
+        outputs: {
+          generations: [[{ text: 'g' }]],
+          llm_output: { token_usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } },
+        },
         extra: { invocation_params: { model: 'gpt-4o-mini', _type: 'openai-chat', temperature: 0.2 } },
         error: null,
         child_runs: [],
@@ -147,14 +187,58 @@ export function endpoints(t: Targets): Endpoint[] {
     { method: 'GET', path: '/' },
     { method: 'POST', path: '/completion', bodies: [completion, deployed] },
     { method: 'POST', path: '/completion/stream', bodies: [completion, deployed] },
-    { method: 'POST', path: '/deployed-prompt', bodies: [{ deployment_id: t.deploymentId, llm_inputs: { word: 'w' } }, { deployment_id: t.deploymentId, inputs: { word: 'w' } }] },
-    { method: 'POST', path: '/feedback', bodies: [{ trace_id: t.spanId, score: 0.5, name: 'n', comment: 'c', target: 't' }, { inference_id: t.spanId, score: 1 }] },
-    { method: 'POST', path: '/trace_log', bodies: [span, { trace_id: t.rootTraceId, project_uuid: t.projectUuid, trace_name: 'root' }] },
-    { method: 'POST', path: '/trace_logs/batch', bodies: [{ trace_logs: [{ ...span, trace_id: t.batchIds[0] }, { trace_id: t.batchIds[1], project_uuid: t.projectUuid, output: 'o' }] }] },
+    {
+      method: 'POST',
+      path: '/deployed-prompt',
+      bodies: [
+        { deployment_id: t.deploymentId, llm_inputs: { word: 'w' } },
+        { deployment_id: t.deploymentId, inputs: { word: 'w' } },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/feedback',
+      bodies: [
+        { trace_id: t.spanId, score: 0.5, name: 'n', comment: 'c', target: 't' },
+        { inference_id: t.spanId, score: 1 },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/trace_log',
+      bodies: [span, { trace_id: t.rootTraceId, project_uuid: t.projectUuid, trace_name: 'root' }],
+    },
+    {
+      method: 'POST',
+      path: '/trace_logs/batch',
+      bodies: [
+        {
+          trace_logs: [
+            { ...span, trace_id: t.batchIds[0] },
+            { trace_id: t.batchIds[1], project_uuid: t.projectUuid, output: 'o' },
+          ],
+        },
+      ],
+    },
     {
       method: 'PUT',
       path: '/trace_log',
-      bodies: [{ trace_id: t.spanId, root_trace_id: t.rootTraceId, field_name_to_value_map: { output: 'o2', status: 'error', error: 'e', metadata: { k: 1 }, tags: ['u'], latency: 2, end_timestamp: '2026-01-02 03:04:07', scores: [{ name: 'acc', score: 1 }] } }],
+      bodies: [
+        {
+          trace_id: t.spanId,
+          root_trace_id: t.rootTraceId,
+          field_name_to_value_map: {
+            output: 'o2',
+            status: 'error',
+            error: 'e',
+            metadata: { k: 1 },
+            tags: ['u'],
+            latency: 2,
+            end_timestamp: '2026-01-02 03:04:07',
+            scores: [{ name: 'acc', score: 1 }],
+          },
+        },
+      ],
     },
     { method: 'GET', path: '/trace_log/:trace_id', params: { trace_id: t.rootTraceId } },
     {
@@ -162,29 +246,74 @@ export function endpoints(t: Targets): Endpoint[] {
       path: '/get_trace_logs',
       bodies: [
         { project_name: t.projectName, ...filter, page: 1, page_size: 10, time_range: 'na', status: 'success' },
-        { filter_field: 'score:acc', filter_operator: 'between', filter_value: '0,1', time_range: '1y', page: 2, page_size: 1 },
+        {
+          filter_field: 'score:acc',
+          filter_operator: 'between',
+          filter_value: '0,1',
+          time_range: '1y',
+          page: 2,
+          page_size: 1,
+        },
       ],
     },
     { method: 'POST', path: '/trace_log/chainlib', bodies: [run] },
     { method: 'POST', path: '/trace_log/langchain', bodies: [run] },
     { method: 'POST', path: '/project', bodies: [{ name: t.projectName }] },
-    { method: 'POST', path: '/experiment', bodies: [{ name: 'fuzz', project_uuid: t.projectUuid, run_name: 'fuzz-run', is_public: true, metadata: { k: 'v' } }, { name: 'fuzz', project_uuid: t.projectUuid }] },
+    {
+      method: 'POST',
+      path: '/experiment',
+      bodies: [
+        { name: 'fuzz', project_uuid: t.projectUuid, run_name: 'fuzz-run', is_public: true, metadata: { k: 'v' } },
+        { name: 'fuzz', project_uuid: t.projectUuid },
+      ],
+    },
     {
       method: 'POST',
       path: '/experiments',
-      bodies: [{ project_name: t.projectName, metadata_filter: { k: 'v' }, experiment_name_filter: 'fu', run_name_filter: 'run', experiment_uuids: [t.experimentUuid] }],
+      bodies: [
+        {
+          project_name: t.projectName,
+          metadata_filter: { k: 'v' },
+          experiment_name_filter: 'fu',
+          run_name_filter: 'run',
+          experiment_uuids: [t.experimentUuid],
+        },
+      ],
     },
     { method: 'GET', path: '/experiment/:experiment_uuid/stats', params: { experiment_uuid: t.experimentUuid } },
     {
       method: 'POST',
       path: '/experiment/:experiment_uuid/finished',
       params: { experiment_uuid: t.experimentUuid },
-      bodies: [{ status: 'completed', dataset_level_stats: [{ name: 'corr', score: 0.5 }], metadata: { k: 'v' } }, null],
+      bodies: [
+        { status: 'completed', dataset_level_stats: [{ name: 'corr', score: 0.5 }], metadata: { k: 'v' } },
+        null,
+      ],
     },
-    { method: 'POST', path: '/experiment/:experiment_uuid/trace_logs', params: { experiment_uuid: t.experimentUuid }, bodies: [filter, {}] },
-    { method: 'POST', path: '/collection', bodies: [{ name: `fuzz-collection-${randomUUID()}`, column_names: ['q', 'r'], test_cases: cases }] },
-    { method: 'GET', path: '/collection/:test_collection_identifier', params: { test_collection_identifier: String(t.datasetId) } },
-    { method: 'POST', path: '/testcases', bodies: [{ name: t.datasetName, test_cases: cases }, { id: t.datasetId, test_cases: cases }] },
+    {
+      method: 'POST',
+      path: '/experiment/:experiment_uuid/trace_logs',
+      params: { experiment_uuid: t.experimentUuid },
+      bodies: [filter, {}],
+    },
+    {
+      method: 'POST',
+      path: '/collection',
+      bodies: [{ name: `fuzz-collection-${randomUUID()}`, column_names: ['q', 'r'], test_cases: cases }],
+    },
+    {
+      method: 'GET',
+      path: '/collection/:test_collection_identifier',
+      params: { test_collection_identifier: String(t.datasetId) },
+    },
+    {
+      method: 'POST',
+      path: '/testcases',
+      bodies: [
+        { name: t.datasetName, test_cases: cases },
+        { id: t.datasetId, test_cases: cases },
+      ],
+    },
     {
       method: 'POST',
       path: '/update_test_case/:dataset_id/:test_case_id',
@@ -195,17 +324,94 @@ export function endpoints(t: Targets): Endpoint[] {
       method: 'POST',
       path: '/prompts',
       // Versions go under a name of their own, so that GET /prompts?name= of the target stays short.
-      bodies: [{ name: `${t.promptName}-fuzzed`, messages: [message('say {{word}}')], model: 'gpt-4o-mini', provider: 'openai', model_params: { temp: 1 }, functions: completion.llm_configuration.functions, function_call: 'auto' }],
+      bodies: [
+        {
+          name: `${t.promptName}-fuzzed`,
+          messages: [message('say {{word}}')],
+          model: 'gpt-4o-mini',
+          provider: 'openai',
+          model_params: { temp: 1 },
+          functions: completion.llm_configuration.functions,
+          function_call: 'auto',
+        },
+      ],
     },
     { method: 'GET', path: '/prompts', query: `?name=${encodeURIComponent(t.promptName)}` },
-    { method: 'POST', path: '/deployments', bodies: [{ prompt_version_id: t.promptVersionId, deployment_id: t.deploymentId }] },
+    {
+      method: 'POST',
+      path: '/deployments',
+      bodies: [{ prompt_version_id: t.promptVersionId, deployment_id: t.deploymentId }],
+    },
     { method: 'GET', path: '/deployments' },
-    { method: 'POST', path: '/provider-keys', bodies: [{ provider: t.provider, api_key: 'sk-fuzz-saved', base_url: t.providerBaseUrl }] },
+    {
+      method: 'POST',
+      path: '/provider-keys',
+      bodies: [{ provider: t.provider, api_key: 'sk-fuzz-saved', base_url: t.providerBaseUrl }],
+    },
     { method: 'GET', path: '/provider-keys' },
     { method: 'DELETE', path: '/provider-keys/:provider', params: { provider: t.provider } },
     { method: 'GET', path: '/me' },
     { method: 'GET', path: '/projects' },
-    { method: 'POST', path: '/traces', bodies: [{ project_uuid: t.projectUuid, search: 'target "some phrase" or -not', filter_field: 'trace_name', filter_operator: 'equals', filter_value: 'target-root', time_range: '7d', status: 'success', page: 1, page_size: 5 }] },
+    {
+      method: 'POST',
+      path: '/dashboard',
+      bodies: [
+        { project_uuid: t.projectUuid, time_range: '24h' },
+        { project_uuid: t.projectUuid, from: '2026-01-01T00:00:00Z', to: '2026-01-02 00:00:00' },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/trace-groups',
+      bodies: [{ project_uuid: t.projectUuid, by: 'session', time_range: '7d', page: 1, page_size: 10 }],
+    },
+    { method: 'POST', path: '/trace-group', bodies: [{ project_uuid: t.projectUuid, by: 'user', key: 'someone' }] },
+    { method: 'GET', path: '/annotation-criteria' },
+    {
+      method: 'POST',
+      path: '/annotation-criteria',
+      bodies: [{ name: 'fuzz-criterion', kind: 'value', description: 'd', options: ['good', 'bad'] }],
+    },
+    { method: 'DELETE', path: '/annotation-criteria/:id', params: { id: t.criterionId } },
+    {
+      method: 'POST',
+      path: '/trace_log/:trace_id/comments',
+      params: { trace_id: t.rootTraceId },
+      bodies: [{ comment: 'fuzzed' }],
+    },
+    {
+      method: 'DELETE',
+      path: '/trace_log/:trace_id/comments/:comment_id',
+      params: { trace_id: t.rootTraceId, comment_id: t.commentId },
+    },
+    {
+      method: 'PUT',
+      path: '/trace_log/:trace_id/annotations/:criterion_id',
+      params: { trace_id: t.rootTraceId, criterion_id: t.criterionId },
+      bodies: [{ score: 0.5, value: 'v' }],
+    },
+    {
+      method: 'DELETE',
+      path: '/trace_log/:trace_id/annotations/:criterion_id',
+      params: { trace_id: t.rootTraceId, criterion_id: t.criterionId },
+    },
+    {
+      method: 'POST',
+      path: '/traces',
+      bodies: [
+        {
+          project_uuid: t.projectUuid,
+          search: 'target "some phrase" or -not',
+          filter_field: 'trace_name',
+          filter_operator: 'equals',
+          filter_value: 'target-root',
+          time_range: '7d',
+          status: 'success',
+          page: 1,
+          page_size: 5,
+        },
+      ],
+    },
     { method: 'GET', path: '/trace/:trace_id/skeleton', params: { trace_id: t.rootTraceId } },
     { method: 'GET', path: '/span/:trace_id', params: { trace_id: t.rootTraceId } },
     // Never a valid project: a valid request opens a stream that stays open, which a fuzzer cannot wait out.
@@ -222,8 +428,22 @@ export function endpoints(t: Targets): Endpoint[] {
         { name: 'fuzz-contains', type: 'contains', config: { value: 'x', case_sensitive: false } },
         { name: 'fuzz-regex', type: 'regex_match', config: { pattern: '^a+b$', flags: 'i' } },
         { name: 'fuzz-json', type: 'json_valid', config: null },
-        { name: 'fuzz-schema', type: 'json_schema', config: { schema: { type: 'object', properties: { a: { type: 'string', pattern: '^x' } }, required: ['a'] } } },
-        { name: 'fuzz-judge', type: 'llm_judge', config: { prompt_template: '{"score": 0.5} {{output}} {{target}} {{inputs.q}}', provider: 'openai', model: 'gpt-4o-mini', model_params: { temp: 0 }, cache: true } },
+        {
+          name: 'fuzz-schema',
+          type: 'json_schema',
+          config: { schema: { type: 'object', properties: { a: { type: 'string', pattern: '^x' } }, required: ['a'] } },
+        },
+        {
+          name: 'fuzz-judge',
+          type: 'llm_judge',
+          config: {
+            prompt_template: '{"score": 0.5} {{output}} {{target}} {{inputs.q}}',
+            provider: 'openai',
+            model: 'gpt-4o-mini',
+            model_params: { temp: 0 },
+            cache: true,
+          },
+        },
       ],
     },
     { method: 'GET', path: '/eval-metrics' },

@@ -1,26 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { calcPrice } from '@pydantic/genai-prices';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { call, readTrace } from '../support/app';
-import { startGateway, userMessage, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
+import { userMessage } from '../support/gateway';
+import { newOrganization } from '../support/services';
 
-let gw: Gateway;
-let sql: Sql;
-let key: string;
-let otherKey: string;
+const {
+  gw,
+  sql,
+  orgs: [{ key }, { key: otherKey }],
+} = useGateway({ env: { VLLM_BASE_URL: undefined }, orgs: ['org', 'org'] });
 
-beforeAll(async () => {
-  gw = await startGateway({ VLLM_BASE_URL: undefined });
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-  otherKey = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
-});
 beforeEach(() => {
   gw.openai.requests.length = 0;
   gw.anthropic.requests.length = 0;
@@ -28,7 +19,12 @@ beforeEach(() => {
 
 const complete = (body: object, k = key) => call(gw.stack.app, k, 'POST', '/completion', body);
 const traceLog = async (id: string, k = key) => readTrace(gw.stack.app, k, id);
-const openaiConfig = (content = 'hello there', extra: object = {}) => ({ model: 'gpt-4o-mini', provider: 'openai', messages: [userMessage(content)], ...extra });
+const openaiConfig = (content = 'hello there', extra: object = {}) => ({
+  model: 'gpt-4o-mini',
+  provider: 'openai',
+  messages: [userMessage(content)],
+  ...extra,
+});
 
 describe('POST /completion', () => {
   it('answers every field of the completion response, with the request trace_id as trace_id and inference_id', async () => {
@@ -62,10 +58,26 @@ describe('POST /completion', () => {
       llm_configuration: {
         model: 'gpt-4o-mini',
         provider: 'openai',
-        model_params: { temp: 0.2, max_length: 50, top_p: 0.5, frequency_penalty: 0.1, presence_penalty: 0.3, response_format: { type: 'json_object' } },
-        history: [{ role: 'example_user', content: 'q1' }, { role: 'example_assistant', content: 'a1' }],
+        model_params: {
+          temp: 0.2,
+          max_length: 50,
+          top_p: 0.5,
+          frequency_penalty: 0.1,
+          presence_penalty: 0.3,
+          response_format: { type: 'json_object' },
+        },
+        history: [
+          { role: 'example_user', content: 'q1' },
+          { role: 'example_assistant', content: 'a1' },
+        ],
         messages: [{ role: 'system', content: 'sys' }, userMessage('Hi {{who}}')],
-        functions: [{ name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+        functions: [
+          {
+            name: 'get_weather',
+            description: 'weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          },
+        ],
         function_call: 'auto',
       },
       llm_inputs: { who: 'Grace' },
@@ -94,29 +106,53 @@ describe('POST /completion', () => {
     gw.openai.plan({ noUsage: true });
     const res = (await complete({ llm_configuration: openaiConfig('hello world') })).json();
     // o200k_base: "hello world" is 2 tokens, framed as 3 + 2 + 3; "echo: hello world" is 4 (echo, :, hello, world).
-    expect(res).toMatchObject({ status: "success", input_tokens: 8, output_tokens: 4, total_tokens: 12 });
+    expect(res).toMatchObject({ status: 'success', input_tokens: 8, output_tokens: 4, total_tokens: 12 });
   });
 
   it('answers 422 naming a missing template variable, and calls no provider', async () => {
     const res = await complete({ llm_configuration: openaiConfig('Hi {{who}} from {{where}}'), inputs: { who: 'x' } });
     expect(res.statusCode).toBe(422);
-    expect(res.json().detail).toEqual([{ loc: ['body', 'inputs', 'where'], msg: "missing template variable 'where'", type: 'missing' }]);
+    expect(res.json().detail).toEqual([
+      { loc: ['body', 'inputs', 'where'], msg: "missing template variable 'where'", type: 'missing' },
+    ]);
     expect(gw.openai.requests).toHaveLength(0);
   });
 
   it('speaks to Anthropic with the system prompt apart and usage from the provider', async () => {
-    const res = await complete({ llm_configuration: { model: 'claude-3-5-haiku-latest', provider: 'anthropic', model_params: { max_length: 100 }, messages: [{ role: 'system', content: 'be kind' }, userMessage('hi')] } });
-    expect(res.json()).toMatchObject({ status: 'success', content: 'echo: hi', provider: 'anthropic', input_tokens: 14, output_tokens: 2 });
+    const res = await complete({
+      llm_configuration: {
+        model: 'claude-3-5-haiku-latest',
+        provider: 'anthropic',
+        model_params: { max_length: 100 },
+        messages: [{ role: 'system', content: 'be kind' }, userMessage('hi')],
+      },
+    });
+    expect(res.json()).toMatchObject({
+      status: 'success',
+      content: 'echo: hi',
+      provider: 'anthropic',
+      input_tokens: 14,
+      output_tokens: 2,
+    });
     expect(res.json().cost).toBeGreaterThan(0);
-    expect(gw.anthropic.requests[0].body).toMatchObject({ system: 'be kind', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+    expect(gw.anthropic.requests[0].body).toMatchObject({
+      system: 'be kind',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     // The SDK sends the key as x-api-key or, in its newer releases, as a bearer token.
     const headers = gw.anthropic.requests[0].headers;
     expect(headers['x-api-key'] ?? headers.authorization?.replace(/^Bearer /, '')).toBe('sk-env-anthropic');
   });
 
   it('speaks to Azure OpenAI through a deployment URL', async () => {
-    const azure = await startGatewayEnv({ AZURE_OPENAI_BASE_URL: `${gw.openai.baseURL.replace('/v1', '')}/openai/deployments/my-gpt`, AZURE_OPENAI_API_KEY: 'az-key' });
-    const res = await call(azure.stack.app, key, 'POST', '/completion', { llm_configuration: { model: 'gpt-4o', provider: 'azure', messages: [userMessage('hi azure')] } });
+    const azure = await startGatewayEnv({
+      AZURE_OPENAI_BASE_URL: `${gw.openai.baseURL.replace('/v1', '')}/openai/deployments/my-gpt`,
+      AZURE_OPENAI_API_KEY: 'az-key',
+    });
+    const res = await call(azure.stack.app, key, 'POST', '/completion', {
+      llm_configuration: { model: 'gpt-4o', provider: 'azure', messages: [userMessage('hi azure')] },
+    });
     expect(res.json()).toMatchObject({ status: 'success', content: 'echo: hi azure', provider: 'azure' });
     const sent = gw.openai.requests.at(-1)!;
     expect(sent.path).toMatch(/^\/openai\/deployments\/my-gpt\/chat\/completions\?api-version=/);
@@ -126,7 +162,9 @@ describe('POST /completion', () => {
 
   it('speaks to any OpenAI-compatible server given a base URL, and flags a model with no known price', async () => {
     const compatible = await startGatewayEnv({ VLLM_BASE_URL: gw.openai.baseURL });
-    const res = await call(compatible.stack.app, key, 'POST', '/completion', { llm_configuration: { model: 'my-finetune', provider: 'vllm', messages: [userMessage('local')] } });
+    const res = await call(compatible.stack.app, key, 'POST', '/completion', {
+      llm_configuration: { model: 'my-finetune', provider: 'vllm', messages: [userMessage('local')] },
+    });
     expect(res.json()).toMatchObject({ status: 'success', content: 'echo: local', provider: 'vllm', cost: 0 });
     const logged = (await readTrace(compatible.stack.app, key, res.json().trace_id)).json();
     expect(logged.metadata).toEqual({ price_unknown: true });
@@ -163,7 +201,12 @@ describe('POST /completion', () => {
       tags: ['t'],
       target: 'cheese',
       end_user_identifier: 'user-1',
-      configuration: { model: 'gpt-4o-mini', provider: 'openai', model_params: { temperature: 0.7 }, messages: [{ role: 'user', content: 'Say cheese' }] },
+      configuration: {
+        model: 'gpt-4o-mini',
+        provider: 'openai',
+        model_params: { temperature: 0.7 },
+        messages: [{ role: 'user', content: 'Say cheese' }],
+      },
     });
     expect(log.latency).toBeCloseTo(body.latency, 6);
     const plain = (await traceLog((await complete({ llm_configuration: openaiConfig() })).json().trace_id)).json();
@@ -171,22 +214,40 @@ describe('POST /completion', () => {
   });
 
   it('takes the trace id from inference_id and the log name from trace_name, and logs experiment_uuid', async () => {
-    const inference_id = randomUUID(), experiment_uuid = randomUUID();
-    const res = (await complete({ inference_id, trace_name: 'named', experiment_uuid, llm_configuration: openaiConfig() })).json();
+    const inference_id = randomUUID(),
+      experiment_uuid = randomUUID();
+    const res = (
+      await complete({ inference_id, trace_name: 'named', experiment_uuid, llm_configuration: openaiConfig() })
+    ).json();
     expect(res).toMatchObject({ trace_id: inference_id, inference_id });
     expect((await traceLog(inference_id)).json()).toMatchObject({ trace_name: 'named', experiment_uuid });
   });
 
   it('keeps inputs and outputs out of the stored log when asked', async () => {
-    const omitAll = (await complete({ llm_configuration: openaiConfig('secret {{x}}'), inputs: { x: 'pii' }, log_omit: true })).json();
+    const omitAll = (
+      await complete({ llm_configuration: openaiConfig('secret {{x}}'), inputs: { x: 'pii' }, log_omit: true })
+    ).json();
     expect(omitAll.content).toBe('echo: secret pii');
     const log = (await traceLog(omitAll.trace_id)).json();
-    expect(log).toMatchObject({ inputs: null, output: null, configuration: { model: 'gpt-4o-mini', provider: 'openai' } });
+    expect(log).toMatchObject({
+      inputs: null,
+      output: null,
+      configuration: { model: 'gpt-4o-mini', provider: 'openai' },
+    });
     expect(JSON.stringify(log)).not.toContain('pii');
-    const outputsOnly = (await traceLog((await complete({ llm_configuration: openaiConfig('keep me'), log_omit_outputs: true })).json().trace_id)).json();
+    const outputsOnly = (
+      await traceLog(
+        (await complete({ llm_configuration: openaiConfig('keep me'), log_omit_outputs: true })).json().trace_id,
+      )
+    ).json();
     expect(outputsOnly).toMatchObject({ output: null, configuration: { messages: [{ content: 'keep me' }] } });
     const withFunctions = openaiConfig('drop me', { model_params: { temp: 0.5 }, functions: [{ name: 'f' }] });
-    const inputsOnly = (await traceLog((await complete({ llm_configuration: withFunctions, inputs: { a: '1' }, log_omit_inputs: true })).json().trace_id)).json();
+    const inputsOnly = (
+      await traceLog(
+        (await complete({ llm_configuration: withFunctions, inputs: { a: '1' }, log_omit_inputs: true })).json()
+          .trace_id,
+      )
+    ).json();
     expect(inputsOnly).toMatchObject({ inputs: null, output: 'echo: drop me' });
     expect(inputsOnly.configuration).toEqual({ model: 'gpt-4o-mini', provider: 'openai' });
   });
@@ -199,8 +260,17 @@ describe('POST /completion', () => {
 
   it('nests a completion under its parent span', async () => {
     const parent = randomUUID();
-    await call(gw.stack.app, key, 'POST', '/trace_log', { trace_id: parent, project_name: 'nested', trace_name: 'chain' });
-    const res = await complete({ llm_configuration: openaiConfig(), parent_trace_id: parent, root_trace_id: parent, project_name: 'nested' });
+    await call(gw.stack.app, key, 'POST', '/trace_log', {
+      trace_id: parent,
+      project_name: 'nested',
+      trace_name: 'chain',
+    });
+    const res = await complete({
+      llm_configuration: openaiConfig(),
+      parent_trace_id: parent,
+      root_trace_id: parent,
+      project_name: 'nested',
+    });
     const tree = (await traceLog(parent)).json();
     expect(tree.children_ids).toEqual([res.json().trace_id]);
     expect(tree.children[0]).toMatchObject({ trace_name: 'llm-openai', depth: 1 });
@@ -212,7 +282,12 @@ describe('provider failures', () => {
     gw.openai.plan({ status: 500 }, 3);
     const res = await complete({ llm_configuration: openaiConfig() });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/openai error \(HTTP 500\)/), content: '', cost: 0 });
+    expect(res.json()).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/openai error \(HTTP 500\)/),
+      content: '',
+      cost: 0,
+    });
     expect(gw.openai.requests).toHaveLength(3); // the first try and two retries
     const log = (await traceLog(res.json().trace_id)).json();
     expect(log).toMatchObject({ status: 'error', error: expect.stringContaining('HTTP 500') });
@@ -243,8 +318,13 @@ describe('provider failures', () => {
     await dead.stack.close();
   });
   it('says clearly when there is no key for the provider', async () => {
-    const res = await complete({ llm_configuration: { model: 'mistral-small-latest', provider: 'mistral', messages: [userMessage('x')] } });
-    expect(res.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/no API key for provider 'mistral'.*provider_api_key.*MISTRAL_API_KEY/) });
+    const res = await complete({
+      llm_configuration: { model: 'mistral-small-latest', provider: 'mistral', messages: [userMessage('x')] },
+    });
+    expect(res.json()).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/no API key for provider 'mistral'.*provider_api_key.*MISTRAL_API_KEY/),
+    });
   });
 });
 
@@ -271,15 +351,26 @@ describe('what a careless provider or request cannot do', () => {
   });
   it('never sends a key for an OpenAI-compatible provider to OpenAI when it has no base URL', async () => {
     const before = gw.openai.requests.length;
-    const res = await complete({ llm_configuration: { model: 'llama3', provider: 'vllm', messages: [userMessage('x')] }, provider_api_key: 'sk-private' });
-    expect(res.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/no base URL for provider 'vllm'/) });
+    const res = await complete({
+      llm_configuration: { model: 'llama3', provider: 'vllm', messages: [userMessage('x')] },
+      provider_api_key: 'sk-private',
+    });
+    expect(res.json()).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/no base URL for provider 'vllm'/),
+    });
     expect(gw.openai.requests.length).toBe(before);
-    const proto = await complete({ llm_configuration: { model: 'm', provider: '__proto__', messages: [userMessage('x')] } });
+    const proto = await complete({
+      llm_configuration: { model: 'm', provider: '__proto__', messages: [userMessage('x')] },
+    });
     expect(proto.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/unknown provider/) });
   });
   it('refuses a request provider key when the server cannot seal it', async () => {
     const plain = await startGatewayEnv({ SECRETS_KEY: undefined });
-    const res = await call(plain.stack.app, key, 'POST', '/completion', { llm_configuration: openaiConfig(), provider_api_key: 'sk-live-secret' });
+    const res = await call(plain.stack.app, key, 'POST', '/completion', {
+      llm_configuration: openaiConfig(),
+      provider_api_key: 'sk-live-secret',
+    });
     expect(res.statusCode).toBe(503);
     expect(res.json().detail).toMatch(/SECRETS_KEY/);
     await plain.stack.close();
@@ -289,13 +380,22 @@ describe('what a careless provider or request cannot do', () => {
     await complete({ llm_configuration: openaiConfig('sealed'), provider_api_key: 'sk-live-never-plain' });
     const failed = await gw.stack.app.completionJobs.queue.getJobs(['failed', 'completed', 'waiting', 'active']);
     const raw = await gw.stack.app.redis.keys(`${gw.stack.prefix}:completion:*`);
-    const dump = JSON.stringify(await Promise.all(raw.map((k) => gw.stack.app.redis.type(k).then((t) => (t === 'hash' ? gw.stack.app.redis.hgetall(k) : null)))));
+    const dump = JSON.stringify(
+      await Promise.all(
+        raw.map((k) => gw.stack.app.redis.type(k).then((t) => (t === 'hash' ? gw.stack.app.redis.hgetall(k) : null))),
+      ),
+    );
     expect(dump + JSON.stringify(failed.map((j) => j.data))).not.toContain('sk-live-never-plain');
   });
 });
 
 describe('anthropic', () => {
-  const claude = (content: string) => ({ model: 'claude-3-5-haiku-latest', provider: 'anthropic', messages: [userMessage(content)], functions: [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }] });
+  const claude = (content: string) => ({
+    model: 'claude-3-5-haiku-latest',
+    provider: 'anthropic',
+    messages: [userMessage(content)],
+    functions: [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+  });
   it('returns a function call, streamed or not, as the JSON of the call', async () => {
     gw.anthropic.plan({ toolUse: true });
     const plain = (await complete({ llm_configuration: claude('weather?') })).json();
@@ -306,7 +406,11 @@ describe('anthropic', () => {
     gw.anthropic.plan({ cacheReadTokens: 5000 });
     const warm = (await complete({ llm_configuration: claude('hi') })).json();
     expect(warm.input_tokens).toBe(cold.input_tokens + 5000);
-    const allUncached = calcPrice({ input_tokens: warm.input_tokens, output_tokens: warm.output_tokens }, 'claude-3-5-haiku-latest', { providerId: 'anthropic' })!.total_price;
+    const allUncached = calcPrice(
+      { input_tokens: warm.input_tokens, output_tokens: warm.output_tokens },
+      'claude-3-5-haiku-latest',
+      { providerId: 'anthropic' },
+    )!.total_price;
     expect(warm.cost).toBeGreaterThan(cold.cost);
     expect(warm.cost).toBeLessThan(allUncached);
   });
@@ -323,7 +427,10 @@ describe('provider keys', () => {
     const auth = () => gw.openai.requests.at(-1)!.headers.authorization;
     await complete({ llm_configuration: openaiConfig() }, org.key);
     expect(auth()).toBe('Bearer sk-env-openai');
-    expect((await call(gw.stack.app, org.key, 'POST', '/provider-keys', { provider: 'openai', api_key: 'sk-saved-1234' })).statusCode).toBe(200);
+    expect(
+      (await call(gw.stack.app, org.key, 'POST', '/provider-keys', { provider: 'openai', api_key: 'sk-saved-1234' }))
+        .statusCode,
+    ).toBe(200);
     await complete({ llm_configuration: openaiConfig('saved') }, org.key);
     expect(auth()).toBe('Bearer sk-saved-1234');
     await complete({ llm_configuration: openaiConfig('request'), provider_api_key: 'sk-request' }, org.key);
@@ -334,9 +441,14 @@ describe('provider keys', () => {
   });
   it('stores keys sealed, lists only their last 4 characters, and deletes them', async () => {
     const org = await newOrganization(sql, 'keys');
-    await call(gw.stack.app, org.key, 'POST', '/provider-keys', { provider: 'anthropic', api_key: 'sk-ant-very-secret-9876' });
+    await call(gw.stack.app, org.key, 'POST', '/provider-keys', {
+      provider: 'anthropic',
+      api_key: 'sk-ant-very-secret-9876',
+    });
     const listed = (await call(gw.stack.app, org.key, 'GET', '/provider-keys')).json();
-    expect(listed).toEqual([{ provider: 'anthropic', api_key: '...9876', base_url: null, updated_at: expect.any(String) }]);
+    expect(listed).toEqual([
+      { provider: 'anthropic', api_key: '...9876', base_url: null, updated_at: expect.any(String) },
+    ]);
     const rows = await sql`select * from provider_keys where organization_id = ${org.id}`;
     expect(JSON.stringify(rows)).not.toContain('very-secret');
     expect((await call(gw.stack.app, otherKey, 'GET', '/provider-keys')).json()).toEqual([]);
@@ -344,10 +456,17 @@ describe('provider keys', () => {
     expect((await call(gw.stack.app, org.key, 'DELETE', '/provider-keys/anthropic')).statusCode).toBe(200);
     expect((await call(gw.stack.app, org.key, 'GET', '/provider-keys')).json()).toEqual([]);
   });
-  it('uses a saved key\'s base URL for an OpenAI-compatible provider', async () => {
+  it("uses a saved key's base URL for an OpenAI-compatible provider", async () => {
     const org = await newOrganization(sql, 'keys');
-    await call(gw.stack.app, org.key, 'POST', '/provider-keys', { provider: 'groq', api_key: 'gsk-abc', base_url: gw.openai.baseURL });
-    const res = await complete({ llm_configuration: { model: 'llama-3.1-8b-instant', provider: 'groq', messages: [userMessage('fast')] } }, org.key);
+    await call(gw.stack.app, org.key, 'POST', '/provider-keys', {
+      provider: 'groq',
+      api_key: 'gsk-abc',
+      base_url: gw.openai.baseURL,
+    });
+    const res = await complete(
+      { llm_configuration: { model: 'llama-3.1-8b-instant', provider: 'groq', messages: [userMessage('fast')] } },
+      org.key,
+    );
     expect(res.json()).toMatchObject({ status: 'success', content: 'echo: fast' });
     expect(gw.openai.requests.at(-1)!.headers.authorization).toBe('Bearer gsk-abc');
   });
@@ -366,7 +485,13 @@ describe('cache', () => {
     const first = (await complete(body)).json();
     expect(first.cache_hit).toBe(false);
     const second = (await complete(body)).json();
-    expect(second).toMatchObject({ cache_hit: true, cost: 0, content: first.content, input_tokens: first.input_tokens, status: 'success' });
+    expect(second).toMatchObject({
+      cache_hit: true,
+      cost: 0,
+      content: first.content,
+      input_tokens: first.input_tokens,
+      status: 'success',
+    });
     expect(gw.openai.requests).toHaveLength(1);
     expect((await traceLog(second.trace_id)).json()).toMatchObject({ cache_hit: true, cost: 0 });
     // Another organization has its own cache.
@@ -375,7 +500,10 @@ describe('cache', () => {
   });
   it('keeps a cached completion for COMPLETION_CACHE_TTL_SECONDS', async () => {
     const ttl = await startGatewayEnv({ COMPLETION_CACHE_TTL_SECONDS: '120' });
-    await call(ttl.stack.app, key, 'POST', '/completion', { llm_configuration: openaiConfig(`ttl ${randomUUID()}`), cache: true });
+    await call(ttl.stack.app, key, 'POST', '/completion', {
+      llm_configuration: openaiConfig(`ttl ${randomUUID()}`),
+      cache: true,
+    });
     const [cacheKey] = await ttl.stack.app.redis.keys(`${ttl.stack.prefix}:completion-cache:*`);
     const remaining = await ttl.stack.app.redis.ttl(cacheKey);
     expect(remaining).toBeGreaterThan(100);

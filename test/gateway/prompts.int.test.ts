@@ -1,38 +1,37 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { describe, expect, it } from 'vitest';
 import { call, readTrace } from '../support/app';
-import { startGateway, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
 
-let gw: Gateway;
-let sql: Sql;
-let key: string;
-let otherKey: string;
-
-beforeAll(async () => {
-  gw = await startGateway();
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-  otherKey = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
-});
+const {
+  gw,
+  orgs: [{ key }, { key: otherKey }],
+} = useGateway({ orgs: ['org', 'org'] });
 
 const v1 = {
   name: 'support-bot',
-  messages: [{ role: 'system', content: 'You help {{company}} customers.' }, { role: 'user', content: 'Question: {{question}}' }],
+  messages: [
+    { role: 'system', content: 'You help {{company}} customers.' },
+    { role: 'user', content: 'Question: {{question}}' },
+  ],
   model: 'gpt-4o-mini',
   provider: 'openai',
   model_params: { temp: 0.1, max_length: 200 },
-  functions: [{ name: 'lookup_order', description: 'find an order', parameters: { type: 'object', properties: { id: { type: 'string' } } } }],
+  functions: [
+    {
+      name: 'lookup_order',
+      description: 'find an order',
+      parameters: { type: 'object', properties: { id: { type: 'string' } } },
+    },
+  ],
   function_call: 'auto',
 };
 
 async function deploy(version: object, deployment_id?: string) {
   const created = (await call(gw.stack.app, key, 'POST', '/prompts', version)).json();
-  const deployed = await call(gw.stack.app, key, 'POST', '/deployments', { prompt_version_id: created.id, ...(deployment_id && { deployment_id }) });
+  const deployed = await call(gw.stack.app, key, 'POST', '/deployments', {
+    prompt_version_id: created.id,
+    ...(deployment_id && { deployment_id }),
+  });
   return { version: created, deployment: deployed.json() };
 }
 
@@ -48,7 +47,10 @@ describe('deployed prompts', () => {
 
   it('returns a deployed prompt with templates filled from llm_inputs and raw messages as written', async () => {
     const { deployment } = await deploy(v1);
-    const res = await call(gw.stack.app, key, 'POST', '/deployed-prompt', { deployment_id: deployment.deployment_id, llm_inputs: { company: 'Acme', question: 'Where is my order?' } });
+    const res = await call(gw.stack.app, key, 'POST', '/deployed-prompt', {
+      deployment_id: deployment.deployment_id,
+      llm_inputs: { company: 'Acme', question: 'Where is my order?' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       deployment_id: deployment.deployment_id,
@@ -59,7 +61,10 @@ describe('deployed prompts', () => {
       function_call: 'auto',
       prompt: {
         raw_messages: v1.messages,
-        messages: [{ role: 'system', content: 'You help Acme customers.' }, { role: 'user', content: 'Question: Where is my order?' }],
+        messages: [
+          { role: 'system', content: 'You help Acme customers.' },
+          { role: 'user', content: 'Question: Where is my order?' },
+        ],
         inputs: { company: 'Acme', question: 'Where is my order?' },
       },
       model: 'gpt-4o-mini',
@@ -77,29 +82,54 @@ describe('deployed prompts', () => {
       llm_configuration: { model_params: { temp: 0.9 } },
     });
     expect(res.json()).toMatchObject({ status: 'success', content: 'echo: Question: refund?', model: 'gpt-4o-mini' });
-    expect(gw.openai.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.9, max_tokens: 200, tools: [{ function: { name: 'lookup_order' } }] });
-    expect((await readTrace(gw.stack.app, key, res.json().trace_id)).json()).toMatchObject({ deployment_id: deployment.deployment_id });
+    expect(gw.openai.requests.at(-1)!.body).toMatchObject({
+      model: 'gpt-4o-mini',
+      temperature: 0.9,
+      max_tokens: 200,
+      tools: [{ function: { name: 'lookup_order' } }],
+    });
+    expect((await readTrace(gw.stack.app, key, res.json().trace_id)).json()).toMatchObject({
+      deployment_id: deployment.deployment_id,
+    });
   });
 
   it('moves a deployment to a newer version under the same id', async () => {
     await deploy(v1, 'dep-moving');
-    const v2 = (await call(gw.stack.app, key, 'POST', '/prompts', { ...v1, model: 'gpt-4o', messages: [{ role: 'user', content: 'v2: {{question}}' }] })).json();
-    const moved = (await call(gw.stack.app, key, 'POST', '/deployments', { prompt_version_id: v2.id, deployment_id: 'dep-moving' })).json();
+    const v2 = (
+      await call(gw.stack.app, key, 'POST', '/prompts', {
+        ...v1,
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'v2: {{question}}' }],
+      })
+    ).json();
+    const moved = (
+      await call(gw.stack.app, key, 'POST', '/deployments', { prompt_version_id: v2.id, deployment_id: 'dep-moving' })
+    ).json();
     expect(moved.prompt_version.version_number).toBe(v2.version_number);
-    const res = (await call(gw.stack.app, key, 'POST', '/completion', { deployment_id: 'dep-moving', inputs: { question: 'hi' } })).json();
+    const res = (
+      await call(gw.stack.app, key, 'POST', '/completion', { deployment_id: 'dep-moving', inputs: { question: 'hi' } })
+    ).json();
     expect(res).toMatchObject({ content: 'echo: v2: hi', model: 'gpt-4o' });
   });
 
   it('answers 404 for an unknown deployment or one of another organization', async () => {
     await deploy(v1, 'dep-private');
-    for (const [k, id] of [[key, 'dep-unknown'], [otherKey, 'dep-private']]) {
+    for (const [k, id] of [
+      [key, 'dep-unknown'],
+      [otherKey, 'dep-private'],
+    ]) {
       const prompt = await call(gw.stack.app, k, 'POST', '/deployed-prompt', { deployment_id: id });
       expect(prompt.statusCode).toBe(404);
-      const completion = await call(gw.stack.app, k, 'POST', '/completion', { deployment_id: id, inputs: { company: 'x', question: 'y' } });
+      const completion = await call(gw.stack.app, k, 'POST', '/completion', {
+        deployment_id: id,
+        inputs: { company: 'x', question: 'y' },
+      });
       expect(completion.statusCode).toBe(404);
       expect(completion.json().detail).toMatch(/deployment/);
     }
     const v = (await call(gw.stack.app, key, 'POST', '/prompts', v1)).json();
-    expect((await call(gw.stack.app, otherKey, 'POST', '/deployments', { prompt_version_id: v.id })).statusCode).toBe(404);
+    expect((await call(gw.stack.app, otherKey, 'POST', '/deployments', { prompt_version_id: v.id })).statusCode).toBe(
+      404,
+    );
   });
 });

@@ -1,29 +1,22 @@
 import { request } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../fakes/fake-server';
 import { readTrace } from '../support/app';
-import { startGateway, userMessage, type Gateway } from '../support/gateway';
-import { newOrganization, testSql } from '../support/services';
+import { useGateway } from '../support/fixtures';
+import { userMessage } from '../support/gateway';
 
-let gw: Gateway;
-let sql: Sql;
-let key: string;
+const {
+  gw,
+  orgs: [{ key }],
+} = useGateway({ orgs: ['org'] });
 let port: number;
 
 beforeAll(async () => {
-  gw = await startGateway();
   gw.openai.chunkDelayMs = 20;
   gw.anthropic.chunkDelayMs = 20;
   await gw.stack.app.listen({ port: 0, host: '127.0.0.1' });
   port = (gw.stack.app.server.address() as { port: number }).port;
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await gw.close();
-  await sql.end();
 });
 
 type Streamed = { status: number; contentType: string; networkChunks: string[] };
@@ -31,18 +24,28 @@ type Streamed = { status: number; contentType: string; networkChunks: string[] }
 /** Posts to the stream endpoint over real HTTP and keeps each network chunk as it arrived. */
 function stream(body: object, options: { abortAfterChunks?: number } = {}): Promise<Streamed> {
   return new Promise((resolve, reject) => {
-    const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/api/svc/v1/completion/stream', headers: { 'x-api-key': key, 'content-type': 'application/json' } }, (res) => {
-      const networkChunks: string[] = [];
-      const done = () => resolve({ status: res.statusCode!, contentType: String(res.headers['content-type']), networkChunks });
-      res.on('data', (d: Buffer) => {
-        networkChunks.push(d.toString());
-        if (options.abortAfterChunks && networkChunks.length >= options.abortAfterChunks) {
-          req.destroy();
-          done();
-        }
-      });
-      res.on('end', done);
-    });
+    const req = request(
+      {
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/api/svc/v1/completion/stream',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      },
+      (res) => {
+        const networkChunks: string[] = [];
+        const done = () =>
+          resolve({ status: res.statusCode!, contentType: String(res.headers['content-type']), networkChunks });
+        res.on('data', (d: Buffer) => {
+          networkChunks.push(d.toString());
+          if (options.abortAfterChunks && networkChunks.length >= options.abortAfterChunks) {
+            req.destroy();
+            done();
+          }
+        });
+        res.on('end', done);
+      },
+    );
     req.on('error', (err) => (options.abortAfterChunks ? undefined : reject(err)));
     req.end(JSON.stringify(body));
   });
@@ -50,7 +53,8 @@ function stream(body: object, options: { abortAfterChunks?: number } = {}): Prom
 
 /** The reference Python client's rule: per network chunk, split on CRLF, take the first `data:` line. */
 function referenceClientRead(networkChunks: string[]): { chunks: string[]; payloads: any[] } {
-  const chunks: string[] = [], payloads: any[] = [];
+  const chunks: string[] = [],
+    payloads: any[] = [];
   for (const networkChunk of networkChunks) {
     const line = networkChunk.split('\r\n').find((l) => l.startsWith('data:'));
     if (!line) continue;
@@ -65,10 +69,18 @@ function referenceClientRead(networkChunks: string[]): { chunks: string[]; paylo
 
 /** A standard SSE reading: events are separated by blank lines. */
 function sseEvents(networkChunks: string[]): any[] {
-  return networkChunks.join('').split(/\r?\n\r?\n/).filter(Boolean).map((event) => {
-    const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
-    return JSON.parse(data);
-  });
+  return networkChunks
+    .join('')
+    .split(/\r?\n\r?\n/)
+    .filter(Boolean)
+    .map((event) => {
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
+      return JSON.parse(data);
+    });
 }
 
 const config = (content: string) => ({ model: 'gpt-4o-mini', provider: 'openai', messages: [userMessage(content)] });
@@ -83,27 +95,56 @@ describe('POST /completion/stream', () => {
     expect(chunks).toEqual(['echo: ', 'one ', 'two ', 'three ', 'four ', 'five', '']);
     expect(sseEvents(res.networkChunks)).toEqual(payloads);
     const final = payloads.at(-1);
-    expect(final).toMatchObject({ chunk: '', content: 'echo: one two three four five', trace_id, inference_id: trace_id, status: 'success', cache_hit: false, input_tokens: 7, output_tokens: 6, total_tokens: 13 });
+    expect(final).toMatchObject({
+      chunk: '',
+      content: 'echo: one two three four five',
+      trace_id,
+      inference_id: trace_id,
+      status: 'success',
+      cache_hit: false,
+      input_tokens: 7,
+      output_tokens: 6,
+      total_tokens: 13,
+    });
     expect(final.cost).toBeGreaterThan(0);
     expect(final.latency).toBeGreaterThan(0);
     const log = (await readTrace(gw.stack.app, key, trace_id)).json();
-    expect(log).toMatchObject({ output: 'echo: one two three four five', status: 'success', input_tokens: 7, output_tokens: 6 });
+    expect(log).toMatchObject({
+      output: 'echo: one two three four five',
+      status: 'success',
+      input_tokens: 7,
+      output_tokens: 6,
+    });
     expect(log.time_to_first_token).toBeGreaterThan(0);
     expect(log.time_to_first_token).toBeLessThan(log.latency);
     expect(gw.openai.requests.at(-1)!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
   it('keeps two concurrent streams apart', async () => {
-    const [a, b] = await Promise.all([stream({ llm_configuration: config('alpha beta gamma delta') }), stream({ llm_configuration: config('uno dos tres cuatro') })]);
+    const [a, b] = await Promise.all([
+      stream({ llm_configuration: config('alpha beta gamma delta') }),
+      stream({ llm_configuration: config('uno dos tres cuatro') }),
+    ]);
     expect(referenceClientRead(a.networkChunks).chunks.join('')).toBe('echo: alpha beta gamma delta');
     expect(referenceClientRead(b.networkChunks).chunks.join('')).toBe('echo: uno dos tres cuatro');
   });
 
   it('streams from Anthropic with its usage', async () => {
-    const res = await stream({ llm_configuration: { model: 'claude-3-5-haiku-latest', provider: 'anthropic', messages: [userMessage('hola mundo')] } });
+    const res = await stream({
+      llm_configuration: {
+        model: 'claude-3-5-haiku-latest',
+        provider: 'anthropic',
+        messages: [userMessage('hola mundo')],
+      },
+    });
     const { chunks, payloads } = referenceClientRead(res.networkChunks);
     expect(chunks.join('')).toBe('echo: hola mundo');
-    expect(payloads.at(-1)).toMatchObject({ provider: 'anthropic', input_tokens: 9, output_tokens: 3, status: 'success' });
+    expect(payloads.at(-1)).toMatchObject({
+      provider: 'anthropic',
+      input_tokens: 9,
+      output_tokens: 3,
+      status: 'success',
+    });
   });
 
   it('finishes and logs the completion when the client goes away mid-stream', async () => {
@@ -130,14 +171,23 @@ describe('POST /completion/stream', () => {
   it('ends a provider stream that stalls with an error event, within the idle timeout', async () => {
     gw.openai.plan({ stallAfterChunks: 2 });
     const started = Date.now();
-    const final = referenceClientRead((await stream({ llm_configuration: config('this one stalls') })).networkChunks).payloads.at(-1);
+    const final = referenceClientRead(
+      (await stream({ llm_configuration: config('this one stalls') })).networkChunks,
+    ).payloads.at(-1);
     expect(final).toMatchObject({ status: 'error', error: expect.stringMatching(/timed out/) });
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('streams a function call from Anthropic as the JSON of the call', async () => {
     gw.anthropic.plan({ toolUse: true });
-    const res = await stream({ llm_configuration: { model: 'claude-3-5-haiku-latest', provider: 'anthropic', messages: [userMessage('weather?')], functions: [{ name: 'get_weather' }] } });
+    const res = await stream({
+      llm_configuration: {
+        model: 'claude-3-5-haiku-latest',
+        provider: 'anthropic',
+        messages: [userMessage('weather?')],
+        functions: [{ name: 'get_weather' }],
+      },
+    });
     const { chunks } = referenceClientRead(res.networkChunks);
     expect(JSON.parse(chunks.join(''))).toEqual([{ name: 'get_weather', arguments: '{"city":"Paris"}' }]);
   });

@@ -1,31 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { describe, expect, it } from 'vitest';
 import { queues } from '@sightline/queues';
-import { buildStack, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { buildStack } from '../support/app';
+import { useStack } from '../support/fixtures';
 
 const ADMIN_KEY = 'admin-key-0123456789abcdef';
 const basic = (password: string, user = 'ops') => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-let stack: TestStack;
-let sql: Sql;
-let orgKey: string;
-
-beforeAll(async () => {
-  stack = await buildStack({ worker: false, env: { ADMIN_API_KEY: ADMIN_KEY } });
-  sql = testSql();
-  orgKey = (await newOrganization(sql)).key;
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const {
+  stack,
+  orgs: [{ key: orgKey }],
+} = useStack({ worker: false, env: { ADMIN_API_KEY: ADMIN_KEY }, orgs: ['org'] });
 
 const get = (url: string, headers: Record<string, string> = {}) => stack.app.inject({ method: 'GET', url, headers });
 
 describe('queue dashboard at /admin/queues', () => {
   it('answers 401 with a Basic challenge without the admin key, or with a wrong one', async () => {
-    const attempts: Record<string, string>[] = [{}, { authorization: basic('admin-key-0123456789abcdeX') }, { 'x-admin-key': 'nope' }, { authorization: 'Bearer ' + ADMIN_KEY }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: basic('admin-key-0123456789abcdeX') },
+      { 'x-admin-key': 'nope' },
+      { authorization: 'Bearer ' + ADMIN_KEY },
+    ];
     for (const headers of attempts) {
       for (const url of ['/admin/queues', '/admin/queues/api/queues']) {
         const res = await get(url, headers);
@@ -37,7 +32,11 @@ describe('queue dashboard at /admin/queues', () => {
   });
 
   it("is not opened by an organization's API key, however it is sent", async () => {
-    const attempts: Record<string, string>[] = [{ 'x-api-key': orgKey }, { authorization: basic(orgKey) }, { 'x-admin-key': orgKey }];
+    const attempts: Record<string, string>[] = [
+      { 'x-api-key': orgKey },
+      { authorization: basic(orgKey) },
+      { 'x-admin-key': orgKey },
+    ];
     for (const headers of attempts) {
       expect((await get('/admin/queues/api/queues', headers)).statusCode, JSON.stringify(headers)).toBe(401);
     }
@@ -70,26 +69,53 @@ describe('queue dashboard at /admin/queues', () => {
   });
 
   it('only shows the queues by default: emptying, cleaning, retrying or pausing is refused and changes nothing', async () => {
-    const sent = await stack.app.inject({ method: 'POST', url: '/api/svc/v1/trace_log', headers: { 'x-api-key': orgKey, 'content-type': 'application/json' }, payload: JSON.stringify({ project_name: 'admin', trace_name: 'kept' }) });
+    const sent = await stack.app.inject({
+      method: 'POST',
+      url: '/api/svc/v1/trace_log',
+      headers: { 'x-api-key': orgKey, 'content-type': 'application/json' },
+      payload: JSON.stringify({ project_name: 'admin', trace_name: 'kept' }),
+    });
     expect(sent.statusCode).toBe(200);
     const waiting = await stack.app.spanWrites.queue.getWaitingCount();
     expect(waiting).toBeGreaterThan(0);
-    for (const action of ['span-write/empty', 'span-write/clean/waiting', 'span-write/obliterate', 'completion/retry/failed', 'span-write/pause', 'pause']) {
-      const res = await stack.app.inject({ method: 'PUT', url: `/admin/queues/api/queues/${action}`, headers: { 'x-admin-key': ADMIN_KEY } });
-      expect(res.statusCode === 405 || (action === 'pause' && res.statusCode === 200), `${action}: ${res.statusCode}`).toBe(true);
+    for (const action of [
+      'span-write/empty',
+      'span-write/clean/waiting',
+      'span-write/obliterate',
+      'completion/retry/failed',
+      'span-write/pause',
+      'pause',
+    ]) {
+      const res = await stack.app.inject({
+        method: 'PUT',
+        url: `/admin/queues/api/queues/${action}`,
+        headers: { 'x-admin-key': ADMIN_KEY },
+      });
+      expect(
+        res.statusCode === 405 || (action === 'pause' && res.statusCode === 200),
+        `${action}: ${res.statusCode}`,
+      ).toBe(true);
     }
     expect(await stack.app.spanWrites.queue.getWaitingCount()).toBe(waiting);
     for (const queue of stack.app.allQueues) expect(await queue.isPaused(), queue.name).toBe(false);
-    expect((await get('/admin/queues/api/queues', { 'x-admin-key': ADMIN_KEY })).json().queues.every((q: { readOnlyMode: boolean }) => q.readOnlyMode)).toBe(true);
+    expect(
+      (await get('/admin/queues/api/queues', { 'x-admin-key': ADMIN_KEY }))
+        .json()
+        .queues.every((q: { readOnlyMode: boolean }) => q.readOnlyMode),
+    ).toBe(true);
   });
 });
 
 describe('with ADMIN_QUEUE_ACTIONS', () => {
   it('takes changes from its own pages, and refuses them sent from another site', async () => {
-    const writable = await buildStack({ worker: false, env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_QUEUE_ACTIONS: 'true' } });
+    const writable = await buildStack({
+      worker: false,
+      env: { ADMIN_API_KEY: ADMIN_KEY, ADMIN_QUEUE_ACTIONS: 'true' },
+    });
     try {
       const url = '/admin/queues/api/queues/eval/retry/failed';
-      const send = (headers: Record<string, string>) => writable.app.inject({ method: 'PUT', url, headers: { 'x-admin-key': ADMIN_KEY, ...headers } });
+      const send = (headers: Record<string, string>) =>
+        writable.app.inject({ method: 'PUT', url, headers: { 'x-admin-key': ADMIN_KEY, ...headers } });
       expect((await send({ 'sec-fetch-site': 'cross-site' })).statusCode).toBe(403);
       expect((await send({ origin: 'https://evil.example' })).statusCode).toBe(403);
       expect((await send({ 'sec-fetch-site': 'same-origin' })).statusCode).toBe(200);

@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '@sightline/api';
 import { corsOrigins } from '../../apps/api/src/plugins/security';
-import type { Sql } from '@sightline/db';
 import { ApiEnv, parseEnv } from '@sightline/schemas';
 import { buildStack, call } from '../support/app';
-import { databaseUrl, newOrganization, redisUrl, testSql, uniquePrefix } from '../support/services';
+import { useSql } from '../support/fixtures';
+import { databaseUrl, redisUrl, uniquePrefix } from '../support/services';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -19,26 +19,28 @@ async function appWithLogs(env: Record<string, string> = {}) {
       done();
     },
   });
-  const config = parseEnv(ApiEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix(), LOG_LEVEL: 'info', ...env });
+  const config = parseEnv(ApiEnv, {
+    DATABASE_URL: databaseUrl(),
+    REDIS_URL: redisUrl(),
+    QUEUE_PREFIX: uniquePrefix(),
+    LOG_LEVEL: 'info',
+    ...env,
+  });
   const app = await buildApp(config, { logger: { level: 'info', stream } as never });
   await app.ready();
   return { app, lines };
 }
 
+const {
+  orgs: [{ key }],
+} = useSql({ orgs: ['org'] });
 let app: FastifyInstance;
 let lines: Record<string, unknown>[];
-let sql: Sql;
-let key: string;
 
 beforeAll(async () => {
   ({ app, lines } = await appWithLogs());
-  sql = testSql();
-  key = (await newOrganization(sql)).key;
 });
-afterAll(async () => {
-  await app.close();
-  await sql.end();
-});
+afterAll(() => app.close());
 
 describe('request ids', () => {
   it('generates one when none is sent, returns it in x-request-id, and puts it on the log lines of the request', async () => {
@@ -68,7 +70,12 @@ describe('request ids', () => {
       app.inject({ url: '/no/such/path', headers: { 'x-request-id': 'req-404' } }),
       call(app, null, 'GET', '/'), // 401
       call(app, key, 'POST', '/trace_log', { trace_id: 'not-a-uuid' }), // 422
-      app.inject({ method: 'POST', url: '/api/svc/v1/trace_log', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '{' }), // 422
+      app.inject({
+        method: 'POST',
+        url: '/api/svc/v1/trace_log',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        payload: '{',
+      }), // 422
       app.inject({ url: '/%E0%A4%A', headers: { 'x-request-id': 'req-bad-url' } }), // refused before routing
     ]);
     expect(responses.map((r) => r.statusCode)).toEqual([404, 401, 422, 422, 400]);
@@ -83,13 +90,23 @@ describe('request ids', () => {
 
 describe('security headers', () => {
   it('are on every response: success, 404, 401 and /metrics', async () => {
-    for (const res of [await app.inject({ url: '/healthz' }), await app.inject({ url: '/nope' }), await call(app, null, 'GET', '/'), await app.inject({ url: '/metrics' })]) {
+    for (const res of [
+      await app.inject({ url: '/healthz' }),
+      await app.inject({ url: '/nope' }),
+      await call(app, null, 'GET', '/'),
+      await app.inject({ url: '/metrics' }),
+    ]) {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
       expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
-      for (const directive of ["default-src 'self'", "script-src 'self'", "object-src 'none'", "frame-ancestors 'self'"]) {
+      for (const directive of [
+        "default-src 'self'",
+        "script-src 'self'",
+        "object-src 'none'",
+        "frame-ancestors 'self'",
+      ]) {
         expect(res.headers['content-security-policy']).toContain(directive);
       }
       expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
@@ -115,7 +132,11 @@ describe('CORS', () => {
     target.inject({
       method: 'OPTIONS',
       url: '/api/svc/v1/trace_log',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key,content-type',
+      },
     });
 
   it('is off by default: no CORS header for any origin, and no preflight route', async () => {
@@ -127,7 +148,10 @@ describe('CORS', () => {
   });
 
   it('allows exactly the configured origins when CORS_ORIGINS is set', async () => {
-    const stack = await buildStack({ worker: false, env: { CORS_ORIGINS: 'https://app.example, https://other.example/' } });
+    const stack = await buildStack({
+      worker: false,
+      env: { CORS_ORIGINS: 'https://app.example, https://other.example/' },
+    });
     try {
       for (const origin of ['https://app.example', 'https://other.example']) {
         const res = await stack.app.inject({ url: '/api/svc/v1/', headers: { origin, 'x-api-key': key } });
@@ -144,7 +168,9 @@ describe('CORS', () => {
 
       const denied = await stack.app.inject({ url: '/healthz', headers: { origin: 'https://evil.example' } });
       expect(denied.headers['access-control-allow-origin']).toBeUndefined();
-      expect((await preflight(stack.app, 'https://evil.example')).headers['access-control-allow-origin']).toBeUndefined();
+      expect(
+        (await preflight(stack.app, 'https://evil.example')).headers['access-control-allow-origin'],
+      ).toBeUndefined();
     } finally {
       await stack.close();
     }
@@ -163,7 +189,10 @@ describe('CORS', () => {
   it('reads CORS_ORIGINS as a list, with * winning and blanks meaning off', () => {
     expect(corsOrigins(undefined)).toBeNull();
     expect(corsOrigins(' , ')).toBeNull();
-    expect(corsOrigins('https://a.example/, https://b.example:8443')).toEqual(['https://a.example', 'https://b.example:8443']);
+    expect(corsOrigins('https://a.example/, https://b.example:8443')).toEqual([
+      'https://a.example',
+      'https://b.example:8443',
+    ]);
     expect(corsOrigins('https://a.example,*')).toBe('*');
   });
 });

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
 import { queues, type QueueName } from '@sightline/queues';
-import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testRedis, testSql } from '../support/services';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
+import { testRedis } from '../support/services';
 import { parseMetrics, sampleValue, type Sample } from './prometheus';
 
 const SPANS = 20;
@@ -13,10 +13,12 @@ const OLD_JOB_AGE_MS = 60_000;
 // Every queue but span-write gets (index + 1) jobs, the first of them added a minute ago.
 const otherQueues = (Object.keys(queues) as QueueName[]).filter((name) => name !== 'span-write');
 
-let stack: TestStack;
-let sql: Sql;
+const {
+  stack,
+  sql,
+  orgs: [org],
+} = useStack({ worker: false, orgs: ['org'] });
 let redis: Redis;
-let org: { id: string; key: string };
 let traceIds: string[];
 let missingId: string;
 
@@ -29,13 +31,14 @@ async function scrape(): Promise<{ text: string; samples: Sample[] }> {
 
 // All traffic happens before the first scrape: queue figures are cached for a moment after each reading.
 beforeAll(async () => {
-  stack = await buildStack({ worker: false });
-  sql = testSql();
   redis = testRedis();
-  org = await newOrganization(sql);
   await call(stack.app, org.key, 'POST', '/project', { name: 'metrics' });
   traceIds = Array.from({ length: SPANS }, () => randomUUID());
-  const posted = await Promise.all(traceIds.map((trace_id) => call(stack.app, org.key, 'POST', '/trace_log', { trace_id, project_name: 'metrics', trace_name: 'm' })));
+  const posted = await Promise.all(
+    traceIds.map((trace_id) =>
+      call(stack.app, org.key, 'POST', '/trace_log', { trace_id, project_name: 'metrics', trace_name: 'm' }),
+    ),
+  );
   expect(posted.map((r) => r.statusCode)).toEqual(traceIds.map(() => 200));
   missingId = randomUUID();
   expect((await call(stack.app, org.key, 'GET', `/trace_log/${missingId}`)).statusCode).toBe(404);
@@ -48,20 +51,24 @@ beforeAll(async () => {
     await queue.close();
   }
 });
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-  redis.disconnect();
-});
+afterAll(() => redis.disconnect());
 
 describe('GET /metrics', () => {
   it('labels HTTP latency by route pattern, method and status code, never by the raw URL', async () => {
     const { text, samples } = await scrape();
-    const count = (labels: Record<string, string>) => sampleValue(samples, 'sightline_http_request_duration_seconds_count', labels);
+    const count = (labels: Record<string, string>) =>
+      sampleValue(samples, 'sightline_http_request_duration_seconds_count', labels);
     expect(count({ method: 'POST', route: '/api/svc/v1/trace_log', status_code: '200' })).toBe(SPANS);
     expect(count({ method: 'GET', route: '/api/svc/v1/trace_log/:trace_id', status_code: '404' })).toBe(1);
     expect(count({ method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
-    expect(sampleValue(samples, 'sightline_http_request_duration_seconds_bucket', { method: 'POST', route: '/api/svc/v1/trace_log', status_code: '200', le: '+Inf' })).toBe(SPANS);
+    expect(
+      sampleValue(samples, 'sightline_http_request_duration_seconds_bucket', {
+        method: 'POST',
+        route: '/api/svc/v1/trace_log',
+        status_code: '200',
+        le: '+Inf',
+      }),
+    ).toBe(SPANS);
     expect(text).not.toContain(missingId);
     expect(text).not.toContain(traceIds[0]);
   });
@@ -70,27 +77,35 @@ describe('GET /metrics', () => {
     const { samples } = await scrape();
     const jobs = (queue: string, state: string) => sampleValue(samples, 'sightline_queue_jobs', { queue, state });
     for (const name of Object.keys(queues)) {
-      for (const state of ['waiting', 'prioritized', 'delayed', 'active', 'failed']) expect(jobs(name, state), `${name} ${state}`).toBeDefined();
+      for (const state of ['waiting', 'prioritized', 'delayed', 'active', 'failed'])
+        expect(jobs(name, state), `${name} ${state}`).toBeDefined();
       expect(jobs(name, 'active'), name).toBe(0);
       expect(jobs(name, 'failed'), name).toBe(0);
     }
     for (const [index, name] of otherQueues.entries()) {
       expect(jobs(name, 'waiting'), name).toBe(index + 1);
       expect(sampleValue(samples, 'sightline_queue_depth', { queue: name }), name).toBe(index + 1);
-      expect(sampleValue(samples, 'sightline_queue_oldest_waiting_seconds', { queue: name }), name).toBeGreaterThanOrEqual(OLD_JOB_AGE_MS / 1000);
+      expect(
+        sampleValue(samples, 'sightline_queue_oldest_waiting_seconds', { queue: name }),
+        name,
+      ).toBeGreaterThanOrEqual(OLD_JOB_AGE_MS / 1000);
     }
     // The span-write jobs the intake says it formed are the ones Redis holds.
     const formed = sampleValue(samples, 'sightline_span_write_job_events_count');
     expect(formed).toBeGreaterThanOrEqual(1);
     expect(jobs('span-write', 'waiting')).toBe(formed);
     expect(sampleValue(samples, 'sightline_queue_depth', { queue: 'span-write' })).toBe(formed);
-    expect(sampleValue(samples, 'sightline_queue_oldest_waiting_seconds', { queue: 'span-write' })).toBeGreaterThanOrEqual(0);
+    expect(
+      sampleValue(samples, 'sightline_queue_oldest_waiting_seconds', { queue: 'span-write' }),
+    ).toBeGreaterThanOrEqual(0);
   });
 
   it('observes the size of every span-write job the intake forms', async () => {
     const { samples } = await scrape();
     expect(sampleValue(samples, 'sightline_span_write_job_events_sum')).toBe(SPANS);
-    expect(sampleValue(samples, 'sightline_span_write_job_events_bucket', { le: '1000' })).toBe(sampleValue(samples, 'sightline_span_write_job_events_count'));
+    expect(sampleValue(samples, 'sightline_span_write_job_events_bucket', { le: '1000' })).toBe(
+      sampleValue(samples, 'sightline_span_write_job_events_count'),
+    );
   });
 
   it('reports the pool size and the queries in flight, including those waiting for a connection', async () => {
@@ -109,7 +124,9 @@ describe('GET /metrics', () => {
       await gate;
     });
     await lockHeld;
-    const blocked = Promise.all(Array.from({ length: max + 2 }, () => stack.app.sql`select pg_advisory_xact_lock(7007)`));
+    const blocked = Promise.all(
+      Array.from({ length: max + 2 }, () => stack.app.sql`select pg_advisory_xact_lock(7007)`),
+    );
     const transaction = stack.app.sql.begin(async (tx) => tx`select pg_advisory_xact_lock(7007)`);
 
     expect(sampleValue((await scrape()).samples, 'sightline_db_pool_in_flight', { pool: 'api' })).toBe(max + 3);

@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
 import { queues } from '@sightline/queues';
 import { observeWorker } from '@sightline/runtime';
 import { sleep } from '../fakes/fake-server';
 import { buildStack, call, readTrace, type TestStack } from '../support/app';
+import { useSql } from '../support/fixtures';
 import { freePort } from '../support/processes';
-import { newOrganization, testRedis, testSql } from '../support/services';
+import { newOrganization, testRedis } from '../support/services';
 import { parseMetrics, sampleValue, type Sample } from './prometheus';
 
+const { sql } = useSql();
 let stack: TestStack;
-let sql: Sql;
 let port: number;
 
 async function scrapeWorker(): Promise<Sample[]> {
@@ -37,22 +37,23 @@ beforeAll(async () => {
   // The worker runs in this process, so its endpoint also shows the API's metrics; the assertions below
   // are about what only the worker observes.
   stack = await buildStack({ env: { METRICS_PORT: String(port) } });
-  sql = testSql();
 });
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+afterAll(() => stack.close());
 
 describe('worker metrics on METRICS_PORT', () => {
   it('reports span-write transaction sizes, job waits and durations, stalled counters for every queue, and its pool', async () => {
     const org = await newOrganization(sql);
     const ids = Array.from({ length: 10 }, () => randomUUID());
-    await Promise.all(ids.map((trace_id) => call(stack.app, org.key, 'POST', '/trace_log', { trace_id, project_name: 'wm', trace_name: 'w' })));
+    await Promise.all(
+      ids.map((trace_id) =>
+        call(stack.app, org.key, 'POST', '/trace_log', { trace_id, project_name: 'wm', trace_name: 'w' }),
+      ),
+    );
     for (const id of ids) expect((await readTrace(stack.app, org.key, id)).statusCode).toBe(200);
 
     const jobsFormed = (s: Sample[]) => sampleValue(s, 'sightline_span_write_job_events_count')!;
-    const completed = (s: Sample[]) => sampleValue(s, 'sightline_job_duration_seconds_count', { queue: 'span-write', outcome: 'completed' });
+    const completed = (s: Sample[]) =>
+      sampleValue(s, 'sightline_job_duration_seconds_count', { queue: 'span-write', outcome: 'completed' });
     const samples = await scrapeUntil((s) => completed(s) === jobsFormed(s));
 
     expect(sampleValue(samples, 'sightline_span_write_transaction_events_sum')).toBe(ids.length);
@@ -75,16 +76,27 @@ describe('worker metrics on METRICS_PORT', () => {
     const queue = new Queue(name, { connection: holderRedis, prefix: stack.prefix });
     await queue.add(name, {});
     // This worker takes the job and then never renews its lock, as a worker that froze or died would.
-    const holder = new Worker(name, undefined, { connection: holderRedis, prefix: stack.prefix, lockDuration: 300, autorun: false });
+    const holder = new Worker(name, undefined, {
+      connection: holderRedis,
+      prefix: stack.prefix,
+      lockDuration: 300,
+      autorun: false,
+    });
     expect(await holder.getNextJob(randomUUID())).toBeDefined();
 
-    const checker = new Worker(name, async () => 'done', { connection: checkerRedis, prefix: stack.prefix, stalledInterval: 100 });
+    const checker = new Worker(name, async () => 'done', {
+      connection: checkerRedis,
+      prefix: stack.prefix,
+      stalledInterval: 100,
+    });
     observeWorker(checker);
     const redelivered = once(checker, 'completed');
     await once(checker, 'stalled');
     await redelivered;
 
-    const samples = await scrapeUntil((s) => sampleValue(s, 'sightline_job_duration_seconds_count', { queue: name, outcome: 'completed' }) === 1);
+    const samples = await scrapeUntil(
+      (s) => sampleValue(s, 'sightline_job_duration_seconds_count', { queue: name, outcome: 'completed' }) === 1,
+    );
     expect(sampleValue(samples, 'sightline_queue_stalled_jobs_total', { queue: name })).toBe(1);
     expect(sampleValue(samples, 'sightline_job_duration_seconds_count', { queue: name, outcome: 'completed' })).toBe(1);
     await Promise.all([checker.close(), holder.close(), queue.close()]);

@@ -2,38 +2,35 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Queue, Worker } from 'bullmq';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testRedis, testSql } from '../support/services';
-import type { Sql } from '@sightline/db';
+import { describe, expect, it } from 'vitest';
+import { call } from '../support/app';
+import { useStack } from '../support/fixtures';
+import { testRedis } from '../support/services';
 
 // The worker's log lines about a job carry the x-request-id of the API request(s) it came from, so one
 // id finds a request's lines in both processes. A span-write job holds the spans of many requests.
 
 type Line = Record<string, unknown> & { msg: string };
-let stack: TestStack;
-let sql: Sql;
-let org: { id: string; key: string };
 const lines: Line[] = [];
-
-beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  // Nothing listens on port 9: every completion fails at once, and the worker logs it.
-  stack = await buildStack({
-    workerLog: pino({ level: 'info' }, stream),
-    env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'sk-none', PROVIDER_MAX_RETRIES: '0', COMPLETION_TIMEOUT_MS: '2000' },
-  });
-  sql = testSql();
-  org = await newOrganization(sql);
+const stream = new Writable({
+  write(chunk, _enc, done) {
+    for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+    done();
+  },
 });
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
+// Nothing listens on port 9: every completion fails at once, and the worker logs it.
+const {
+  stack,
+  orgs: [org],
+} = useStack({
+  workerLog: pino({ level: 'info' }, stream),
+  env: {
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    OPENAI_API_KEY: 'sk-none',
+    PROVIDER_MAX_RETRIES: '0',
+    COMPLETION_TIMEOUT_MS: '2000',
+  },
+  orgs: ['org'],
 });
 
 async function lineWith(predicate: (line: Line) => boolean): Promise<Line> {
@@ -47,7 +44,9 @@ async function lineWith(predicate: (line: Line) => boolean): Promise<Line> {
 
 describe("the worker's log lines", () => {
   it('carry the request id of a failed completion', async () => {
-    const res = await call(stack.app, org.key, 'POST', '/completion', { llm_configuration: { model: 'gpt-4o-mini', provider: 'openai', messages: [{ role: 'user', content: 'hi' }] } });
+    const res = await call(stack.app, org.key, 'POST', '/completion', {
+      llm_configuration: { model: 'gpt-4o-mini', provider: 'openai', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(res.json().status).toBe('error');
     const reqId = res.headers['x-request-id'];
     const line = await lineWith((l) => l.msg === 'completion failed' && l.traceId === res.json().trace_id);
@@ -56,7 +55,9 @@ describe("the worker's log lines", () => {
 
   it('carry the request id of an experiment finish', async () => {
     const project = (await call(stack.app, org.key, 'POST', '/project', { name: 'logs' })).json();
-    const experiment = (await call(stack.app, org.key, 'POST', '/experiment', { name: 'logs', project_uuid: project.uuid })).json();
+    const experiment = (
+      await call(stack.app, org.key, 'POST', '/experiment', { name: 'logs', project_uuid: project.uuid })
+    ).json();
     expect(experiment.uuid).toEqual(expect.any(String));
     const res = await call(stack.app, org.key, 'POST', `/experiment/${experiment.uuid}/finished`, {});
     expect(res.statusCode).toBe(200);
@@ -64,14 +65,23 @@ describe("the worker's log lines", () => {
     expect(line).toMatchObject({ reqId: res.headers['x-request-id'], queue: 'experiment-finalize' });
   });
 
-  it("name the request of each span a failed span-write job held", async () => {
+  it('name the request of each span a failed span-write job held', async () => {
     const project_id = (await call(stack.app, org.key, 'POST', '/project', { name: 'refused-logs' })).json().uuid;
-    const bad = randomUUID(), good = randomUUID();
+    const bad = randomUUID(),
+      good = randomUUID();
     // A NUL inside jsonb passes the queue schema but not PostgreSQL (the API strips it; a raw event does not).
-    const event = (trace_id: string, metadata: Record<string, unknown>) => ({ kind: 'create' as const, organization_id: org.id, trace_id, pending_root: trace_id, fields: { project_id, metadata } });
+    const event = (trace_id: string, metadata: Record<string, unknown>) => ({
+      kind: 'create' as const,
+      organization_id: org.id,
+      trace_id,
+      pending_root: trace_id,
+      fields: { project_id, metadata },
+    });
     await stack.app.acceptSpanEvents([event(good, { a: 'fine' }), event(bad, { a: 'x\u0000y' })], 'req-refused');
 
-    const refused = await lineWith((l) => l.msg === 'span events refused by PostgreSQL; dropped' && JSON.stringify(l.refused).includes(bad));
+    const refused = await lineWith(
+      (l) => l.msg === 'span events refused by PostgreSQL; dropped' && JSON.stringify(l.refused).includes(bad),
+    );
     expect(refused.refused).toEqual([expect.objectContaining({ trace_id: bad, reqId: 'req-refused' })]);
     const failed = await lineWith((l) => l.msg === 'job failed' && l.jobId === refused.jobId);
     expect(failed).toMatchObject({ queue: 'span-write', reqId: 'req-refused' });
@@ -81,13 +91,23 @@ describe("the worker's log lines", () => {
     await stack.stopWorker();
     const redis = testRedis();
     const queue = new Queue('completion', { connection: redis, prefix: stack.prefix });
-    const holder = new Worker('completion', undefined, { connection: redis, prefix: stack.prefix, lockDuration: 300, autorun: false });
+    const holder = new Worker('completion', undefined, {
+      connection: redis,
+      prefix: stack.prefix,
+      lockDuration: 300,
+      autorun: false,
+    });
     try {
       const job = await queue.add('completion', { request_id: 'req-stalled' });
       // Taken, and its lock never renewed: as a worker that died holding it would leave it.
       expect((await holder.getNextJob(randomUUID()))?.id).toBe(job.id);
       await stack.startWorker();
-      expect(await lineWith((l) => l.msg === 'job stalled: its worker stopped answering' && l.queue === 'completion' && l.jobId === job.id)).toMatchObject({ reqId: 'req-stalled' });
+      expect(
+        await lineWith(
+          (l) =>
+            l.msg === 'job stalled: its worker stopped answering' && l.queue === 'completion' && l.jobId === job.id,
+        ),
+      ).toMatchObject({ reqId: 'req-stalled' });
       const failed = await lineWith((l) => l.msg === 'job failed' && l.queue === 'completion' && l.jobId === job.id);
       expect(failed, JSON.stringify(failed)).toMatchObject({ reqId: 'req-stalled', queue: 'completion' });
     } finally {
@@ -99,7 +119,11 @@ describe("the worker's log lines", () => {
   it('come from span events that carry the request id the API gave them', async () => {
     await stack.stopWorker();
     try {
-      const res = await call(stack.app, org.key, 'POST', '/trace_log', { trace_id: randomUUID(), project_name: 'logs', output: 'o' });
+      const res = await call(stack.app, org.key, 'POST', '/trace_log', {
+        trace_id: randomUUID(),
+        project_name: 'logs',
+        output: 'o',
+      });
       expect(res.statusCode).toBe(200);
       const [job] = await stack.app.spanWrites.queue.getWaiting();
       expect(job.data.events.map((e: { request_id?: string }) => e.request_id)).toEqual([res.headers['x-request-id']]);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
-import { buildStack, call, type TestStack } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { describe, expect, it } from 'vitest';
+import { buildStack, call } from '../support/app';
+import { useSql, useStack } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
 /** Keeps the event loop busy, as a CPU-bound request would. */
 function blockEventLoop(ms: number) {
@@ -10,23 +10,20 @@ function blockEventLoop(ms: number) {
 }
 
 describe('event-loop protection (MAX_EVENT_LOOP_DELAY_MS)', () => {
-  let sql: Sql;
-  beforeAll(() => {
-    sql = testSql();
-  });
-  afterAll(() => sql.end());
+  const { sql } = useSql();
 
   describe('with a tiny threshold', () => {
-    let stack: TestStack;
-    let key: string;
-    beforeAll(async () => {
-      stack = await buildStack({ worker: false, env: { MAX_EVENT_LOOP_DELAY_MS: '1' } });
-      key = (await newOrganization(sql, 'pressure')).key;
-    });
-    afterAll(() => stack.close());
+    const {
+      stack,
+      orgs: [{ key }],
+    } = useStack({ worker: false, env: { MAX_EVENT_LOOP_DELAY_MS: '1' }, orgs: ['pressure'] });
 
     it('answers 503 in the API shape while the loop lags, and liveness still answers', async () => {
-      type Seen = { refused: Awaited<ReturnType<typeof call>>; live: Awaited<ReturnType<typeof call>>; ready: Awaited<ReturnType<typeof call>> };
+      type Seen = {
+        refused: Awaited<ReturnType<typeof call>>;
+        live: Awaited<ReturnType<typeof call>>;
+        ready: Awaited<ReturnType<typeof call>>;
+      };
       let seen: Seen | undefined;
       for (let attempt = 0; attempt < 10 && !seen; attempt++) {
         // The delay is sampled once a second: keep the loop busy until a sample has seen the lag.

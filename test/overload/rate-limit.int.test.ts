@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '@sightline/api';
-import { addApiKey, type Sql } from '@sightline/db';
+import { addApiKey } from '@sightline/db';
 import { ApiEnv, parseEnv } from '@sightline/schemas';
 import { buildStack, call, type TestStack } from '../support/app';
+import { useSql, useStack } from '../support/fixtures';
 import { freePort } from '../support/processes';
-import { databaseUrl, newOrganization, redisUrl, testSql } from '../support/services';
+import { databaseUrl, newOrganization, redisUrl } from '../support/services';
 
-let sql: Sql;
-beforeAll(() => {
-  sql = testSql();
-});
-afterAll(() => sql.end());
+const { sql } = useSql();
 
 // A read that touches PostgreSQL only.
 const list = (stack: { app: TestStack['app'] }, key: string) => call(stack.app, key, 'GET', '/eval-metrics');
@@ -30,11 +27,7 @@ describe('rate limits per API key', () => {
   });
 
   describe('with RATE_LIMIT_PER_MINUTE=3', () => {
-    let stack: TestStack;
-    beforeAll(async () => {
-      stack = await buildStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '3' } });
-    });
-    afterAll(() => stack.close());
+    const { stack } = useStack({ worker: false, env: { RATE_LIMIT_PER_MINUTE: '3' } });
 
     it('answers 429 in the API shape past the limit for that key only', async () => {
       const one = (await newOrganization(sql, 'limited')).key;
@@ -48,7 +41,9 @@ describe('rate limits per API key', () => {
       expect(refused.headers['x-ratelimit-limit']).toBe('3');
       expect(refused.headers['x-ratelimit-remaining']).toBe('0');
       // Writes count too.
-      expect((await call(stack.app, one, 'POST', '/trace_log', { project_name: 'p', output: 'o' })).statusCode).toBe(429);
+      expect((await call(stack.app, one, 'POST', '/trace_log', { project_name: 'p', output: 'o' })).statusCode).toBe(
+        429,
+      );
 
       // Another key of the same organization has its own count; so has another organization's.
       const { id: orgId } = await newOrganization(sql, 'other');
@@ -67,7 +62,15 @@ describe('rate limits per API key', () => {
     });
 
     it('is shared by API nodes through Redis', async () => {
-      const other = await buildApp(parseEnv(ApiEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: stack.prefix, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '3' }));
+      const other = await buildApp(
+        parseEnv(ApiEnv, {
+          DATABASE_URL: databaseUrl(),
+          REDIS_URL: redisUrl(),
+          QUEUE_PREFIX: stack.prefix,
+          LOG_LEVEL: 'silent',
+          RATE_LIMIT_PER_MINUTE: '3',
+        }),
+      );
       try {
         const key = (await newOrganization(sql, 'shared')).key;
         expect((await list(stack, key)).statusCode).toBe(200);
@@ -83,7 +86,15 @@ describe('rate limits per API key', () => {
 
   it('lets requests through when Redis cannot count them', async () => {
     const port = await freePort();
-    const app = await buildApp(parseEnv(ApiEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: `redis://127.0.0.1:${port}`, QUEUE_PREFIX: 'unreachable', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1' }));
+    const app = await buildApp(
+      parseEnv(ApiEnv, {
+        DATABASE_URL: databaseUrl(),
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        QUEUE_PREFIX: 'unreachable',
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_PER_MINUTE: '1',
+      }),
+    );
     try {
       const key = (await newOrganization(sql, 'no-redis')).key;
       const results = [await list({ app }, key), await list({ app }, key), await list({ app }, key)];

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runInNewContext } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clearPending, forgetLostSpanEvents, redisKeys, spanBacklog, takeSequenceNumbers, type RedisKeys } from '@sightline/queues';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { clearPending, forgetLostSpanEvents, redisKeys, takeSequenceNumbers, type RedisKeys } from '@sightline/queues';
 import type { SpanEvent } from '@sightline/schemas';
 import { EARLY_REFUSAL_MS } from '../../apps/api/src/plugins/span-intake';
 import { buildStack, call, readTrace, type TestStack } from '../support/app';
+import { useStack } from '../support/fixtures';
 import { newOrganization, uniquePrefix, useServices } from '../support/services';
 
 const { sql, redis } = useServices();
@@ -19,8 +21,12 @@ const span = (trace_id = randomUUID()) => ({ trace_id, project_name: 'backlog', 
 /** Outlasts a node's early refusals after its last refusal (timers may fire a little early). */
 const pastEarlyRefusals = () => sleep(EARLY_REFUSAL_MS + 100);
 
+/** Span events accepted and not yet written. */
+const spanBacklog = (redis: Redis, keys: RedisKeys) => redis.zcard(keys.spanBacklog);
+
 /** Asks `read` until it answers `want`, for at most 20 s. */
-const eventually = <T>(read: () => Promise<T>, want: T) => expect.poll(read, { timeout: 20_000, interval: 100 }).toBe(want);
+const eventually = <T>(read: () => Promise<T>, want: T) =>
+  expect.poll(read, { timeout: 20_000, interval: 100 }).toBe(want);
 
 async function waitingJobEvents(stack: TestStack): Promise<SpanEvent[]> {
   const jobs = await stack.app.spanWrites.queue.getJobs(['waiting']);
@@ -28,19 +34,19 @@ async function waitingJobEvents(stack: TestStack): Promise<SpanEvent[]> {
 }
 
 describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
-  let stack: TestStack;
+  const {
+    stack,
+    orgs: [org],
+  } = useStack({ worker: false, env: { SPAN_BACKLOG_LIMIT: '3' }, orgs: ['backlog'] });
   let keys: RedisKeys;
-  let org: { id: string; key: string };
-  beforeAll(async () => {
-    stack = await buildStack({ worker: false, env: { SPAN_BACKLOG_LIMIT: '3' } });
+  beforeAll(() => {
     keys = redisKeys(stack.prefix);
-    org = await newOrganization(sql, 'backlog');
   });
-  afterAll(() => stack.close());
 
   it('refuses every span write with 429 once the limit is reached, keeping nothing of it, and accepts again once drained', async () => {
     const accepted = [randomUUID(), randomUUID(), randomUUID()];
-    for (const id of accepted) expect((await call(stack.app, org.key, 'POST', '/trace_log', span(id))).statusCode).toBe(200);
+    for (const id of accepted)
+      expect((await call(stack.app, org.key, 'POST', '/trace_log', span(id))).statusCode).toBe(200);
     expect(await spanBacklog(redis, keys)).toBe(3);
     const seqBefore = await redis.get(keys.seq);
 
@@ -52,7 +58,10 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
     // Every other route that writes span events is bounded by the same check.
     const others = [
       await call(stack.app, org.key, 'POST', '/trace_logs/batch', { trace_logs: [span(refusedId)] }),
-      await call(stack.app, org.key, 'PUT', '/trace_log', { trace_id: refusedId, field_name_to_value_map: { output: 'x' } }),
+      await call(stack.app, org.key, 'PUT', '/trace_log', {
+        trace_id: refusedId,
+        field_name_to_value_map: { output: 'x' },
+      }),
       await call(stack.app, org.key, 'POST', '/feedback', { trace_id: refusedId, score: 0.5 }),
     ];
     for (const res of others) {
@@ -81,7 +90,8 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
   it('does not drift when a job is applied twice (a redelivery after a worker crash)', async () => {
     await stack.stopWorker();
     await eventually(() => spanBacklog(redis, keys), 0);
-    for (let i = 0; i < 2; i++) expect((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode).toBe(200);
     const events = await waitingJobEvents(stack);
     expect(events).toHaveLength(2);
     await stack.startWorker();
@@ -107,7 +117,11 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
         const statuses = await Promise.all(
           Array.from({ length: 50 }, async () => {
             const body = JSON.stringify({ ...big, trace_id: randomUUID() });
-            const res = await fetch(`${base}/api/svc/v1/trace_log`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'application/json' }, body });
+            const res = await fetch(`${base}/api/svc/v1/trace_log`, {
+              method: 'POST',
+              headers: { 'x-api-key': org.key, 'content-type': 'application/json' },
+              body,
+            });
             await res.arrayBuffer();
             return res.status;
           }),
@@ -130,7 +144,13 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
   it('refuses span writes without reading them for a moment after a refusal, and nothing else', async () => {
     // The backlog is still full from the test above; its early refusals end first, so that the next
     // refusal comes from Redis and opens a whole new moment.
-    const malformed = () => stack.app.inject({ method: 'POST', url: '/api/svc/v1/trace_log', headers: { 'x-api-key': org.key, 'content-type': 'application/json' }, payload: '{"trace_id": ' });
+    const malformed = () =>
+      stack.app.inject({
+        method: 'POST',
+        url: '/api/svc/v1/trace_log',
+        headers: { 'x-api-key': org.key, 'content-type': 'application/json' },
+        payload: '{"trace_id": ',
+      });
     await pastEarlyRefusals();
     expect((await call(stack.app, org.key, 'POST', '/trace_log', span())).statusCode).toBe(429);
     const early = await malformed();
@@ -150,7 +170,9 @@ describe('no bound', () => {
     const stack = await buildStack({ worker: false, env: { SPAN_BACKLOG_LIMIT: '0' } });
     try {
       const { key } = await newOrganization(sql, 'unbounded');
-      const results = await Promise.all(Array.from({ length: 20 }, () => call(stack.app, key, 'POST', '/trace_log', span())));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => call(stack.app, key, 'POST', '/trace_log', span())),
+      );
       expect(results.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
       expect(await spanBacklog(redis, redisKeys(stack.prefix))).toBe(20);
     } finally {
@@ -160,15 +182,14 @@ describe('no bound', () => {
 });
 
 describe('lost span events leave the backlog', () => {
-  let stack: TestStack;
+  const {
+    stack,
+    orgs: [org],
+  } = useStack({ worker: false, orgs: ['lost'] });
   let keys: RedisKeys;
-  let org: { id: string; key: string };
-  beforeAll(async () => {
-    stack = await buildStack({ worker: false });
+  beforeAll(() => {
     keys = redisKeys(stack.prefix);
-    org = await newOrganization(sql, 'lost');
   });
-  afterAll(() => stack.close());
   const forget = () => forgetLostSpanEvents(redis, keys, stack.app.spanWrites.queue);
 
   it('releases the events of a span-write job that failed for good: out of the backlog, and reads stop waiting', async () => {
@@ -176,7 +197,9 @@ describe('lost span events leave the backlog', () => {
     const marks = { organization_id: org.id, trace_id: traceId, pending_root: traceId };
     const [seq] = await takeSequenceNumbers(redis, keys, [marks]);
     // A job whose payload cannot parse fails at once, without retries, and never writes its event.
-    await stack.app.spanWrites.queue.add('span-write', { events: [{ ...marks, seq, kind: 'create', fields: 'not an object' }] });
+    await stack.app.spanWrites.queue.add('span-write', {
+      events: [{ ...marks, seq, kind: 'create', fields: 'not an object' }],
+    });
     expect(await spanBacklog(redis, keys)).toBe(1);
     expect((await call(stack.app, org.key, 'GET', `/trace_log/${traceId}`)).statusCode).toBe(503);
 
@@ -220,7 +243,8 @@ describe('lost span events leave the backlog', () => {
 describe('clearPending', () => {
   it('fails when Redis refuses any of its commands, rather than leave marks behind in silence', async () => {
     const keys = redisKeys(uniquePrefix('clear'));
-    const org = randomUUID(), trace = randomUUID();
+    const org = randomUUID(),
+      trace = randomUUID();
     const [seq] = await takeSequenceNumbers(redis, keys, [{ organization_id: org, trace_id: trace }]);
     const event = { kind: 'create' as const, organization_id: org, trace_id: trace, seq: Number(seq), fields: {} };
     // A key of the wrong type makes one command of the pipeline fail (as a connection lost part-way would).

@@ -1,6 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySpanEvents, createSql, deleteExpiredTraces, ensureOrganization, getOrCreateProject, migrate, type Sql } from '@sightline/db';
+import {
+  applySpanEvents,
+  createSql,
+  deleteExpiredTraces,
+  ensureOrganization,
+  getOrCreateProject,
+  migrate,
+  type Sql,
+} from '@sightline/db';
 import type { SpanEvent } from '@sightline/schemas';
 import { databaseUrl } from '../support/services';
 
@@ -39,7 +47,12 @@ async function ingestRound() {
   for (let i = 0; i < SPANS_PER_ROUND / 3; i++) {
     const root = randomUUID();
     for (const trace_id of [root, randomUUID(), randomUUID()]) {
-      const fields = { project_id: project, root_trace_id: root, ...(trace_id !== root && { parent_trace_id: root }), output: randomBytes(1000).toString('hex') };
+      const fields = {
+        project_id: project,
+        root_trace_id: root,
+        ...(trace_id !== root && { parent_trace_id: root }),
+        output: randomBytes(1000).toString('hex'),
+      };
       events.push({ kind: 'create', organization_id: org, trace_id, seq: ++seq, fields });
     }
   }
@@ -56,7 +69,9 @@ async function round({ retention }: { retention: boolean }): Promise<number> {
   await ingestRound();
   if (retention) {
     // Everything stored before this round has expired: a retention of (now - start - 0.5 s).
-    const [{ age }] = await sql<{ age: number }[]>`select extract(epoch from clock_timestamp() - ${start}::timestamptz) as age`;
+    const [{ age }] = await sql<
+      { age: number }[]
+    >`select extract(epoch from clock_timestamp() - ${start}::timestamptz) as age`;
     await deleteExpiredTraces(sql, { days: (age - 0.5) / 86_400, batchSize: 5000 });
   }
   await sql.unsafe('vacuum spans');

@@ -27,7 +27,9 @@ async function insert(org: string, rows: Row[]) {
 }
 
 async function storedIds(org: string): Promise<string[]> {
-  return (await sql<{ trace_id: string }[]>`select trace_id from spans where organization_id = ${org} order by trace_id`).map((r) => r.trace_id);
+  return (
+    await sql<{ trace_id: string }[]>`select trace_id from spans where organization_id = ${org} order by trace_id`
+  ).map((r) => r.trace_id);
 }
 
 /** A trace: its root and `children` spans; `recentChild` adds one stored just now. */
@@ -48,7 +50,10 @@ describe('deleteExpiredTraces', () => {
     const kept = trace(false, 2);
     // Children whose root never arrived, and a row that only ever got an update.
     const orphanRoot = randomUUID();
-    const orphans: Row[] = [{ trace_id: randomUUID(), root: orphanRoot, parent: orphanRoot, old: true }, { trace_id: randomUUID(), root: orphanRoot, parent: orphanRoot, old: true }];
+    const orphans: Row[] = [
+      { trace_id: randomUUID(), root: orphanRoot, parent: orphanRoot, old: true },
+      { trace_id: randomUUID(), root: orphanRoot, parent: orphanRoot, old: true },
+    ];
     const updateOnly = randomUUID();
     const uncreated: Row[] = [{ trace_id: updateOnly, root: updateOnly, created: false, old: true }];
     await insert(org, [...expiredWithRecentChild, ...expired, ...kept, ...orphans, ...uncreated]);
@@ -95,7 +100,13 @@ describe('the retention job', () => {
     const lines: { msg: string; retentionDays?: number | null }[] = [];
     const capture = new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) });
     const workerLog = pino({ level: 'info' }, capture);
-    const workers = startWorkers({ sql: workerSql, redis: workerRedis, env: parseEnv(WorkerEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, ...env }), log: workerLog, providerEnv: {} });
+    const workers = startWorkers({
+      sql: workerSql,
+      redis: workerRedis,
+      env: parseEnv(WorkerEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, ...env }),
+      log: workerLog,
+      providerEnv: {},
+    });
     await workers.close();
     await Promise.all([workerRedis.quit(), workerSql.end()]);
     const said = lines.find((l) => l.msg.startsWith('retention '));
@@ -113,7 +124,9 @@ describe('the retention job', () => {
       expect(await queue.queue.getJobSchedulersCount()).toBe(0);
 
       // A century: the run the scheduler starts at once finds nothing in the shared database.
-      expect((await runWorkerOnce(prefix, { RETENTION_DAYS: '36500', RETENTION_BATCH_SIZE: '123' })).retention).toEqual({ msg: 'retention on', days: 36500 });
+      expect((await runWorkerOnce(prefix, { RETENTION_DAYS: '36500', RETENTION_BATCH_SIZE: '123' })).retention).toEqual(
+        { msg: 'retention on', days: 36500 },
+      );
       const expected = { every: 600_000, template: { data: { retention_days: 36500, batch_size: 123 } } };
       expect(await queue.queue.getJobScheduler('retention')).toMatchObject(expected);
 
@@ -122,7 +135,10 @@ describe('the retention job', () => {
       expect((await runWorkerOnce(prefix, {})).retention).toEqual({ msg: 'retention on', days: 36500 });
       expect(await queue.queue.getJobScheduler('retention')).toMatchObject(expected);
 
-      expect((await runWorkerOnce(prefix, { RETENTION_DAYS: '0' })).retention).toEqual({ msg: 'retention off', days: null });
+      expect((await runWorkerOnce(prefix, { RETENTION_DAYS: '0' })).retention).toEqual({
+        msg: 'retention off',
+        days: null,
+      });
       expect(await queue.queue.getJobSchedulersCount()).toBe(0);
     } finally {
       await queue.queue.obliterate({ force: true });
@@ -140,16 +156,29 @@ describe('the retention job', () => {
       const [oldRoot, oldChild, newRoot] = [randomUUID(), randomUUID(), randomUUID()];
       for (const body of [
         { trace_id: oldRoot, project_name: 'retention', trace_name: 'old' },
-        { trace_id: oldChild, root_trace_id: oldRoot, parent_trace_id: oldRoot, project_name: 'retention', trace_name: 'old child' },
+        {
+          trace_id: oldChild,
+          root_trace_id: oldRoot,
+          parent_trace_id: oldRoot,
+          project_name: 'retention',
+          trace_name: 'old child',
+        },
         { trace_id: newRoot, project_name: 'retention', trace_name: 'new' },
-      ]) expect((await call(stack.app, org.key, 'POST', '/trace_log', body)).statusCode).toBe(200);
+      ])
+        expect((await call(stack.app, org.key, 'POST', '/trace_log', body)).statusCode).toBe(200);
       for (const id of [oldChild, newRoot]) expect((await readTrace(stack.app, org.key, id)).statusCode).toBe(200);
       await sql`update spans set created_at = now() - ${AGE}::interval where organization_id = ${org.id} and root_trace_id = ${oldRoot}`;
 
       retentionWorkers = startWorkers({
         sql: workerSql,
         redis: workerRedis,
-        env: parseEnv(WorkerEnv, { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: stack.prefix, RETENTION_DAYS: '365', RETENTION_BATCH_SIZE: '1' }),
+        env: parseEnv(WorkerEnv, {
+          DATABASE_URL: databaseUrl(),
+          REDIS_URL: redisUrl(),
+          QUEUE_PREFIX: stack.prefix,
+          RETENTION_DAYS: '365',
+          RETENTION_BATCH_SIZE: '1',
+        }),
         log,
         providerEnv: {},
       });

@@ -1,11 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Sql } from '@sightline/db';
-import { QUEUE_NAMES } from '@sightline/queues';
-import { call, readTrace, type TestStack } from '../support/app';
-import { testRedis } from '../support/services';
+import { call, readTrace } from '../support/app';
 
 /** The ids of one organization's data, one of every kind the API manages. */
 export type Tenant = {
@@ -36,38 +33,139 @@ async function ok(res: Awaited<ReturnType<typeof call>>, what: string) {
  * Creates, through the API, one of every resource for the organization of `key`, and waits until the
  * workers have written all of it. Names carry a random part so that nothing another test sends matches them.
  */
-export async function seedTenant(app: FastifyInstance, org: { id: string; key: string }, providerBaseUrl: string, label: string): Promise<Tenant> {
+export async function seedTenant(
+  app: FastifyInstance,
+  org: { id: string; key: string },
+  providerBaseUrl: string,
+  label: string,
+): Promise<Tenant> {
   const tag = `${label}-${randomBytes(4).toString('hex')}`;
   const post = (path: string, body: unknown) => call(app, org.key, 'POST', path, body);
 
   const project = await ok(await post('/project', { name: `${tag}-project` }), 'project');
-  const experiment = await ok(await post('/experiment', { name: `${tag}-experiment`, project_uuid: project.uuid, run_name: `${tag}-run`, metadata: { team: tag } }), 'experiment');
-  const finished = await ok(await post('/experiment', { name: `${tag}-finished`, project_uuid: project.uuid }), 'experiment');
+  const experiment = await ok(
+    await post('/experiment', {
+      name: `${tag}-experiment`,
+      project_uuid: project.uuid,
+      run_name: `${tag}-run`,
+      metadata: { team: tag },
+    }),
+    'experiment',
+  );
+  const finished = await ok(
+    await post('/experiment', { name: `${tag}-finished`, project_uuid: project.uuid }),
+    'experiment',
+  );
 
-  const rootTraceId = randomUUID(), childTraceId = randomUUID();
-  await ok(await post('/trace_log', {
-    trace_id: rootTraceId, project_name: project.name, experiment_uuid: experiment.uuid, trace_name: `${tag}-root`,
-    inputs: { question: 'what?' }, output: 'answer', target: 'gold', metadata: { team: tag, n: 1 }, tags: [tag],
-    scores: [{ name: 'accuracy', score: 0.5 }], start_timestamp: '2026-01-02 03:04:05', end_timestamp: '2026-01-02 03:04:06',
-    annotations: { crit: { user1: { created_at: '2026-01-02', user_id: 'user1', score: 1, value: 'good' } } },
-  }), 'root span');
-  await ok(await post('/trace_log', { trace_id: childTraceId, root_trace_id: rootTraceId, parent_trace_id: rootTraceId, project_uuid: project.uuid, trace_name: `${tag}-child`, input_tokens: 3, cost: 0.25 }), 'child span');
-  await ok(await call(app, org.key, 'PUT', '/trace_log', { trace_id: rootTraceId, root_trace_id: rootTraceId, field_name_to_value_map: { status: 'success' } }), 'update');
-  await ok(await post('/feedback', { trace_id: rootTraceId, score: 0.75, name: 'fine', target: 'better gold' }), 'feedback');
+  const rootTraceId = randomUUID(),
+    childTraceId = randomUUID();
+  await ok(
+    await post('/trace_log', {
+      trace_id: rootTraceId,
+      project_name: project.name,
+      experiment_uuid: experiment.uuid,
+      trace_name: `${tag}-root`,
+      inputs: { question: 'what?' },
+      output: 'answer',
+      target: 'gold',
+      metadata: { team: tag, n: 1 },
+      tags: [tag],
+      scores: [{ name: 'accuracy', score: 0.5 }],
+      start_timestamp: '2026-01-02 03:04:05',
+      end_timestamp: '2026-01-02 03:04:06',
+      annotations: { crit: { user1: { created_at: '2026-01-02', user_id: 'user1', score: 1, value: 'good' } } },
+    }),
+    'root span',
+  );
+  await ok(
+    await post('/trace_log', {
+      trace_id: childTraceId,
+      root_trace_id: rootTraceId,
+      parent_trace_id: rootTraceId,
+      project_uuid: project.uuid,
+      trace_name: `${tag}-child`,
+      input_tokens: 3,
+      cost: 0.25,
+    }),
+    'child span',
+  );
+  await ok(
+    await call(app, org.key, 'PUT', '/trace_log', {
+      trace_id: rootTraceId,
+      root_trace_id: rootTraceId,
+      field_name_to_value_map: { status: 'success' },
+    }),
+    'update',
+  );
+  await ok(
+    await post('/feedback', { trace_id: rootTraceId, score: 0.75, name: 'fine', target: 'better gold' }),
+    'feedback',
+  );
   const finishedRoot = randomUUID();
-  await ok(await post('/trace_log', { trace_id: finishedRoot, project_uuid: project.uuid, experiment_uuid: finished.uuid, trace_name: `${tag}-finished-root`, scores: [{ name: 'accuracy', score: 1 }] }), 'span');
-  await ok(await post(`/experiment/${finished.uuid}/finished`, { status: 'completed', dataset_level_stats: [{ name: 'corr', score: 0.5 }] }), 'finish');
+  await ok(
+    await post('/trace_log', {
+      trace_id: finishedRoot,
+      project_uuid: project.uuid,
+      experiment_uuid: finished.uuid,
+      trace_name: `${tag}-finished-root`,
+      scores: [{ name: 'accuracy', score: 1 }],
+    }),
+    'span',
+  );
+  await ok(
+    await post(`/experiment/${finished.uuid}/finished`, {
+      status: 'completed',
+      dataset_level_stats: [{ name: 'corr', score: 0.5 }],
+    }),
+    'finish',
+  );
 
-  const dataset = await ok(await post('/collection', { name: `${tag}-dataset`, column_names: ['question'], test_cases: [{ inputs: { question: 'q1' }, target: 't1', tags: ['a'] }, { inputs: { question: 'q2' } }] }), 'dataset');
-  const version = await ok(await post('/prompts', { name: `${tag}-prompt`, model: 'gpt-4o-mini', provider: 'openai', messages: [{ role: 'user', content: 'say {{word}}' }] }), 'prompt');
-  const deployment = await ok(await post('/deployments', { prompt_version_id: version.id, deployment_id: `${tag}-deployment` }), 'deployment');
-  const providerKey = { provider: `${tag.replace(/[^a-z0-9_-]/g, '')}-llm`, apiKey: `sk-${tag}-${randomBytes(16).toString('hex')}` };
-  await ok(await post('/provider-keys', { provider: providerKey.provider, api_key: providerKey.apiKey, base_url: providerBaseUrl }), 'provider key');
+  const dataset = await ok(
+    await post('/collection', {
+      name: `${tag}-dataset`,
+      column_names: ['question'],
+      test_cases: [{ inputs: { question: 'q1' }, target: 't1', tags: ['a'] }, { inputs: { question: 'q2' } }],
+    }),
+    'dataset',
+  );
+  const version = await ok(
+    await post('/prompts', {
+      name: `${tag}-prompt`,
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      messages: [{ role: 'user', content: 'say {{word}}' }],
+    }),
+    'prompt',
+  );
+  const deployment = await ok(
+    await post('/deployments', { prompt_version_id: version.id, deployment_id: `${tag}-deployment` }),
+    'deployment',
+  );
+  const providerKey = {
+    provider: `${tag.replace(/[^a-z0-9_-]/g, '')}-llm`,
+    apiKey: `sk-${tag}-${randomBytes(16).toString('hex')}`,
+  };
+  await ok(
+    await post('/provider-keys', {
+      provider: providerKey.provider,
+      api_key: providerKey.apiKey,
+      base_url: providerBaseUrl,
+    }),
+    'provider key',
+  );
   const metric = await ok(await post('/eval-metrics', { name: `${tag}-metric`, type: 'exact_match' }), 'eval metric');
-  const completion = await ok(await post('/completion', { deployment_id: deployment.deployment_id, inputs: { word: 'hi' }, project_uuid: project.uuid }), 'completion');
+  const completion = await ok(
+    await post('/completion', {
+      deployment_id: deployment.deployment_id,
+      inputs: { word: 'hi' },
+      project_uuid: project.uuid,
+    }),
+    'completion',
+  );
   expect(completion.status).toBe('success');
 
-  for (const id of [rootTraceId, childTraceId, finishedRoot, completion.trace_id]) expect((await readTrace(app, org.key, id)).statusCode).toBe(200);
+  for (const id of [rootTraceId, childTraceId, finishedRoot, completion.trace_id])
+    expect((await readTrace(app, org.key, id)).statusCode).toBe(200);
   return {
     orgId: org.id,
     key: org.key,
@@ -105,27 +203,38 @@ export async function tenantRows(sql: Sql, orgId: string): Promise<{ rows: Tenan
   const rows: TenantRows = new Map();
   const uncovered: string[] = [];
   for (const { table_name: table, columns } of tables) {
-    const scope = table === 'organizations'
-      ? sql`t.id = ${orgId}`
-      : columns.includes('organization_id')
-        ? sql`t.organization_id = ${orgId}`
-        : table === 'test_cases'
-          ? sql`t.dataset_id in (select id from datasets where organization_id = ${orgId})`
-          : null;
+    const scope =
+      table === 'organizations'
+        ? sql`t.id = ${orgId}`
+        : columns.includes('organization_id')
+          ? sql`t.organization_id = ${orgId}`
+          : table === 'test_cases'
+            ? sql`t.dataset_id in (select id from datasets where organization_id = ${orgId})`
+            : null;
     if (!scope) {
       uncovered.push(table);
       continue;
     }
     // When a key was last used is bookkeeping that any authenticated request moves, not tenant data.
-    const digests = await sql<{ d: string }[]>`select md5((to_jsonb(t) - 'last_used_at')::text) as d from ${sql(table)} t where ${scope} order by 1`;
-    rows.set(table, digests.map((r) => r.d));
+    const digests = await sql<
+      { d: string }[]
+    >`select md5((to_jsonb(t) - 'last_used_at')::text) as d from ${sql(table)} t where ${scope} order by 1`;
+    rows.set(
+      table,
+      digests.map((r) => r.d),
+    );
   }
   return { rows, uncovered };
 }
 
 /** One md5 per table over its ordered row digests, with the row count: what a report shows. */
 export function checksums(rows: TenantRows): Record<string, string> {
-  return Object.fromEntries([...rows].map(([table, ds]) => [table, `${ds.length} rows, md5 ${createHash('md5').update(ds.join('|')).digest('hex')}`]));
+  return Object.fromEntries(
+    [...rows].map(([table, ds]) => [
+      table,
+      `${ds.length} rows, md5 ${createHash('md5').update(ds.join('|')).digest('hex')}`,
+    ]),
+  );
 }
 
 /** Rows of `before` missing from `after` (changed or deleted), per table. */
@@ -137,30 +246,4 @@ export function missingRows(before: TenantRows, after: TenantRows): Record<strin
     if (gone) missing[table] = gone;
   }
   return missing;
-}
-
-/**
- * Waits until no queue of the stack holds work (waiting, active, delayed), twice in a row since one job
- * may enqueue another, and answers the failed jobs with their reasons: work accepted with a 200 and then
- * lost on the worker's side shows up there.
- */
-export async function drainQueues(stack: TestStack, timeoutMs = 60_000): Promise<{ queue: string; id?: string; reason: string }[]> {
-  const connection = testRedis();
-  const queues = QUEUE_NAMES.map((name) => new Queue(name, { connection, prefix: stack.prefix }));
-  try {
-    const deadline = Date.now() + timeoutMs;
-    let idleRounds = 0;
-    while (idleRounds < 2) {
-      const counts = await Promise.all(queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')));
-      const busy = counts.reduce((n, c) => n + Object.values(c).reduce((a, b) => a + b, 0), 0);
-      idleRounds = busy ? 0 : idleRounds + 1;
-      if (busy && Date.now() > deadline) throw new Error(`queues still busy after ${timeoutMs} ms: ${JSON.stringify(counts)}`);
-      await new Promise((r) => setTimeout(r, busy ? 200 : 100));
-    }
-    const failed = await Promise.all(queues.map(async (q) => (await q.getFailed(0, 50)).map((j) => ({ queue: q.name, id: j.id, reason: j.failedReason }))));
-    return failed.flat();
-  } finally {
-    await Promise.all(queues.map((q) => q.close()));
-    await connection.quit();
-  }
 }

@@ -6,6 +6,8 @@ import { ApiEnv, parseEnv, WorkerEnv } from '@sightline/schemas';
 import { startWorkers } from '@sightline/worker';
 import { databaseUrl, redisUrl, testRedis, uniquePrefix } from './services';
 
+export type StackOptions = { worker?: boolean; env?: Record<string, string | undefined>; workerLog?: Logger };
+
 export type TestStack = {
   app: FastifyInstance;
   prefix: string;
@@ -20,9 +22,15 @@ export type TestStack = {
  * The real API (via inject) and, when asked, the real span-write worker, both on the test database and a
  * queue prefix of their own. Tests that need to control delivery order leave the worker stopped.
  */
-export async function buildStack(options: { worker?: boolean; env?: Record<string, string | undefined>; workerLog?: Logger } = {}): Promise<TestStack> {
+export async function buildStack(options: StackOptions = {}): Promise<TestStack> {
   const prefix = uniquePrefix();
-  const env = { DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ...options.env };
+  const env = {
+    DATABASE_URL: databaseUrl(),
+    REDIS_URL: redisUrl(),
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  };
   const config = parseEnv(ApiEnv, env);
   const app = await buildApp(config);
   await app.ready();
@@ -36,8 +44,18 @@ export async function buildStack(options: { worker?: boolean; env?: Record<strin
       const sql = createSql(databaseUrl(), { max: 4 });
       const redis = testRedis();
       const workerEnv = parseEnv(WorkerEnv, { WORKER_CONCURRENCY: '50', SPAN_BATCH_SIZE: '200', ...env });
-      const running = startWorkers({ sql, redis, env: workerEnv, log: options.workerLog ?? pino({ level: 'silent' }), providerEnv: env });
-      worker = { close: running.close, poolTasks: running.poolTasks, release: async () => void (await Promise.all([redis.quit(), sql.end()])) };
+      const running = startWorkers({
+        sql,
+        redis,
+        env: workerEnv,
+        log: options.workerLog ?? pino({ level: 'silent' }),
+        providerEnv: env,
+      });
+      worker = {
+        close: running.close,
+        poolTasks: running.poolTasks,
+        release: async () => void (await Promise.all([redis.quit(), sql.end()])),
+      };
     },
     workerPoolTasks: () => worker?.poolTasks() ?? 0,
     async stopWorker() {
@@ -56,7 +74,13 @@ export async function buildStack(options: { worker?: boolean; env?: Record<strin
 }
 
 /** A JSON request to `/api/svc/v1{path}` through the real HTTP stack, with an API key (or none). */
-export function call(app: FastifyInstance, key: string | null, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) {
+export function call(
+  app: FastifyInstance,
+  key: string | null,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+) {
   return app.inject({
     method,
     url: `/api/svc/v1${path}`,

@@ -22,8 +22,12 @@ type Check = (body: unknown) => void;
 function parses(schema: z.ZodType, body: unknown, where = '') {
   const result = schema.safeParse(body);
   if (!result.success) {
-    const issues = result.error.issues.map((i) => `${where}${i.path.map((p) => `[${String(p)}]`).join('')}: ${i.message}`);
-    expect.fail(`a client could not read this answer:\n  ${issues.join('\n  ')}\n${JSON.stringify(body).slice(0, 2000)}`);
+    const issues = result.error.issues.map(
+      (i) => `${where}${i.path.map((p) => `[${String(p)}]`).join('')}: ${i.message}`,
+    );
+    expect.fail(
+      `a client could not read this answer:\n  ${issues.join('\n  ')}\n${JSON.stringify(body).slice(0, 2000)}`,
+    );
   }
 }
 
@@ -39,10 +43,14 @@ function tree(node: unknown, where = 'tree', seen = new Set<string>()) {
 const ROUTES: [string, RegExp, Check][] = [
   ['POST', /^\/project$/, (b) => parses(ClientProjectSchema, b)],
   ['GET', /^\/trace_log\/[^/]+$/, (b) => tree(b)],
-  ['POST', /^\/get_trace_logs$/, (b) => {
-    parses(ClientTraceLogPageSchema, b);
-    (b as { results: unknown[] }).results.forEach((t, i) => tree(t, `results[${i}]`));
-  }],
+  [
+    'POST',
+    /^\/get_trace_logs$/,
+    (b) => {
+      parses(ClientTraceLogPageSchema, b);
+      (b as { results: unknown[] }).results.forEach((t, i) => tree(t, `results[${i}]`));
+    },
+  ],
   ['POST', /^\/completion$/, (b) => parses(ClientCompletionResponseSchema, b)],
   // Each event of a stream, one at a time.
   ['POST', /^\/completion\/stream$/, (b) => parses(ClientStreamEventSchema, b)],
@@ -52,10 +60,14 @@ const ROUTES: [string, RegExp, Check][] = [
   ['POST', /^\/experiments$/, (b) => parses(ClientExperimentListSchema, b)],
   ['GET', /^\/experiment\/[^/]+\/stats$/, (b) => parses(ClientExperimentStatsSchema, b)],
   ['POST', /^\/experiment\/[^/]+\/finished$/, (b) => parses(ClientExperimentStatsSchema, b)],
-  ['POST', /^\/experiment\/[^/]+\/trace_logs$/, (b) => {
-    expect(Array.isArray(b), 'an array of trees').toBe(true);
-    (b as unknown[]).forEach((t, i) => tree(t, `[${i}]`));
-  }],
+  [
+    'POST',
+    /^\/experiment\/[^/]+\/trace_logs$/,
+    (b) => {
+      expect(Array.isArray(b), 'an array of trees').toBe(true);
+      (b as unknown[]).forEach((t, i) => tree(t, `[${i}]`));
+    },
+  ],
 ];
 
 /** Fails the test unless an official client can read this answer (or stream event) to `method path` (path below /api/svc/v1). */

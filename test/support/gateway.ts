@@ -3,7 +3,13 @@ import { FakeAnthropic } from '../fakes/fake-anthropic';
 import { FakeOpenAI } from '../fakes/fake-openai';
 import { buildStack, type TestStack } from './app';
 
-export type Gateway = { stack: TestStack; openai: FakeOpenAI; anthropic: FakeAnthropic; secretsKey: string; close(): Promise<void> };
+export type Gateway = {
+  stack: TestStack;
+  openai: FakeOpenAI;
+  anthropic: FakeAnthropic;
+  secretsKey: string;
+  close(): Promise<void>;
+};
 
 /** The API and worker with their providers pointed at fake OpenAI and Anthropic servers on 127.0.0.1. */
 export async function startGateway(env: Record<string, string | undefined> = {}): Promise<Gateway> {

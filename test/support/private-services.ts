@@ -62,8 +62,12 @@ export class ManagedProcess {
   async waitForOutput(pattern: RegExp, timeoutMs = 60_000, from = 0): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(this.text.slice(from))) {
-      if (!this.alive) throw new Error(`${this.name} exited (${this.child.exitCode ?? this.child.signalCode}) before /${pattern.source}/:\n${this.text.slice(-4000)}`);
-      if (Date.now() > deadline) throw new Error(`${this.name}: no /${pattern.source}/ within ${timeoutMs} ms:\n${this.text.slice(-4000)}`);
+      if (!this.alive)
+        throw new Error(
+          `${this.name} exited (${this.child.exitCode ?? this.child.signalCode}) before /${pattern.source}/:\n${this.text.slice(-4000)}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(`${this.name}: no /${pattern.source}/ within ${timeoutMs} ms:\n${this.text.slice(-4000)}`);
       await sleep(50);
     }
   }
@@ -82,7 +86,9 @@ export class ManagedProcess {
 /** Who PostgreSQL runs as: itself when the tests run as another user, the `postgres` user when they run as root. */
 function postgresUser(): { uid?: number; gid?: number } {
   if (process.getuid?.() !== 0) return {};
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
   if (!line) throw new Error('no postgres OS user: PostgreSQL refuses to run as root');
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
@@ -94,7 +100,7 @@ function postgresUser(): { uid?: number; gid?: number } {
  * the machine, and committed WAL is in the kernel's page cache before a commit is acknowledged, so
  * an immediate shutdown (a crash of PostgreSQL) still loses nothing committed.
  */
-export class PrivatePostgres {
+class PrivatePostgres {
   process: ManagedProcess | null = null;
   private constructor(
     readonly dir: string,
@@ -110,7 +116,11 @@ export class PrivatePostgres {
     mkdirSync(join(dir, 'data'), { recursive: true });
     if (uid !== undefined) for (const d of [dir, join(dir, 'data')]) chownSync(d, uid, gid!);
     chmodSync(join(dir, 'data'), 0o700);
-    execFileSync(join(PG_BIN, 'initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { uid, gid, cwd: dir, stdio: 'pipe' });
+    execFileSync(
+      join(PG_BIN, 'initdb'),
+      ['-D', join(dir, 'data'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+      { uid, gid, cwd: dir, stdio: 'pipe' },
+    );
     const pg = new PrivatePostgres(dir, await freePort());
     await pg.start();
     return pg;
@@ -118,10 +128,32 @@ export class PrivatePostgres {
 
   async start(): Promise<void> {
     const { uid, gid } = postgresUser();
-    const args = ['-D', join(this.dir, 'data'), '-p', String(this.port), '-k', this.dir, '-c', 'listen_addresses=127.0.0.1'];
+    const args = [
+      '-D',
+      join(this.dir, 'data'),
+      '-p',
+      String(this.port),
+      '-k',
+      this.dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+    ];
     // As in docker-compose: each span-write transaction locks up to 2 x SPAN_BATCH_SIZE rows.
-    for (const setting of ['fsync=off', 'full_page_writes=off', 'max_locks_per_transaction=256', 'shared_buffers=128MB', 'max_connections=100']) args.push('-c', setting);
-    const child = spawn(join(PG_BIN, 'postgres'), args, { uid, gid, cwd: this.dir, env: { PATH: process.env.PATH, LANG: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const setting of [
+      'fsync=off',
+      'full_page_writes=off',
+      'max_locks_per_transaction=256',
+      'shared_buffers=128MB',
+      'max_connections=100',
+    ])
+      args.push('-c', setting);
+    const child = spawn(join(PG_BIN, 'postgres'), args, {
+      uid,
+      gid,
+      cwd: this.dir,
+      env: { PATH: process.env.PATH, LANG: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.process = new ManagedProcess('postgres', child, 'SIGQUIT');
     await this.process.waitForOutput(/database system is ready to accept connections/);
   }
@@ -137,12 +169,16 @@ export type RedisOptions = { appendonly?: boolean; appendfsync?: 'always' | 'eve
 /** The Redis persistence docker-compose.yml sets: what the fault tests run with, unless told otherwise. */
 export function composeRedisPersistence(): Required<RedisOptions> {
   const compose = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
-  const flag = (name: string) => new RegExp(`"--${name}", "(\\w+)"`).exec(compose)?.[1];
-  return { appendonly: flag('appendonly') === 'yes', appendfsync: (flag('appendfsync') ?? 'everysec') as Required<RedisOptions>['appendfsync'] };
+  // Either quote: YAML takes both, and the formatter writes single ones.
+  const flag = (name: string) => new RegExp(`["']--${name}["'], ["'](\\w+)["']`).exec(compose)?.[1];
+  return {
+    appendonly: flag('appendonly') === 'yes',
+    appendfsync: (flag('appendfsync') ?? 'everysec') as Required<RedisOptions>['appendfsync'],
+  };
 }
 
 /** A Redis of its own, on an append-only file in its own directory: it can be stopped, killed and restarted on it. */
-export class PrivateRedis {
+class PrivateRedis {
   process: ManagedProcess | null = null;
   private constructor(
     readonly dir: string,
@@ -164,7 +200,24 @@ export class PrivateRedis {
   async start(): Promise<void> {
     const { appendonly, appendfsync } = { ...composeRedisPersistence(), ...this.options };
     // RDB snapshots off: only the append-only file, as docker-compose.yml runs it, keeps data.
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', appendonly ? 'yes' : 'no', '--appendfsync', appendfsync, '--maxmemory-policy', 'noeviction', '--daemonize', 'no'];
+    const args = [
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      this.dir,
+      '--save',
+      '',
+      '--appendonly',
+      appendonly ? 'yes' : 'no',
+      '--appendfsync',
+      appendfsync,
+      '--maxmemory-policy',
+      'noeviction',
+      '--daemonize',
+      'no',
+    ];
     const child = spawn(REDIS_SERVER, args, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     this.process = new ManagedProcess('redis', child);
     await this.process.waitForOutput(/Ready to accept connections/);
@@ -220,7 +273,10 @@ export type ChaosStack = Awaited<ReturnType<typeof createChaosStack>>;
  * A whole private Sightline: PostgreSQL and Redis of its own (migrated, with an organization and key),
  * and the real API and worker processes, each of which can be killed and started again.
  */
-export async function createChaosStack(label: string, options: { redis?: RedisOptions; env?: Record<string, string> } = {}) {
+export async function createChaosStack(
+  label: string,
+  options: { redis?: RedisOptions; env?: Record<string, string> } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), `sightline-chaos-${label}-`));
   // PostgreSQL runs as another user and must reach its directory inside this one.
   chmodSync(dir, 0o755);
@@ -238,7 +294,9 @@ export async function createChaosStack(label: string, options: { redis?: RedisOp
     // CHAOS_LOG_DIR keeps every process's output, to see what happened in a failed run.
     if (process.env.CHAOS_LOG_DIR) {
       mkdirSync(process.env.CHAOS_LOG_DIR, { recursive: true });
-      [...owned, pg?.process, redis?.process].forEach((p, i) => p && writeFileSync(join(process.env.CHAOS_LOG_DIR!, `${label}-${i}-${p.name}.log`), p.output()));
+      [...owned, pg?.process, redis?.process].forEach(
+        (p, i) => p && writeFileSync(join(process.env.CHAOS_LOG_DIR!, `${label}-${i}-${p.name}.log`), p.output()),
+      );
     }
     rmSync(dir, { recursive: true, force: true });
   }
@@ -271,8 +329,16 @@ export async function createChaosStack(label: string, options: { redis?: RedisOp
       /** Starts the API on a free port (or `port`) and resolves once it answers /healthz. */
       async startApi(env: Record<string, string> = {}, port?: number) {
         const apiPort = port ?? (await freePort());
-        const child = spawnNode('apps/api/src/server.ts', { LOG_LEVEL: 'warn', ...baseEnv(), PORT: String(apiPort), ...env });
-        const api = Object.assign(new ManagedProcess('api', child), { port: apiPort, base: `http://127.0.0.1:${apiPort}` });
+        const child = spawnNode('apps/api/src/server.ts', {
+          LOG_LEVEL: 'warn',
+          ...baseEnv(),
+          PORT: String(apiPort),
+          ...env,
+        });
+        const api = Object.assign(new ManagedProcess('api', child), {
+          port: apiPort,
+          base: `http://127.0.0.1:${apiPort}`,
+        });
         owned.push(api);
         await waitForHealth(api);
         return api;
@@ -307,7 +373,11 @@ export async function createChaosStack(label: string, options: { redis?: RedisOp
               pending,
               pending_sample: await queueRedis.zrange(`${QUEUE_PREFIX}:pending:org:${organizationId}`, 0, 4),
               unconfirmed_reservations: await queueRedis.zcard(`${QUEUE_PREFIX}:span-seq:unconfirmed`),
-              failed: (await spanQueue.getFailed(0, 4)).map((j) => ({ reason: j.failedReason, finishedOn: j.finishedOn, events: j.data.events?.length })),
+              failed: (await spanQueue.getFailed(0, 4)).map((j) => ({
+                reason: j.failedReason,
+                finishedOn: j.finishedOn,
+                events: j.data.events?.length,
+              })),
             };
             throw new Error(`span writes not drained after ${timeoutMs} ms: ${JSON.stringify(left)}`);
           }
@@ -318,7 +388,9 @@ export async function createChaosStack(label: string, options: { redis?: RedisOp
       async storedCount(ids: readonly string[]): Promise<number> {
         let n = 0;
         for (let i = 0; i < ids.length; i += 50_000) {
-          const [row] = await sql<{ n: number }[]>`select count(*)::int as n from spans where organization_id = ${organizationId} and trace_id = any(${ids.slice(i, i + 50_000) as string[]}::uuid[])`;
+          const [row] = await sql<
+            { n: number }[]
+          >`select count(*)::int as n from spans where organization_id = ${organizationId} and trace_id = any(${ids.slice(i, i + 50_000) as string[]}::uuid[])`;
           n += row.n;
         }
         return n;
@@ -338,16 +410,24 @@ export async function createChaosStack(label: string, options: { redis?: RedisOp
 }
 
 function spawnNode(script: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 async function waitForHealth(api: ManagedProcess & { base: string }, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!api.alive) throw new Error(`api exited before answering:\n${api.output().slice(-4000)}`);
-    const ok = await fetch(`${api.base}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${api.base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
-    if (Date.now() > deadline) throw new Error(`api did not answer /healthz within ${timeoutMs} ms:\n${api.output().slice(-4000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`api did not answer /healthz within ${timeoutMs} ms:\n${api.output().slice(-4000)}`);
     await sleep(100);
   }
 }

@@ -16,10 +16,18 @@ export function freePort(): Promise<number> {
 }
 
 /** Runs a repo script as `npm run` does (through tsx) and collects its output. */
-export function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
-    let stdout = '', stderr = '';
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
+    let stdout = '',
+      stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
@@ -27,7 +35,12 @@ export function runScript(script: string, args: string[], env: Record<string, st
 }
 
 /** Starts a long-running script and resolves once its output matches `ready`. */
-export function startScript(script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<{ child: ChildProcess; output: () => string }> {
+export function startScript(
+  script: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 30_000,
+): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env } });
     let output = '';

@@ -30,8 +30,8 @@ export function useServices(): { sql: Sql; redis: Redis } {
   return { sql, redis };
 }
 
-/** A fresh organization with one API key. */
-export async function newOrganization(sql: Sql, label = 'org'): Promise<{ id: string; key: string }> {
+/** A fresh organization with one API key (a new one, unless given). */
+export async function newOrganization(sql: Sql, label = 'org', key?: string): Promise<{ id: string; key: string }> {
   const id = await ensureOrganization(sql, `${label}-${randomBytes(4).toString('hex')}`);
-  return { id, key: await addApiKey(sql, id) };
+  return { id, key: await addApiKey(sql, id, key) };
 }

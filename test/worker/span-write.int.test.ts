@@ -1,31 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { describe, expect, it } from 'vitest';
 import { sleep } from '../fakes/fake-server';
-import { buildStack, call, type TestStack, readTrace } from '../support/app';
-import { newOrganization, testSql } from '../support/services';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
 
-let stack: TestStack;
-let sql: Sql;
-let org: { id: string; key: string };
-
-beforeAll(async () => {
-  stack = await buildStack();
-  sql = testSql();
-  org = await newOrganization(sql);
-});
-afterAll(async () => {
-  await stack.close();
-  await sql.end();
-});
+const {
+  stack,
+  orgs: [org],
+} = useStack({ orgs: ['org'] });
 
 describe('span-write worker', () => {
   it('fails a job PostgreSQL refuses at once, clears its pending marks, and keeps its batch neighbours', async () => {
     const project_id = (await call(stack.app, org.key, 'POST', '/project', { name: 'refused' })).json().uuid;
-    const bad = randomUUID(), good = randomUUID();
+    const bad = randomUUID(),
+      good = randomUUID();
     // A NUL inside jsonb passes the queue schema but not PostgreSQL (the API strips it; a raw job does not).
-    const event = (trace_id: string, metadata: Record<string, unknown>) => ({ kind: 'create' as const, organization_id: org.id, trace_id, pending_root: trace_id, fields: { project_id, metadata } });
-    await Promise.all([stack.app.acceptSpanEvents([event(bad, { a: 'x\u0000y' })], 'req-bad'), stack.app.acceptSpanEvents([event(good, { a: 'fine' })], 'req-good')]);
+    const event = (trace_id: string, metadata: Record<string, unknown>) => ({
+      kind: 'create' as const,
+      organization_id: org.id,
+      trace_id,
+      pending_root: trace_id,
+      fields: { project_id, metadata },
+    });
+    await Promise.all([
+      stack.app.acceptSpanEvents([event(bad, { a: 'x\u0000y' })], 'req-bad'),
+      stack.app.acceptSpanEvents([event(good, { a: 'fine' })], 'req-good'),
+    ]);
 
     let failed: { failedReason: string; attemptsMade: number }[] = [];
     for (let i = 0; i < 50 && failed.length === 0; i++) {
@@ -43,14 +43,23 @@ describe('span-write worker', () => {
   it('keeps the events of a job that PostgreSQL accepts when it refuses one of them', async () => {
     const project_id = (await call(stack.app, org.key, 'POST', '/project', { name: 'refused-one' })).json().uuid;
     const before = (await stack.app.spanWrites.queue.getFailed()).length;
-    const bad = randomUUID(), good = randomUUID();
-    const event = (trace_id: string, metadata: Record<string, unknown>) => ({ kind: 'create' as const, organization_id: org.id, trace_id, pending_root: trace_id, fields: { project_id, metadata } });
+    const bad = randomUUID(),
+      good = randomUUID();
+    const event = (trace_id: string, metadata: Record<string, unknown>) => ({
+      kind: 'create' as const,
+      organization_id: org.id,
+      trace_id,
+      pending_root: trace_id,
+      fields: { project_id, metadata },
+    });
     // One call: the events travel in one job, as the spans of concurrent requests do.
     await stack.app.acceptSpanEvents([event(good, { a: 'kept' }), event(bad, { a: 'x\u0000y' })], 'req-mixed');
     expect((await readTrace(stack.app, org.key, good)).json().metadata).toEqual({ a: 'kept' });
     expect((await readTrace(stack.app, org.key, bad)).statusCode).toBe(404);
     const failed = await stack.app.spanWrites.queue.getFailed();
     expect(failed.length).toBe(before + 1);
-    expect(failed.map((j) => j.failedReason)).toContainEqual(expect.stringMatching(/^1 of 2 span events refused by PostgreSQL/));
+    expect(failed.map((j) => j.failedReason)).toContainEqual(
+      expect.stringMatching(/^1 of 2 span events refused by PostgreSQL/),
+    );
   });
 });

@@ -32,7 +32,9 @@ import evalMetricRoutes from './routes/eval-metrics/index';
 import experimentRoutes from './routes/experiments/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
+import insightRoutes from './routes/insights/index';
 import projectRoutes from './routes/projects/index';
+import remarkRoutes from './routes/remarks/index';
 import promptRoutes from './routes/prompts/index';
 import providerKeyRoutes from './routes/provider-keys/index';
 import traceLogRoutes from './routes/trace-logs/index';
@@ -55,13 +57,22 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
       level: config.LOG_LEVEL,
       // Fastify's own request fields, with a key sent in the query (the live tail's) redacted.
       serializers: {
-        req: (req) => ({ method: req.method, url: req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]'), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
+        req: (req) => ({
+          method: req.method,
+          url: req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]'),
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
       },
     },
     genReqId: requestId,
     // Errors raised before routing (a malformed URL, a bad content type) keep the API's error shape.
     frameworkErrors: (err, req, reply) =>
-      void (reply as { header(k: string, v: string): { code(n: number): { send(b: unknown): unknown } } }).header('x-request-id', req.id).code(400).send({ detail: err.message }),
+      void (reply as { header(k: string, v: string): { code(n: number): { send(b: unknown): unknown } } })
+        .header('x-request-id', req.id)
+        .code(400)
+        .send({ detail: err.message }),
     ...options,
   });
 
@@ -108,6 +119,8 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(healthRoutes.v1);
   await v1.register(accessRoutes);
   await v1.register(consoleRoutes);
+  await v1.register(remarkRoutes);
+  await v1.register(insightRoutes);
   await v1.register(projectRoutes);
   await v1.register(traceLogRoutes);
   await v1.register(feedbackRoutes);

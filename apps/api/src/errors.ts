@@ -5,7 +5,11 @@ import type { z } from 'zod';
  * `Retry-After` header when the client should try again later (a 503 always gets one).
  */
 export class AppError extends Error {
-  constructor(readonly statusCode: number, message: string, readonly retryAfterSeconds?: number) {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
     super(message);
   }
 }
@@ -26,7 +30,11 @@ export class RequestValidationError extends Error {
       issues.flatMap((issue) => {
         const loc = [part, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
         if (issue.code === 'unrecognized_keys') {
-          return issue.keys.map((key) => ({ loc: [...loc, key], msg: `unknown field '${key}'`, type: 'extra_forbidden' }));
+          return issue.keys.map((key) => ({
+            loc: [...loc, key],
+            msg: `unknown field '${key}'`,
+            type: 'extra_forbidden',
+          }));
         }
         return [{ loc, msg: issue.message, type: issue.code }];
       }),

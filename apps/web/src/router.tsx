@@ -12,7 +12,14 @@ const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 const NotFoundPage = lazy(() => import('./pages/NotFoundPage'));
 
 export const router = createBrowserRouter([
-  { path: '/sign-in', element: <Suspense fallback={<LoadingState label="Loading" />}><SignInPage /></Suspense> },
+  {
+    path: '/sign-in',
+    element: (
+      <Suspense fallback={<LoadingState label="Loading" />}>
+        <SignInPage />
+      </Suspense>
+    ),
+  },
   {
     element: <AppLayout />,
     children: [

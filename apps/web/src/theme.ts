@@ -10,5 +10,22 @@ export const theme = createTheme({
 });
 
 /** Badge colours of span kinds and message roles, used the same everywhere. */
-export const KIND_COLORS: Record<string, string> = { llm: 'violet', chain: 'blue', tool: 'orange', retriever: 'teal', agent: 'pink', embedding: 'cyan', prompt: 'grape', parser: 'lime' };
-export const ROLE_COLORS: Record<string, string> = { system: 'gray', user: 'blue', assistant: 'violet', tool: 'orange', function: 'orange', example_user: 'cyan', example_assistant: 'grape' };
+export const KIND_COLORS: Record<string, string> = {
+  llm: 'violet',
+  chain: 'blue',
+  tool: 'orange',
+  retriever: 'teal',
+  agent: 'pink',
+  embedding: 'cyan',
+  prompt: 'grape',
+  parser: 'lime',
+};
+export const ROLE_COLORS: Record<string, string> = {
+  system: 'gray',
+  user: 'blue',
+  assistant: 'violet',
+  tool: 'orange',
+  function: 'orange',
+  example_user: 'cyan',
+  example_assistant: 'grape',
+};

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { requestIdsOf } from './register-worker';
 
-const events = (...ids: (string | undefined)[]) => ({ events: ids.map((request_id) => ({ kind: 'create', request_id })) });
+const events = (...ids: (string | undefined)[]) => ({
+  events: ids.map((request_id) => ({ kind: 'create', request_id })),
+});
 
 describe('requestIdsOf', () => {
   it("names a job's own request", () => {
@@ -19,6 +21,7 @@ describe('requestIdsOf', () => {
   });
 
   it('names none for jobs without request ids, or with data it cannot read', () => {
-    for (const data of [{}, events(undefined), null, undefined, 'text', { events: 'nope' }]) expect(requestIdsOf(data)).toEqual({});
+    for (const data of [{}, events(undefined), null, undefined, 'text', { events: 'nope' }])
+      expect(requestIdsOf(data)).toEqual({});
   });
 });

@@ -1,7 +1,15 @@
 import { Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createReplier, queues, redisKeys, RETRY_BACKOFF_TYPE, retryDelayMs, type QueueName, type QueuePayload } from '@sightline/queues';
+import {
+  createReplier,
+  queues,
+  redisKeys,
+  RETRY_BACKOFF_TYPE,
+  retryDelayMs,
+  type QueueName,
+  type QueuePayload,
+} from '@sightline/queues';
 import type { WorkerEnv } from '@sightline/schemas';
 
 /** `log` carries the job's queue, id and the x-request-id(s) of the API requests it came from. */
@@ -17,7 +25,9 @@ export function requestIdsOf(data: unknown): { reqId?: string; reqIds?: string[]
   if (!Array.isArray(job?.events)) return {};
   const ids = [...new Set(job.events.map((e) => e?.request_id).filter((id): id is string => typeof id === 'string'))];
   if (ids.length <= 1) return ids.length ? { reqId: ids[0] } : {};
-  return ids.length > MAX_LOGGED_REQUEST_IDS ? { reqIds: ids.slice(0, MAX_LOGGED_REQUEST_IDS), reqIdCount: ids.length } : { reqIds: ids };
+  return ids.length > MAX_LOGGED_REQUEST_IDS
+    ? { reqIds: ids.slice(0, MAX_LOGGED_REQUEST_IDS), reqIdCount: ids.length }
+    : { reqIds: ids };
 }
 
 /** BullMQ's failure reason for a job stalled more than maxStalledCount times, raised when a worker next takes it. */
@@ -42,21 +52,31 @@ export function registerWorker<N extends QueueName>(
       if (!parsed.success) {
         // A caller waiting on this job hears of the failure now rather than at its timeout.
         const replyTo = (job.data as { reply_to?: unknown } | null)?.reply_to;
-        if (typeof replyTo === 'string') await createReplier(connection, redisKeys(prefix), replyTo)({ error: `invalid ${name} job`, status: 500 });
+        if (typeof replyTo === 'string')
+          await createReplier(connection, redisKeys(prefix), replyTo)({ error: `invalid ${name} job`, status: 500 });
         throw new UnrecoverableError(`invalid ${name} payload: ${parsed.error.message}`);
       }
-      return processor(parsed.data as QueuePayload<N>, job, log.child({ queue: name, jobId: job.id, ...requestIdsOf(parsed.data) }));
+      return processor(
+        parsed.data as QueuePayload<N>,
+        job,
+        log.child({ queue: name, jobId: job.id, ...requestIdsOf(parsed.data) }),
+      );
     },
     {
       connection,
       prefix,
       concurrency: concurrency(env),
       ...stalls,
-      settings: { backoffStrategy: (attemptsMade, type) => (type === RETRY_BACKOFF_TYPE ? retryDelayMs(attemptsMade) : 1000) },
+      settings: {
+        backoffStrategy: (attemptsMade, type) => (type === RETRY_BACKOFF_TYPE ? retryDelayMs(attemptsMade) : 1000),
+      },
     },
   );
   worker.on('failed', (job, err) => {
-    log.warn({ queue: name, jobId: job?.id, ...requestIdsOf(job?.data), attempts: job?.attemptsMade, err: err.message }, 'job failed');
+    log.warn(
+      { queue: name, jobId: job?.id, ...requestIdsOf(job?.data), attempts: job?.attemptsMade, err: err.message },
+      'job failed',
+    );
     // Failed for stalling, the job never reached the processor above, which answers its caller: without
     // this, a caller waiting on a job whose worker died would hear nothing until its own timeout.
     const replyTo = (job?.data as { reply_to?: unknown } | undefined)?.reply_to;

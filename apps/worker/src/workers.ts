@@ -2,7 +2,14 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { poolReading, type Sql } from '@sightline/db';
-import { createProducer, createSpanIntake, redisKeys, startPendingUpkeep } from '@sightline/queues';
+import {
+  createProducer,
+  createSpanIntake,
+  redisKeys,
+  startPendingUpkeep,
+  type Producer,
+  type RedisKeys,
+} from '@sightline/queues';
 import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
 import { collectProcessMetrics, observeWorker, serveMetrics, watchPool } from '@sightline/runtime';
@@ -16,14 +23,13 @@ import { registerWorker, requestIdsOf } from './register-worker';
 
 export type WorkerDeps = { sql: Sql; redis: Redis; env: WorkerEnv; log: Logger; providerEnv?: NodeJS.ProcessEnv };
 
-/** Starts one BullMQ worker per queue; `close` lets each finish what it holds, then closes the producers. */
-export function startWorkers({ sql, redis, env, log, providerEnv = process.env }: WorkerDeps) {
-  const prefix = env.QUEUE_PREFIX;
-  const keys = redisKeys(prefix);
-  const spanWrites = createProducer('span-write', redis, prefix);
-  const pool = createPool({ threads: env.POOL_THREADS });
-  const evals = createProducer('eval', redis, prefix);
-  const gateway = createGateway({
+/** The provider gateway the completion and eval workers call through. */
+function workerGateway(
+  { sql, redis, env, providerEnv }: Required<Omit<WorkerDeps, 'log'>>,
+  keys: RedisKeys,
+  spanWrites: Producer<'span-write'>,
+) {
+  return createGateway({
     sql,
     redis,
     keys,
@@ -35,15 +41,52 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     maxRetries: env.PROVIDER_MAX_RETRIES,
     cacheTtlSeconds: env.COMPLETION_CACHE_TTL_SECONDS,
   });
+}
+
+/** Logs whether retention is on once it is scheduled; never rejects. */
+function logRetentionSchedule(scheduling: ReturnType<typeof scheduleRetention>, log: Logger): Promise<void> {
+  return scheduling.then(
+    (job) =>
+      log.info(
+        job ? { retentionDays: job.retention_days, batchSize: job.batch_size } : { retentionDays: null },
+        job ? 'retention on' : 'retention off',
+      ),
+    (err) => log.error({ err: (err as Error).message }, 'could not schedule retention'),
+  );
+}
+
+/** The metrics endpoint, when METRICS_PORT is set. */
+function startMetrics(env: WorkerEnv, log: Logger): ReturnType<typeof serveMetrics> | null {
+  if (env.METRICS_PORT === undefined) return null;
+  collectProcessMetrics();
+  return serveMetrics(env.METRICS_PORT, log);
+}
+
+/** Starts one BullMQ worker per queue; `close` lets each finish what it holds, then closes the producers. */
+export function startWorkers({ sql, redis, env, log, providerEnv = process.env }: WorkerDeps) {
+  const prefix = env.QUEUE_PREFIX;
+  const keys = redisKeys(prefix);
+  const spanWrites = createProducer('span-write', redis, prefix);
+  const pool = createPool({ threads: env.POOL_THREADS });
+  const evals = createProducer('eval', redis, prefix);
+  const gateway = workerGateway({ sql, redis, env, providerEnv }, keys, spanWrites);
   const options = { connection: redis, prefix, env, log };
   const retention = createProducer('retention', redis, prefix);
   let closing = false;
-  const scheduling = scheduleRetention(retention.queue, env).then(
-    (job) => log.info(job ? { retentionDays: job.retention_days, batchSize: job.batch_size } : { retentionDays: null }, job ? 'retention on' : 'retention off'),
-    (err) => log.error({ err: (err as Error).message }, 'could not schedule retention'),
+  const scheduling = logRetentionSchedule(scheduleRetention(retention.queue, env), log);
+  const spanWriter = registerWorker(
+    'span-write',
+    spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, evals }),
+    options,
   );
-  const spanWriter = registerWorker('span-write', spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, evals }), options);
-  const stopUpkeep = startPendingUpkeep({ redis, keys, spanWrites: spanWrites.queue, spanWriter, log, describeJob: requestIdsOf });
+  const stopUpkeep = startPendingUpkeep({
+    redis,
+    keys,
+    spanWrites: spanWrites.queue,
+    spanWriter,
+    log,
+    describeJob: requestIdsOf,
+  });
   const workers: Worker[] = [
     spanWriter,
     registerWorker('completion', completionProcessor({ redis, keys, gateway }), options),
@@ -53,11 +96,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   ];
   workers.forEach(observeWorker);
   const unwatchPool = watchPool('worker', () => poolReading(sql));
-  let metricsServer: ReturnType<typeof serveMetrics> | null = null;
-  if (env.METRICS_PORT !== undefined) {
-    collectProcessMetrics();
-    metricsServer = serveMetrics(env.METRICS_PORT, log);
-  }
+  const metricsServer = startMetrics(env, log);
   return {
     names: workers.map((w) => w.name),
     /** Tasks the worker's thread pool has finished. */

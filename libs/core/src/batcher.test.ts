@@ -10,7 +10,11 @@ describe('createBatcher', () => {
   });
   it('splits at maxItems', async () => {
     const flushed: number[][] = [];
-    const batcher = createBatcher<number>(async (items) => void flushed.push(items), { maxItems: 2, lingerMs: 5, maxConcurrent: 1 });
+    const batcher = createBatcher<number>(async (items) => void flushed.push(items), {
+      maxItems: 2,
+      lingerMs: 5,
+      maxConcurrent: 1,
+    });
     await Promise.all([1, 2, 3, 4, 5].map((n) => batcher.add([n])));
     expect(flushed.flat()).toEqual([1, 2, 3, 4, 5]);
     expect(Math.max(...flushed.map((f) => f.length))).toBe(2);

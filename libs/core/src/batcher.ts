@@ -17,8 +17,11 @@ function later(fn: () => void, ms: number): () => void {
   return () => clearTimeout(timeout);
 }
 
-export function createBatcher<T>(flush: (items: T[]) => Promise<void>, options: { maxItems: number; lingerMs: number; maxConcurrent?: number }) {
-  let queue: Waiting<T>[] = [];
+export function createBatcher<T>(
+  flush: (items: T[]) => Promise<void>,
+  options: { maxItems: number; lingerMs: number; maxConcurrent?: number },
+) {
+  const queue: Waiting<T>[] = [];
   let queuedItems = 0;
   let cancelTimer: (() => void) | null = null;
   let running = 0;

@@ -58,7 +58,14 @@ const tree = {
         llm_output: { token_usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } },
       },
       extra: {
-        invocation_params: { model: 'gpt-4o-mini', _type: 'openai-chat', temperature: 0.2, max_tokens: 256, top_p: 1, n: 1 },
+        invocation_params: {
+          model: 'gpt-4o-mini',
+          _type: 'openai-chat',
+          temperature: 0.2,
+          max_tokens: 256,
+          top_p: 1,
+          n: 1,
+        },
         metadata: { ls_provider: 'openai' },
       },
       child_runs: [{ id: uuid(99), name: '', run_type: 'parser', outputs: { a: 1, b: 'x' } }],
@@ -128,7 +135,10 @@ describe('runToSpans', () => {
     const [span] = runToSpans({
       id: ROOT,
       run_type: 'llm',
-      outputs: { generations: [[{ text: '', message: { kwargs: { content: 'hi' } } }]], llm_output: { usage: { input_tokens: 3, output_tokens: 4 } } },
+      outputs: {
+        generations: [[{ text: '', message: { kwargs: { content: 'hi' } } }]],
+        llm_output: { usage: { input_tokens: 3, output_tokens: 4 } },
+      },
       extra: { invocation_params: { model_name: 'claude-3-haiku', _type: 'anthropic-chat', temperature: 'hot' } },
     });
     expect(span.output).toBe('hi');
@@ -243,7 +253,14 @@ describe('runToSpans', () => {
       tags: ['t\u0000ag'],
       extra: { metadata: { m: { n: '\u0000v' } } },
       project_uuid: 'p\u0000',
-      child_runs: [{ id: LLM, name: '\u0000', run_type: 'llm', outputs: { generations: [[{ text: 'g\u0000' }]], extra: '\u0000' } }],
+      child_runs: [
+        {
+          id: LLM,
+          name: '\u0000',
+          run_type: 'llm',
+          outputs: { generations: [[{ text: 'g\u0000' }]], extra: '\u0000' },
+        },
+      ],
     });
     expect(span.trace_name).toBe('name');
     expect(span.inputs).toEqual({ key: ['ab', { deep: 'c' }], n: 1, ok: true, nil: null });
@@ -271,14 +288,25 @@ describe('runToSpans', () => {
 
   it('tolerates missing and wrongly typed fields', () => {
     expect(runToSpans({ id: ROOT })).toEqual([
-      { trace_id: ROOT, root_trace_id: ROOT, parent_trace_id: ROOT, trace_name: 'run', status: 'success', execution_order: 0, depth: 0 },
+      {
+        trace_id: ROOT,
+        root_trace_id: ROOT,
+        parent_trace_id: ROOT,
+        trace_name: 'run',
+        status: 'success',
+        execution_order: 0,
+        depth: 0,
+      },
     ]);
     const [span, child] = runToSpans({
       id: ROOT,
       name: 5,
       run_type: 'llm',
       inputs: 'text',
-      outputs: { generations: 'nope', llm_output: { token_usage: { prompt_tokens: '3', completion_tokens: -1, total_tokens: 1.5 } } },
+      outputs: {
+        generations: 'nope',
+        llm_output: { token_usage: { prompt_tokens: '3', completion_tokens: -1, total_tokens: 1.5 } },
+      },
       extra: { metadata: [1], invocation_params: 'x' },
       tags: 'a,b',
       child_runs: { id: LLM },
@@ -290,7 +318,8 @@ describe('runToSpans', () => {
       root_trace_id: ROOT,
       parent_trace_id: ROOT,
       trace_name: 'llm',
-      output: '{"generations":"nope","llm_output":{"token_usage":{"prompt_tokens":"3","completion_tokens":-1,"total_tokens":1.5}}}',
+      output:
+        '{"generations":"nope","llm_output":{"token_usage":{"prompt_tokens":"3","completion_tokens":-1,"total_tokens":1.5}}}',
       status: 'success',
       metadata: { run_type: 'llm' },
       execution_order: 0,
@@ -302,7 +331,12 @@ describe('runToSpans', () => {
   it('orders children without execution_order after those with one, in array order', () => {
     const spans = runToSpans({
       id: ROOT,
-      child_runs: [{ id: uuid(1) }, { id: uuid(2), execution_order: 9 }, { id: uuid(3) }, { id: uuid(4), execution_order: 1 }],
+      child_runs: [
+        { id: uuid(1) },
+        { id: uuid(2), execution_order: 9 },
+        { id: uuid(3) },
+        { id: uuid(4), execution_order: 1 },
+      ],
     });
     expect(spans.map((s) => s.trace_id)).toEqual([ROOT, uuid(4), uuid(2), uuid(1), uuid(3)]);
   });

@@ -48,13 +48,10 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const count = (v: unknown): number | undefined =>
   Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : undefined;
-const finite = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-
+const finite = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 // A cleaned, non-empty string, or undefined.
-const text = (v: unknown): string | undefined =>
-  typeof v === 'string' ? storableText(v) || undefined : undefined;
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? storableText(v) || undefined : undefined);
 
 // Deep copy as JSON-compatible data with strings cleaned. Paths are only built for an error:
 // `where` gives the value's own path, `rel` (mutated and restored) the position inside it.
@@ -177,7 +174,12 @@ function orderKey(run: unknown): number {
 }
 
 /** One run as a span; `frame` names where it is, for errors. */
-function spanOf(r: Obj, frame: Frame, ids: { id: string; rootId: string; projectUuid?: string }, executionOrder: number): ChainlibSpan {
+function spanOf(
+  r: Obj,
+  frame: Frame,
+  ids: { id: string; rootId: string; projectUuid?: string },
+  executionOrder: number,
+): ChainlibSpan {
   const { id, rootId, projectUuid } = ids;
   const start = parseTime(r.start_time, () => pathOf(frame, 'start_time'));
   const end = parseTime(r.end_time, () => pathOf(frame, 'end_time'));

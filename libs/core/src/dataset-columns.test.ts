@@ -6,7 +6,9 @@ describe('columnMismatch', () => {
     expect(columnMismatch(['a', 'b'], { b: '1', a: '2' }, true)).toBeNull();
   });
   it('names unknown and missing columns', () => {
-    expect(columnMismatch(['a', 'b'], { a: '1', c: '2' }, true)).toMatch(/unknown column\(s\): c; missing column\(s\): b/);
+    expect(columnMismatch(['a', 'b'], { a: '1', c: '2' }, true)).toMatch(
+      /unknown column\(s\): c; missing column\(s\): b/,
+    );
   });
   it('only refuses unknown columns when not exact (a partial update)', () => {
     expect(columnMismatch(['a', 'b'], { a: '1' }, false)).toBeNull();

@@ -32,7 +32,10 @@ describe('built-in metrics', () => {
   it('json_schema, with a maintained validator', () => {
     const schema = { type: 'object', required: ['city'], properties: { city: { type: 'string' } } };
     expect(m.json_schema(io('{"city": "Oslo"}'), { schema })).toMatchObject({ score: 1 });
-    expect(m.json_schema(io('{"city": 3}'), { schema })).toMatchObject({ score: 0, reason: expect.stringContaining('city') });
+    expect(m.json_schema(io('{"city": 3}'), { schema })).toMatchObject({
+      score: 0,
+      reason: expect.stringContaining('city'),
+    });
     expect(m.json_schema(io('nope'), { schema })).toMatchObject({ score: 0 });
     const safe = (p: string) => !/\+\)\+/.test(p);
     expect(jsonSchemaError({ type: 'no-such-type' }, safe)).toEqual(expect.any(String));
@@ -41,18 +44,28 @@ describe('built-in metrics', () => {
   });
   it('json_schema: a schema with an $id neither clashes with itself nor leaks to another', () => {
     const schema = { $id: 'https://example.com/order', type: 'object', required: ['id'] };
-    for (let i = 0; i < 3; i++) expect(m.json_schema(io('{"id": 1}'), { schema: { ...schema } })).toMatchObject({ score: 1 });
+    for (let i = 0; i < 3; i++)
+      expect(m.json_schema(io('{"id": 1}'), { schema: { ...schema } })).toMatchObject({ score: 1 });
     expect(jsonSchemaError({ $ref: 'https://example.com/order' }, () => true)).toEqual(expect.any(String));
   });
 });
 
 describe('llm judge', () => {
   it('fills output, target and inputs into the prompt', () => {
-    expect(judgePrompt('Q: {{inputs.q}} A: {{output}} Gold: {{ target }} {{other}}', { output: 'o', target: 't', inputs: { q: 'why' } })).toBe('Q: why A: o Gold: t {{other}}');
+    expect(
+      judgePrompt('Q: {{inputs.q}} A: {{output}} Gold: {{ target }} {{other}}', {
+        output: 'o',
+        target: 't',
+        inputs: { q: 'why' },
+      }),
+    ).toBe('Q: why A: o Gold: t {{other}}');
   });
   it('reads a score in 0..1 with its reason, and never guesses', () => {
     expect(parseJudgeAnswer('{"score": 0.8, "reason": "close"}')).toEqual({ score: 0.8, reason: 'close' });
-    expect(parseJudgeAnswer('Sure! ```json\n{"score": "1", "reason": "exact"}\n```')).toEqual({ score: 1, reason: 'exact' });
+    expect(parseJudgeAnswer('Sure! ```json\n{"score": "1", "reason": "exact"}\n```')).toEqual({
+      score: 1,
+      reason: 'exact',
+    });
     expect(parseJudgeAnswer('Score: 0.25 because it is partial')).toMatchObject({ score: 0.25 });
     expect(parseJudgeAnswer('{"score": 7}')).toEqual({ error: expect.any(String) });
     expect(parseJudgeAnswer('I think it is good')).toEqual({ error: expect.stringContaining('no score') });

@@ -11,7 +11,11 @@ export type EvalInput = { output: string; target: string | null; inputs: Record<
  * the EvalResult schema of @sightline/schemas, which is held to this type (core imports nothing of schemas).
  */
 export type EvalResult = { score: number; reason?: string | null } | { error: string };
-type Config = Record<string, any> | null | undefined;
+/** A metric's configuration, as EvalMetricCreateSchema accepted it for the metric's type. */
+type Config =
+  | { case_sensitive?: boolean | null; value?: string | null; pattern?: string; flags?: string | null; schema?: object }
+  | null
+  | undefined;
 
 // One validator instance for every organization: `addUsedSchema: false` keeps a schema's $id out of its
 // registry, so one organization's schema can neither clash with nor be referenced by another's.
@@ -34,15 +38,21 @@ const fold = (s: string, caseSensitive: unknown) => (caseSensitive === false ? s
 export const deterministicMetrics: Record<string, (input: EvalInput, config: Config) => EvalResult> = {
   levenshtein({ output, target }) {
     if (target == null) return needsTarget('levenshtein');
-    const a = output.slice(0, LEVENSHTEIN_MAX_CHARS), b = target.slice(0, LEVENSHTEIN_MAX_CHARS);
+    const a = output.slice(0, LEVENSHTEIN_MAX_CHARS),
+      b = target.slice(0, LEVENSHTEIN_MAX_CHARS);
     const longest = Math.max(a.length, b.length);
     const d = distance(a, b);
-    const cut = a.length < output.length || b.length < target.length ? ` (first ${LEVENSHTEIN_MAX_CHARS} characters)` : '';
-    return { score: longest === 0 ? 1 : 1 - d / longest, reason: `edit distance ${d} over ${longest} characters${cut}` };
+    const cut =
+      a.length < output.length || b.length < target.length ? ` (first ${LEVENSHTEIN_MAX_CHARS} characters)` : '';
+    return {
+      score: longest === 0 ? 1 : 1 - d / longest,
+      reason: `edit distance ${d} over ${longest} characters${cut}`,
+    };
   },
   exact_match({ output, target }, config) {
     if (target == null) return needsTarget('exact_match');
-    const same = fold(output.trim(), config?.case_sensitive ?? true) === fold(target.trim(), config?.case_sensitive ?? true);
+    const same =
+      fold(output.trim(), config?.case_sensitive ?? true) === fold(target.trim(), config?.case_sensitive ?? true);
     return { score: same ? 1 : 0, reason: same ? 'output equals the target' : 'output differs from the target' };
   },
   contains({ output, target }, config) {
@@ -52,7 +62,7 @@ export const deterministicMetrics: Record<string, (input: EvalInput, config: Con
     return { score: found ? 1 : 0, reason: `${JSON.stringify(needle)} ${found ? 'found' : 'not found'} in the output` };
   },
   regex_match({ output }, config) {
-    const matched = new RegExp(config!.pattern, config?.flags ?? '').test(output);
+    const matched = new RegExp(config!.pattern!, config?.flags ?? '').test(output);
     return { score: matched ? 1 : 0, reason: `/${config!.pattern}/ ${matched ? 'matches' : 'does not match'}` };
   },
   json_valid({ output }) {
@@ -70,7 +80,7 @@ export const deterministicMetrics: Record<string, (input: EvalInput, config: Con
     } catch {
       return { score: 0, reason: 'output is not JSON' };
     }
-    const validate = validatorFor(config!.schema as object);
+    const validate = validatorFor(config!.schema!);
     return validate(value)
       ? { score: 1, reason: 'valid against the schema' }
       : { score: 0, reason: ajv.errorsText(validate.errors) };
@@ -87,7 +97,8 @@ export function jsonSchemaError(schema: object, isSafePattern: (pattern: string)
     const node = stack.pop();
     if (!node || typeof node !== 'object') continue;
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'pattern' && typeof value === 'string' && !isSafePattern(value)) return `pattern ${JSON.stringify(value)} could take exponential time`;
+      if (key === 'pattern' && typeof value === 'string' && !isSafePattern(value))
+        return `pattern ${JSON.stringify(value)} could take exponential time`;
       if (key === 'patternProperties' && value && typeof value === 'object') {
         const unsafe = Object.keys(value).find((p) => !isSafePattern(p));
         if (unsafe !== undefined) return `pattern ${JSON.stringify(unsafe)} could take exponential time`;
@@ -125,14 +136,19 @@ export function parseJudgeAnswer(answer: string): EvalResult {
   if (json) {
     try {
       const parsed = JSON.parse(json) as { score?: unknown; reason?: unknown };
-      const score = typeof parsed.score === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(parsed.score) ? Number(parsed.score) : parsed.score;
-      if (typeof score === 'number' && score >= 0 && score <= 1) return { score, reason: typeof parsed.reason === 'string' ? parsed.reason : null };
+      const score =
+        typeof parsed.score === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(parsed.score)
+          ? Number(parsed.score)
+          : parsed.score;
+      if (typeof score === 'number' && score >= 0 && score <= 1)
+        return { score, reason: typeof parsed.reason === 'string' ? parsed.reason : null };
     } catch {
       // not JSON after all: try the plain form
     }
   }
   // The last "score: x" is the verdict; earlier ones are usually the judge reasoning about the scale.
   const plain = [...answer.matchAll(/score\s*[:=]\s*(-?\d+(?:\.\d+)?)/gi)].at(-1);
-  if (plain && Number(plain[1]) >= 0 && Number(plain[1]) <= 1) return { score: Number(plain[1]), reason: answer.trim().slice(0, 1000) };
+  if (plain && Number(plain[1]) >= 0 && Number(plain[1]) <= 1)
+    return { score: Number(plain[1]), reason: answer.trim().slice(0, 1000) };
   return { error: `the judge's answer holds no score between 0 and 1: ${answer.slice(0, 200)}` };
 }

@@ -6,10 +6,19 @@
 import { parseTimestamp } from './timestamps';
 
 export const FILTER_OPERATORS = [
-  'equals', 'not_equals', 'like', 'greater_than_or_equal', 'less_than_or_equal',
-  'greater_than', 'less_than', 'is_null', 'exists', 'in', 'between',
+  'equals',
+  'not_equals',
+  'like',
+  'greater_than_or_equal',
+  'less_than_or_equal',
+  'greater_than',
+  'less_than',
+  'is_null',
+  'exists',
+  'in',
+  'between',
 ] as const;
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 export type FilterInput = {
   filter_field?: string | null;
@@ -19,7 +28,10 @@ export type FilterInput = {
 };
 
 export class FilterError extends Error {
-  constructor(readonly field: 'filter_field' | 'filter_key' | 'filter_operator' | 'filter_value', message: string) {
+  constructor(
+    readonly field: 'filter_field' | 'filter_key' | 'filter_operator' | 'filter_value',
+    message: string,
+  ) {
     super(message);
     this.name = 'FilterError';
   }
@@ -30,10 +42,20 @@ export type CompiledFilter = { text: string; params: unknown[] };
 const ALL: readonly FilterOperator[] = FILTER_OPERATORS;
 const NO_LIKE = ALL.filter((o) => o !== 'like');
 const EQUALITY: readonly FilterOperator[] = ['equals', 'not_equals', 'in', 'is_null', 'exists'];
-const ORDERING: readonly FilterOperator[] = ['greater_than_or_equal', 'less_than_or_equal', 'greater_than', 'less_than', 'between'];
+const ORDERING: readonly FilterOperator[] = [
+  'greater_than_or_equal',
+  'less_than_or_equal',
+  'greater_than',
+  'less_than',
+  'between',
+];
 const SQL_OPS: Partial<Record<FilterOperator, string>> = {
-  equals: '=', not_equals: 'IS DISTINCT FROM', // not_equals also matches NULL: "status != error" keeps rows without status
-  greater_than_or_equal: '>=', less_than_or_equal: '<=', greater_than: '>', less_than: '<',
+  equals: '=',
+  not_equals: 'IS DISTINCT FROM', // not_equals also matches NULL: "status != error" keeps rows without status
+  greater_than_or_equal: '>=',
+  less_than_or_equal: '<=',
+  greater_than: '>',
+  less_than: '<',
 };
 
 // ---- value types ------------------------------------------------------------------------------
@@ -42,7 +64,8 @@ type Scalar = { name: string; cast: string; ops: readonly FilterOperator[]; pars
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-const INT_MIN = -(2n ** 63n), INT_MAX = 2n ** 63n - 1n;
+const INT_MIN = -(2n ** 63n),
+  INT_MAX = 2n ** 63n - 1n;
 
 function parseNumber(s: string): string | undefined {
   const t = s.trim();
@@ -62,13 +85,21 @@ function parseInteger(s: string): string | undefined {
 const TEXT: Scalar = { name: 'text', cast: 'text', ops: ALL, parse: (s) => s };
 const NUMBER: Scalar = { name: 'number', cast: 'numeric', ops: NO_LIKE, parse: parseNumber };
 const SCALARS = {
-  uuid: { name: 'UUID', cast: 'uuid', ops: EQUALITY, parse: (s) => (UUID.test(s.trim()) ? s.trim().toLowerCase() : undefined) },
+  uuid: {
+    name: 'UUID',
+    cast: 'uuid',
+    ops: EQUALITY,
+    parse: (s) => (UUID.test(s.trim()) ? s.trim().toLowerCase() : undefined),
+  },
   text: TEXT,
   integer: { name: 'integer', cast: 'bigint', ops: NO_LIKE, parse: parseInteger },
   number: NUMBER,
   boolean: {
-    name: 'boolean', cast: 'boolean', ops: ['equals', 'not_equals', 'is_null', 'exists'],
-    parse: (s) => ({ true: true, '1': true, false: false, '0': false } as Record<string, boolean>)[s.trim().toLowerCase()],
+    name: 'boolean',
+    cast: 'boolean',
+    ops: ['equals', 'not_equals', 'is_null', 'exists'],
+    parse: (s) =>
+      (({ true: true, '1': true, false: false, '0': false }) as Record<string, boolean>)[s.trim().toLowerCase()],
   },
   timestamp: { name: 'timestamp', cast: 'timestamptz', ops: NO_LIKE, parse: (s) => parseTimestamp(s)?.iso },
 } satisfies Record<string, Scalar>;
@@ -82,7 +113,10 @@ const group = (kind: Kind, names: string) => names.split(' ').map((n): [string, 
 /** wire name -> [column, kind]. The only source of identifiers in the generated SQL. */
 const CATALOG = new Map<string, [column: string, kind: Kind]>([
   ...group('uuid', 'trace_id root_trace_id parent_trace_id experiment_uuid'),
-  ...group('text', 'trace_name output target status error output_for_eval_metrics deployment_id end_user_identifier session_id'),
+  ...group(
+    'text',
+    'trace_name output target status error output_for_eval_metrics deployment_id end_user_identifier session_id',
+  ),
   ...group('integer', 'depth execution_order input_tokens output_tokens total_tokens'),
   ...group('number', 'time_to_first_token latency cost feedback_score apply_eval_frac log_sample_rate'),
   ...group('boolean', 'cache_hit'),
@@ -93,7 +127,12 @@ const CATALOG = new Map<string, [column: string, kind: Kind]>([
 ]);
 
 /** annotation_type -> attribute of a user's annotation, with how it compares. */
-const ANNOTATION_ATTRS = new Map<string, Scalar>([['score', NUMBER], ['value', TEXT], ['annotation_name', TEXT], ['user_id', TEXT]]);
+const ANNOTATION_ATTRS = new Map<string, Scalar>([
+  ['score', NUMBER],
+  ['value', TEXT],
+  ['annotation_name', TEXT],
+  ['user_id', TEXT],
+]);
 
 // ---- compilation context ----------------------------------------------------------------------
 
@@ -104,7 +143,11 @@ const arrayLiteral = (xs: unknown[]) => `{${xs.map((x) => `"${String(x).replace(
 
 class Ctx {
   readonly params: unknown[] = [];
-  constructor(private readonly first: number, readonly op: FilterOperator, private readonly raw: string | undefined) {}
+  constructor(
+    private readonly first: number,
+    readonly op: FilterOperator,
+    private readonly raw: string | undefined,
+  ) {}
 
   bind(value: unknown, cast: string): string {
     this.params.push(cast.endsWith('[]') ? arrayLiteral(value as unknown[]) : value);
@@ -119,12 +162,17 @@ class Ctx {
   /** The raw operands of the operator: the comma-separated items of `in`, the two bounds of `between`, else the value. */
   operands(): string[] {
     if (this.op !== 'in' && this.op !== 'between') return [this.value()];
-    const items = this.value().split(',').map((s) => s.trim());
+    const items = this.value()
+      .split(',')
+      .map((s) => s.trim());
     if (this.op === 'in' && items.some(Boolean)) return items.filter(Boolean);
     if (this.op === 'between' && items.length === 2 && items.every(Boolean)) return items;
-    throw new FilterError('filter_value', this.op === 'in'
-      ? 'operator in requires a comma-separated list of values'
-      : 'operator between requires two comma-separated bounds');
+    throw new FilterError(
+      'filter_value',
+      this.op === 'in'
+        ? 'operator in requires a comma-separated list of values'
+        : 'operator between requires two comma-separated bounds',
+    );
   }
 
   typed(t: Scalar, s: string): unknown {
@@ -161,12 +209,18 @@ function tagsTarget(col: string): Target {
     ops: ['equals', 'not_equals', 'like', 'in', 'is_null', 'exists'],
     compile(c) {
       switch (c.op) {
-        case 'equals': return `${col} @> ARRAY[${c.bind(c.value(), 'text')}]`;
-        case 'not_equals': return `(${col} IS NULL OR NOT ${col} @> ARRAY[${c.bind(c.value(), 'text')}])`;
-        case 'like': return `EXISTS (SELECT 1 FROM unnest(${col}) AS tag WHERE ${compare(c, 'tag', TEXT)})`;
-        case 'in': return `${col} && ${c.bind(c.operands(), 'text[]')}`;
-        case 'is_null': return `coalesce(cardinality(${col}), 0) = 0`;
-        default: return `cardinality(${col}) > 0`;
+        case 'equals':
+          return `${col} @> ARRAY[${c.bind(c.value(), 'text')}]`;
+        case 'not_equals':
+          return `(${col} IS NULL OR NOT ${col} @> ARRAY[${c.bind(c.value(), 'text')}])`;
+        case 'like':
+          return `EXISTS (SELECT 1 FROM unnest(${col}) AS tag WHERE ${compare(c, 'tag', TEXT)})`;
+        case 'in':
+          return `${col} && ${c.bind(c.operands(), 'text[]')}`;
+        case 'is_null':
+          return `coalesce(cardinality(${col}), 0) = 0`;
+        default:
+          return `cardinality(${col}) > 0`;
       }
     },
   };
@@ -213,8 +267,12 @@ function scoreTarget(alias: string, name: string): Target {
     ops: NO_LIKE,
     compile(c) {
       const n = c.bind(name, 'text');
-      const exact = anyElement(c, `jsonb_array_elements(${ifType(`${alias}.scores`, 'array')}) AS item`,
-        [`item ->> 'name' = ${n}`], () => compare(c, asNumeric(`(item ->> 'score')`), NUMBER));
+      const exact = anyElement(
+        c,
+        `jsonb_array_elements(${ifType(`${alias}.scores`, 'array')}) AS item`,
+        [`item ->> 'name' = ${n}`],
+        () => compare(c, asNumeric(`(item ->> 'score')`), NUMBER),
+      );
       const hint = scoreHint(c, `${alias}.scores`, n);
       return hint ? `${hint} AND ${exact}` : exact;
     },
@@ -223,8 +281,12 @@ function scoreTarget(alias: string, name: string): Target {
 
 // jsonpath for "the score compares": $v0, $v1 are the operands.
 const SCORE_COMPARISON: Partial<Record<FilterOperator, (n: number) => string>> = {
-  equals: () => '@.score == $v0', greater_than: () => '@.score > $v0', greater_than_or_equal: () => '@.score >= $v0',
-  less_than: () => '@.score < $v0', less_than_or_equal: () => '@.score <= $v0', between: () => '@.score >= $v0 && @.score <= $v1',
+  equals: () => '@.score == $v0',
+  greater_than: () => '@.score > $v0',
+  greater_than_or_equal: () => '@.score >= $v0',
+  less_than: () => '@.score < $v0',
+  less_than_or_equal: () => '@.score <= $v0',
+  between: () => '@.score >= $v0 && @.score <= $v1',
   in: (n) => Array.from({ length: n }, (_, i) => `@.score == $v${i}`).join(' || '),
 };
 
@@ -255,8 +317,9 @@ function annotationTarget(alias: string, attr: string, t: Scalar, criterion: str
     compile(c) {
       const byUser = `${alias}.annotations -> ${c.bind(criterion, 'text')}`;
       const e = `(entry.value ->> '${attr}')`; // attr comes from ANNOTATION_ATTRS, never from input
-      return anyElement(c, `jsonb_each(${ifType(byUser, 'object')}) AS entry`, [],
-        () => compare(c, t === NUMBER ? asNumeric(e) : e, t));
+      return anyElement(c, `jsonb_each(${ifType(byUser, 'object')}) AS entry`, [], () =>
+        compare(c, t === NUMBER ? asNumeric(e) : e, t),
+      );
     },
   };
 }
@@ -278,7 +341,8 @@ function resolve(field: string, key: string | undefined, alias: string): Target 
   if (prefix === 'annotation' && rest.length >= 2) {
     const [type, ...id] = rest;
     const t = ANNOTATION_ATTRS.get(type);
-    if (!t) throw new FilterError('filter_field', 'annotation type must be one of score, value, annotation_name, user_id');
+    if (!t)
+      throw new FilterError('filter_field', 'annotation type must be one of score, value, annotation_name, user_id');
     const criterion = stripNul(id.join(':'));
     if (criterion) return annotationTarget(alias, type, t, criterion);
   }
@@ -297,7 +361,8 @@ export function compileFilter(f: FilterInput, first: number, alias = 's'): Compi
   const target = resolve(f.filter_field, stripNul(f.filter_key), alias);
   const op = f.filter_operator;
   if (!op) throw new FilterError('filter_operator', 'filter_operator is required');
-  if (!(ALL as readonly string[]).includes(op)) throw new FilterError('filter_operator', `filter_operator must be one of ${ALL.join(', ')}`);
+  if (!(ALL as readonly string[]).includes(op))
+    throw new FilterError('filter_operator', `filter_operator must be one of ${ALL.join(', ')}`);
   if (!target.ops.includes(op as FilterOperator)) {
     throw new FilterError('filter_operator', `operator ${op} is not supported by this field`);
   }

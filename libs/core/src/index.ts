@@ -10,3 +10,4 @@ export * from './dataset-columns';
 export * from './evals';
 export * from './batcher';
 export * from './text';
+export * from './search';

@@ -1,6 +1,6 @@
 // Per-score-name running statistics over many traces, built in chunks (on the thread pool) and merged.
 
-export type ScoreSummary = { count: number; sum: number; min: number; max: number };
+type ScoreSummary = { count: number; sum: number; min: number; max: number };
 export type ScoreSummaries = Record<string, ScoreSummary>;
 
 function add(out: ScoreSummaries, name: string, p: ScoreSummary): void {
@@ -17,7 +17,8 @@ export function summarizeScores(scoreLists: readonly unknown[][]): ScoreSummarie
   for (const scores of scoreLists) {
     for (const item of scores) {
       const { name, score } = (item ?? {}) as { name?: unknown; score?: unknown };
-      if (typeof name === 'string' && typeof score === 'number' && Number.isFinite(score)) add(out, name, { count: 1, sum: score, min: score, max: score });
+      if (typeof name === 'string' && typeof score === 'number' && Number.isFinite(score))
+        add(out, name, { count: 1, sum: score, min: score, max: score });
     }
   }
   return out;

@@ -21,7 +21,16 @@ describe('parseTimestamp', () => {
     expect(parseTimestamp('2026-01-02T03:04')?.iso).toBe('2026-01-02T03:04:00.000000Z');
   });
   it('rejects what is not a timestamp', () => {
-    for (const bad of ['', 'yesterday', '2026-13-01', '2026-02-30T00:00:00Z', '2026-01-02T25:00:00', '2026-01-02T03:04:05+25:00', '12345', '2026-01-02T03:04:05Zjunk']) {
+    for (const bad of [
+      '',
+      'yesterday',
+      '2026-13-01',
+      '2026-02-30T00:00:00Z',
+      '2026-01-02T25:00:00',
+      '2026-01-02T03:04:05+25:00',
+      '12345',
+      '2026-01-02T03:04:05Zjunk',
+    ]) {
       expect(parseTimestamp(bad), bad).toBeNull();
     }
   });

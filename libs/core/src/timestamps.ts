@@ -10,7 +10,12 @@ export function parseTimestamp(input: string): ParsedTimestamp | null {
   const m = PATTERN.exec(input.trim());
   if (!m) return null;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone = 'Z'] = m;
-  const year = +y, month = +mo, day = +d, hour = +h, minute = +mi, second = +s;
+  const year = +y,
+    month = +mo,
+    day = +d,
+    hour = +h,
+    minute = +mi,
+    second = +s;
   if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   const dayMs = Date.UTC(year, month - 1, day);
   const check = new Date(dayMs);
@@ -20,7 +25,8 @@ export function parseTimestamp(input: string): ParsedTimestamp | null {
   if (zone !== 'Z' && zone !== 'z') {
     const sign = zone[0] === '-' ? -1 : 1;
     const digits = zone.slice(1).replace(':', '');
-    const oh = +digits.slice(0, 2), om = digits.length > 2 ? +digits.slice(2, 4) : 0;
+    const oh = +digits.slice(0, 2),
+      om = digits.length > 2 ? +digits.slice(2, 4) : 0;
     if (oh > 23 || om > 59) return null;
     offsetMinutes = sign * (oh * 60 + om);
   }
@@ -49,6 +55,7 @@ function parseToDate(value: string): Date | null {
 
 /** Seconds between two timestamps, at microsecond precision. */
 export function secondsBetween(start: string, end: string): number | null {
-  const a = parseTimestamp(start), b = parseTimestamp(end);
+  const a = parseTimestamp(start),
+    b = parseTimestamp(end);
   return a && b ? (b.micros - a.micros) / 1e6 : null;
 }

@@ -14,15 +14,6 @@ export type TreeDialect = { readonly nested: string; readonly ids: string; reado
 export const API_TREES: TreeDialect = { nested: 'children', ids: 'children_ids', omitNulls: false };
 export const CLIENT_TREES: TreeDialect = { nested: 'children_logs', ids: 'children', omitNulls: true };
 
-export type FlatSpan = {
-  trace_id: string;
-  parent_trace_id: string;
-  execution_order?: number | null;
-  start_timestamp?: string | null;
-  [key: string]: unknown;
-};
-export type SpanTree = FlatSpan & { children: SpanTree[]; children_ids: string[] };
-
 /**
  * Spans already serialized, as columns, for trees of one dialect. `members[i]` is the UTF-8 JSON text of
  * span i's fields without the enclosing braces and without the nested spans and child ids, which the tree
@@ -38,13 +29,21 @@ export type SpanTexts = {
   members: Uint8Array[];
 };
 
-type Placed = Pick<FlatSpan, 'trace_id' | 'parent_trace_id' | 'execution_order' | 'start_timestamp'> & { children_ids?: unknown };
+type Placed = {
+  trace_id: string;
+  parent_trace_id: string;
+  execution_order: number | null;
+  start_timestamp: string | null;
+  children_ids: string[] | null;
+};
 type Link<R> = { row: R; children: Link<R>[]; childrenIds: string[] };
 
 function compareSiblings(a: Placed, b: Placed): number {
-  const ao = a.execution_order ?? Number.MAX_SAFE_INTEGER, bo = b.execution_order ?? Number.MAX_SAFE_INTEGER;
+  const ao = a.execution_order ?? Number.MAX_SAFE_INTEGER,
+    bo = b.execution_order ?? Number.MAX_SAFE_INTEGER;
   if (ao !== bo) return ao - bo;
-  const as = a.start_timestamp ?? '', bs = b.start_timestamp ?? '';
+  const as = a.start_timestamp ?? '',
+    bs = b.start_timestamp ?? '';
   if (as !== bs) return as < bs ? -1 : 1;
   return a.trace_id < b.trace_id ? -1 : a.trace_id > b.trace_id ? 1 : 0;
 }
@@ -71,14 +70,20 @@ function link<R extends Placed>(rows: readonly R[], rootIds: readonly string[]):
     const stack = [root];
     while (stack.length) {
       const node = stack.pop()!;
-      const children = (childrenOf.get(node.row.trace_id) ?? []).filter((c) => !visited.has(c.row.trace_id)).sort((a, b) => compareSiblings(a.row, b.row));
+      const children = (childrenOf.get(node.row.trace_id) ?? [])
+        .filter((c) => !visited.has(c.row.trace_id))
+        .sort((a, b) => compareSiblings(a.row, b.row));
       for (const child of children) visited.add(child.row.trace_id);
       node.children = children;
       node.childrenIds = children.map((c) => c.row.trace_id);
       const promised = node.row.children_ids;
       if (Array.isArray(promised) && promised.length) {
         const listed = new Set(node.childrenIds);
-        for (const id of promised) if (!listed.has(id)) listed.add(id), node.childrenIds.push(id);
+        for (const id of promised) {
+          if (listed.has(id)) continue;
+          listed.add(id);
+          node.childrenIds.push(id);
+        }
       }
       for (const child of children) stack.push(child);
     }
@@ -87,30 +92,15 @@ function link<R extends Placed>(rows: readonly R[], rootIds: readonly string[]):
   return trees;
 }
 
-/** Builds the subtree under each requested id, in the order requested; ids not among the rows are skipped. */
-export function buildTrees(rows: readonly FlatSpan[], rootIds: readonly string[]): SpanTree[] {
-  return link(rows, rootIds).map((root) => {
-    const tree: SpanTree = { ...root.row, children: [], children_ids: root.childrenIds };
-    const stack: [Link<FlatSpan>, SpanTree][] = [[root, tree]];
-    while (stack.length) {
-      const [node, out] = stack.pop()!;
-      for (const child of node.children) {
-        const made: SpanTree = { ...child.row, children: [], children_ids: child.childrenIds };
-        out.children.push(made);
-        stack.push([child, made]);
-      }
-    }
-    return tree;
-  });
-}
-
 /**
- * The JSON of the subtree under each requested id, as buildTrees would nest it (with the spans' dialect's names),
- * the trees separated by commas, as UTF-8. The spans' bytes are copied once into the output, never decoded;
- * pieces are listed in output order first, so the cost is linear in the size of the output at any depth.
+ * The JSON of the subtree under each requested id, in the order requested (ids not among the spans are
+ * skipped), with the spans' dialect's names, the trees separated by commas, as UTF-8. The spans' bytes are
+ * copied once into the output, never decoded; pieces are listed in output order first, so the cost is linear
+ * in the size of the output at any depth.
  */
 export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffer {
-  const idsKey = JSON.stringify(spans.dialect.ids), nestedKey = JSON.stringify(spans.dialect.nested);
+  const idsKey = JSON.stringify(spans.dialect.ids),
+    nestedKey = JSON.stringify(spans.dialect.nested);
   const rows = spans.trace_id.map((trace_id, i) => ({
     i,
     trace_id,
@@ -143,7 +133,8 @@ export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffe
   }
   pieces.push(text);
   let length = 0;
-  for (const piece of pieces) length += typeof piece === 'number' ? spans.members[piece].length : Buffer.byteLength(piece);
+  for (const piece of pieces)
+    length += typeof piece === 'number' ? spans.members[piece].length : Buffer.byteLength(piece);
   const out = Buffer.allocUnsafe(length);
   let at = 0;
   for (const piece of pieces) {

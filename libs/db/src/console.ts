@@ -14,7 +14,18 @@ const traceTotal = (root: string, column: string) =>
 
 /** The organization's projects, with their traces all time and their last 24 hours' traces, cost and errors. */
 export function projectSummaries(sql: Sql, organizationId: string) {
-  return sql<{ uuid: string; name: string; created_at: string; traces: number; last_activity: string | null; traces_24h: number; cost_24h: number; error_rate_24h: number | null }[]>`
+  return sql<
+    {
+      uuid: string;
+      name: string;
+      created_at: string;
+      traces: number;
+      last_activity: string | null;
+      traces_24h: number;
+      cost_24h: number;
+      error_rate_24h: number | null;
+    }[]
+  >`
     select p.id as uuid, p.name, ${sql.unsafe(utc('p.created_at'))} as created_at,
       coalesce(r.traces, 0)::int as traces, ${sql.unsafe(utc('r.last_activity'))} as last_activity,
       coalesce(d.traces, 0)::int as traces_24h, coalesce(d.cost, 0)::float8 as cost_24h,

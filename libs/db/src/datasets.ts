@@ -1,8 +1,15 @@
+import type { ParameterOrJSON } from 'postgres';
 import type { TestCaseInput } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 
 export type Dataset = { id: number; name: string; column_names: string[]; created_at: Date; last_updated_at: Date };
-export type TestCase = { id: number; inputs: Record<string, string>; target: string | null; tags: string[]; test_case_collection_id: number };
+export type TestCase = {
+  id: number;
+  inputs: Record<string, string>;
+  target: string | null;
+  tags: string[];
+  test_case_collection_id: number;
+};
 export type DatasetRef = { id: number } | { name: string };
 
 const DATASET_COLUMNS = 'id, name, column_names, created_at, last_updated_at';
@@ -15,10 +22,17 @@ function selectDataset(sql: Sql, organizationId: string, ref: DatasetRef, forUpd
     ${forUpdate ? sql`for update` : sql``}`;
 }
 
-const touch = (tx: Sql, datasetId: number) => tx`update datasets set last_updated_at = clock_timestamp() where id = ${datasetId}`;
+const touch = (tx: Sql, datasetId: number) =>
+  tx`update datasets set last_updated_at = clock_timestamp() where id = ${datasetId}`;
 
 /** Creates a dataset, or returns null when the organization already has one of that name. */
-export async function createDataset(sql: Sql, organizationId: string, name: string, columns: string[], cases: TestCaseInput[]) {
+export async function createDataset(
+  sql: Sql,
+  organizationId: string,
+  name: string,
+  columns: string[],
+  cases: TestCaseInput[],
+) {
   return transaction(sql, async (tx) => {
     const [dataset] = await tx<Dataset[]>`
       insert into datasets (organization_id, name, column_names) values (${organizationId}, ${name}, ${columns})
@@ -32,9 +46,16 @@ export async function createDataset(sql: Sql, organizationId: string, name: stri
 
 async function insertTestCases(tx: Sql, datasetId: number, cases: TestCaseInput[]): Promise<number[]> {
   if (!cases.length) return [];
-  const rows: Record<string, any>[] = cases.map((c) => ({ dataset_id: datasetId, inputs: tx.json(c.inputs), target: c.target ?? null, tags: c.tags ?? [] }));
+  const rows: Record<string, ParameterOrJSON<never>>[] = cases.map((c) => ({
+    dataset_id: datasetId,
+    inputs: tx.json(c.inputs),
+    target: c.target ?? null,
+    tags: c.tags ?? [],
+  }));
   // Identity values follow the VALUES order of one INSERT, so sorted ids are in the order given.
-  const inserted = await tx<{ id: number }[]>`insert into test_cases ${tx(rows, ['dataset_id', 'inputs', 'target', 'tags'])} returning id`;
+  const inserted = await tx<
+    { id: number }[]
+  >`insert into test_cases ${tx(rows, ['dataset_id', 'inputs', 'target', 'tags'])} returning id`;
   await touch(tx, datasetId);
   return inserted.map((r) => r.id).sort((a, b) => a - b);
 }
@@ -45,7 +66,9 @@ export async function findDataset(sql: Sql, organizationId: string, ref: Dataset
 }
 
 export function listTestCases(sql: Sql, datasetId: number) {
-  return sql<TestCase[]>`select ${sql.unsafe(TEST_CASE_COLUMNS)} from test_cases where dataset_id = ${datasetId} order by id`;
+  return sql<
+    TestCase[]
+  >`select ${sql.unsafe(TEST_CASE_COLUMNS)} from test_cases where dataset_id = ${datasetId} order by id`;
 }
 
 /**

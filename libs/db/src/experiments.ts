@@ -4,9 +4,18 @@ import type { Sql } from './client';
 
 /** An experiment as stored: the wire shape, with its creation time as a Date. */
 export type Experiment = Omit<WireExperiment, 'created_at'> & { created_at: Date };
-export type RootStat = { trace_id: string; latency: number | null; input_tokens: number; output_tokens: number; total_tokens: number; cost: number; scores: unknown[] };
+export type RootStat = {
+  trace_id: string;
+  latency: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  cost: number;
+  scores: unknown[];
+};
 
-const COLUMNS = 'e.uuid, e.name, e.project_id as project_uuid, e.run_name, e.is_public, e.metadata, e.created_at, e.status, e.num_samples, e.pinned_stats';
+const COLUMNS =
+  'e.uuid, e.name, e.project_id as project_uuid, e.run_name, e.is_public, e.metadata, e.created_at, e.status, e.num_samples, e.pinned_stats';
 
 /** Null when the run name is taken in the project. */
 export async function createExperiment(
@@ -23,7 +32,9 @@ export async function createExperiment(
 }
 
 export async function findExperiment(sql: Sql, organizationId: string, uuid: string): Promise<Experiment | null> {
-  const [row] = await sql<Experiment[]>`select ${sql.unsafe(COLUMNS)} from experiments e where e.organization_id = ${organizationId} and e.uuid = ${uuid}`;
+  const [row] = await sql<
+    Experiment[]
+  >`select ${sql.unsafe(COLUMNS)} from experiments e where e.organization_id = ${organizationId} and e.uuid = ${uuid}`;
   return row ?? null;
 }
 
@@ -53,7 +64,12 @@ export async function markExperimentsRunning(sql: Sql, pairs: { org: string; exp
  * cost are summed over its whole trace, where the LLM calls usually are. Each page is its own short
  * query (keyset on trace_id), so a slow reader never holds a database connection between pages.
  */
-export async function* rootStats(sql: Sql, organizationId: string, uuid: string, pageSize = 5000): AsyncGenerator<RootStat[]> {
+export async function* rootStats(
+  sql: Sql,
+  organizationId: string,
+  uuid: string,
+  pageSize = 5000,
+): AsyncGenerator<RootStat[]> {
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const page = await sql<RootStat[]>`
@@ -78,7 +94,13 @@ export async function finishExperiment(
   sql: Sql,
   organizationId: string,
   uuid: string,
-  result: { seq: number; status: string; pinnedStats: PinnedStat[]; numSamples: number; metadata: Record<string, unknown> },
+  result: {
+    seq: number;
+    status: string;
+    pinnedStats: PinnedStat[];
+    numSamples: number;
+    metadata: Record<string, unknown>;
+  },
 ): Promise<boolean> {
   const rows = await sql`
     update experiments set status = ${result.status}, pinned_stats = ${sql.json(result.pinnedStats as never)}, num_samples = ${result.numSamples},

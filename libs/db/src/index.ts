@@ -10,3 +10,5 @@ export * from './datasets';
 export * from './experiments';
 export * from './eval-metrics';
 export * from './console';
+export * from './remarks';
+export * from './insights';

@@ -13,7 +13,12 @@ export async function migrate(url: string, log: (msg: string) => void = () => {}
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await shift({ sql, path: MIGRATIONS, before: ({ migration_id, name }: { migration_id: number; name: string }) => log(`migrating ${migration_id} ${name}`) });
+    await shift({
+      sql,
+      path: MIGRATIONS,
+      before: ({ migration_id, name }: { migration_id: number; name: string }) =>
+        log(`migrating ${migration_id} ${name}`),
+    });
   } finally {
     await sql.end();
   }

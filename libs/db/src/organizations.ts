@@ -17,10 +17,15 @@ export async function ensureOrganization(sql: Sql, name: string): Promise<string
 export type ApiKeyHolder = { role: ApiKeyRole; label?: string | null };
 
 /** A new key: `sl_` and 32 random bytes. */
-export const newApiKey = () => `sl_${randomBytes(32).toString('base64url')}`;
+const newApiKey = () => `sl_${randomBytes(32).toString('base64url')}`;
 
 /** Stores only the key's hash; the plain key exists once, in the return value. */
-export async function addApiKey(sql: Sql, organizationId: string, key = newApiKey(), holder: ApiKeyHolder = { role: 'admin' }): Promise<string> {
+export async function addApiKey(
+  sql: Sql,
+  organizationId: string,
+  key = newApiKey(),
+  holder: ApiKeyHolder = { role: 'admin' },
+): Promise<string> {
   await sql`
     insert into api_keys (organization_id, key_hash, key_hint, role, label)
     values (${organizationId}, ${hashApiKey(key)}, ${key.slice(-4)}, ${holder.role}, ${holder.label ?? null})
@@ -28,18 +33,43 @@ export async function addApiKey(sql: Sql, organizationId: string, key = newApiKe
   return key;
 }
 
-export type KeyOwner = { organizationId: string; organizationName: string; keyHash: Buffer; keyId: string; role: ApiKeyRole; label: string | null };
+export type KeyOwner = {
+  organizationId: string;
+  organizationName: string;
+  keyHash: Buffer;
+  keyId: string;
+  role: ApiKeyRole;
+  label: string | null;
+};
 
 /** The key's organization and holder; marks it used (the caller looks keys up once per cache period). */
 export async function findKeyOwner(sql: Sql, keyHash: Buffer): Promise<KeyOwner | null> {
-  const [row] = await sql<{ id: string; organization_id: string; name: string; key_hash: Buffer; role: ApiKeyRole; label: string | null }[]>`
+  const [row] = await sql<
+    { id: string; organization_id: string; name: string; key_hash: Buffer; role: ApiKeyRole; label: string | null }[]
+  >`
     update api_keys k set last_used_at = now() from organizations o
     where k.key_hash = ${keyHash} and o.id = k.organization_id
     returning k.id, k.organization_id, o.name, k.key_hash, k.role, k.label`;
-  return row ? { organizationId: row.organization_id, organizationName: row.name, keyHash: row.key_hash, keyId: row.id, role: row.role, label: row.label } : null;
+  return row
+    ? {
+        organizationId: row.organization_id,
+        organizationName: row.name,
+        keyHash: row.key_hash,
+        keyId: row.id,
+        role: row.role,
+        label: row.label,
+      }
+    : null;
 }
 
-export type ApiKeyRow = { id: string; label: string | null; role: ApiKeyRole; key_hint: string; created_at: Date; last_used_at: Date | null };
+export type ApiKeyRow = {
+  id: string;
+  label: string | null;
+  role: ApiKeyRole;
+  key_hint: string;
+  created_at: Date;
+  last_used_at: Date | null;
+};
 
 export function listApiKeys(sql: Sql, organizationId: string) {
   return sql<ApiKeyRow[]>`
@@ -48,7 +78,11 @@ export function listApiKeys(sql: Sql, organizationId: string) {
 }
 
 /** Creates a key for the organization and answers it with its plain key, which is never stored. */
-export async function createApiKey(sql: Sql, organizationId: string, holder: ApiKeyHolder): Promise<ApiKeyRow & { key: string }> {
+export async function createApiKey(
+  sql: Sql,
+  organizationId: string,
+  holder: ApiKeyHolder,
+): Promise<ApiKeyRow & { key: string }> {
   const key = newApiKey();
   const [row] = await sql<ApiKeyRow[]>`
     insert into api_keys (organization_id, key_hash, key_hint, role, label)
@@ -61,7 +95,11 @@ export async function createApiKey(sql: Sql, organizationId: string, holder: Api
  * Revokes a key: its hash (to drop it from caches), `'last admin'` when it is the organization's last
  * admin key (kept, so that someone can still manage the organization), or null when there is no such key.
  */
-export async function revokeApiKey(sql: Sql, organizationId: string, id: string): Promise<Buffer | 'last admin' | null> {
+export async function revokeApiKey(
+  sql: Sql,
+  organizationId: string,
+  id: string,
+): Promise<Buffer | 'last admin' | null> {
   return transaction(sql, async (tx) => {
     // The organization's keys are locked, so that two admins revoking each other cannot leave none.
     const keys = await tx<{ id: string; role: ApiKeyRole; key_hash: Buffer }[]>`

@@ -3,7 +3,11 @@ import type { Sql } from './client';
 export type Project = { uuid: string; name: string; created_at: Date };
 
 /** Race-safe create-or-get: of many concurrent calls for a new name exactly one inserts and says so. */
-export async function getOrCreateProject(sql: Sql, organizationId: string, name: string): Promise<Project & { was_created: boolean }> {
+export async function getOrCreateProject(
+  sql: Sql,
+  organizationId: string,
+  name: string,
+): Promise<Project & { was_created: boolean }> {
   const [inserted] = await sql<Project[]>`
     insert into projects (organization_id, name) values (${organizationId}, ${name})
     on conflict (organization_id, name) do nothing

@@ -1,8 +1,19 @@
 import type { Sql } from './client';
 
-export type SavedProviderKey = { provider: string; sealed_key: string; key_hint: string; base_url: string | null; created_at: Date; updated_at: Date };
+export type SavedProviderKey = {
+  provider: string;
+  sealed_key: string;
+  key_hint: string;
+  base_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
 
-export async function saveProviderKey(sql: Sql, organizationId: string, key: { provider: string; sealed: string; hint: string; baseUrl: string | null }) {
+export async function saveProviderKey(
+  sql: Sql,
+  organizationId: string,
+  key: { provider: string; sealed: string; hint: string; baseUrl: string | null },
+) {
   await sql`
     insert into provider_keys (organization_id, provider, sealed_key, key_hint, base_url)
     values (${organizationId}, ${key.provider}, ${key.sealed}, ${key.hint}, ${key.baseUrl})
@@ -16,7 +27,11 @@ export function listProviderKeys(sql: Sql, organizationId: string) {
     from provider_keys where organization_id = ${organizationId} order by provider`;
 }
 
-export async function findProviderKey(sql: Sql, organizationId: string, provider: string): Promise<SavedProviderKey | null> {
+export async function findProviderKey(
+  sql: Sql,
+  organizationId: string,
+  provider: string,
+): Promise<SavedProviderKey | null> {
   const [row] = await sql<SavedProviderKey[]>`
     select provider, sealed_key, key_hint, base_url, created_at, updated_at
     from provider_keys where organization_id = ${organizationId} and provider = ${provider}`;
@@ -24,6 +39,7 @@ export async function findProviderKey(sql: Sql, organizationId: string, provider
 }
 
 export async function deleteProviderKey(sql: Sql, organizationId: string, provider: string): Promise<boolean> {
-  const rows = await sql`delete from provider_keys where organization_id = ${organizationId} and provider = ${provider} returning 1`;
+  const rows =
+    await sql`delete from provider_keys where organization_id = ${organizationId} and provider = ${provider} returning 1`;
   return rows.length > 0;
 }

@@ -13,7 +13,10 @@ export type RetentionResult = { spans: number; statements: number; cutoff: Date 
  * batch is split across statements, its newest spans first, so that what remains of it still holds its
  * oldest span and is found again by the next statement, or by the next run if this one stops.
  */
-export async function deleteExpiredTraces(sql: Sql, { days, batchSize, shouldStop = () => false }: { days: number; batchSize: number; shouldStop?: () => boolean }): Promise<RetentionResult> {
+export async function deleteExpiredTraces(
+  sql: Sql,
+  { days, batchSize, shouldStop = () => false }: { days: number; batchSize: number; shouldStop?: () => boolean },
+): Promise<RetentionResult> {
   // One cutoff for the whole run, so that a run ends even while spans keep crossing it.
   const [{ cutoff }] = await sql<{ cutoff: Date }[]>`select now() - ${days}::float8 * interval '1 day' as cutoff`;
   let spans = 0;

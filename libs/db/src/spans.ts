@@ -1,5 +1,17 @@
 import { createHash } from 'node:crypto';
-import { API_TREES, compileFilter, deriveFields, foldEvents, formatTimestamp, unitHash, type FilterInput, type SpanState, type SpanTexts, type TreeDialect, type Versions } from '@sightline/core';
+import {
+  API_TREES,
+  compileFilter,
+  parseSearch,
+  deriveFields,
+  foldEvents,
+  unitHash,
+  type FilterInput,
+  type SpanState,
+  type SpanTexts,
+  type TreeDialect,
+  type Versions,
+} from '@sightline/core';
 import { SpanEventFields, type SpanEvent, type TimeRange } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
@@ -18,13 +30,17 @@ const UPSERT = `
   insert into spans (${WRITE_COLUMNS.join(', ')})
   select ${WRITE_COLUMNS.join(', ')} from json_populate_recordset(null::spans, $1::text::json)
   on conflict (organization_id, trace_id) do update set
-    ${WRITE_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', ')},
+    ${WRITE_COLUMNS.slice(2)
+      .map((c) => `${c} = excluded.${c}`)
+      .join(', ')},
     updated_at = now()`;
 
 /** JSON text of the rows. Lone surrogates become U+FFFD, as when text is sent as UTF-8; PostgreSQL refuses them in JSON. */
 function rowsJson(rows: Record<string, unknown>[]): string {
   const json = JSON.stringify(rows);
-  return /\\u[dD][89abAB]/.test(json) ? JSON.stringify(rows, (_key, value) => (typeof value === 'string' ? value.toWellFormed() : value)) : json;
+  return /\\u[dD][89abAB]/.test(json)
+    ? JSON.stringify(rows, (_key, value) => (typeof value === 'string' ? value.toWellFormed() : value))
+    : json;
 }
 
 /**
@@ -47,13 +63,89 @@ const EVALUATED_FIELDS = ['output', 'output_for_eval_metrics', 'end_timestamp', 
  * end time), are sampled in by apply_eval_frac (per trace id, so retries decide alike), and this batch
  * created them or changed what is evaluated.
  */
-function evalTriggers(key: { organization_id: string; trace_id: string }, list: readonly SpanEvent[], created: boolean, fields: Record<string, unknown>): EvalTrigger | null {
+function evalTriggers(
+  key: { organization_id: string; trace_id: string },
+  list: readonly SpanEvent[],
+  created: boolean,
+  fields: Record<string, unknown>,
+): EvalTrigger | null {
   const names = fields.evaluation_metric_names as string[] | null | undefined;
   if (!created || !names?.length || (fields.output == null && fields.end_timestamp == null)) return null;
   if (!list.some((e) => e.kind === 'create' || EVALUATED_FIELDS.some((f) => f in e.fields))) return null;
   const fraction = (fields.apply_eval_frac as number | null | undefined) ?? 1;
   if (fraction < 1 && !(fraction > 0 && unitHash(`eval:${key.trace_id}`) < fraction)) return null;
   return { ...key, metric_names: [...new Set(names)], seq: Math.max(...list.map((e) => e.seq)) };
+}
+
+type TraceRoot = { org: string; root: string };
+type StoredRow = Record<string, unknown>;
+
+/** The events of each span, by `organization/trace id`, in the order they came. */
+function groupBySpan(events: readonly SpanEvent[]): Map<string, SpanEvent[]> {
+  const byKey = new Map<string, SpanEvent[]>();
+  for (const e of events) {
+    const key = `${e.organization_id}/${e.trace_id}`;
+    const list = byKey.get(key);
+    if (list) list.push(e);
+    else byKey.set(key, [e]);
+  }
+  return byKey;
+}
+
+/** Locks the spans of `byKey` and reads their stored rows, by `organization/trace id`. */
+async function lockAndReadSpans(tx: Sql, byKey: Map<string, SpanEvent[]>): Promise<Map<string, StoredRow>> {
+  const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
+  const orgs = keys.map((k) => k.org),
+    ids = keys.map((k) => k.id);
+  await takeLocks(
+    tx,
+    keys.map((k) => `span/${k.org}/${k.id}`),
+  );
+  const stored = await tx`
+    select s.organization_id, s.trace_id, s.created, s.versions, s.depth as stored_depth, s.execution_order as stored_order,
+           ${tx.unsafe(FIELDS.map(selectField).join(', '))}
+    from spans s
+    join unnest(${tx.array(orgs)}::uuid[], ${tx.array(ids)}::uuid[]) as k(org, id) on s.organization_id = k.org and s.trace_id = k.id`;
+  return new Map(stored.map((row) => [`${row.organization_id}/${row.trace_id}`, row]));
+}
+
+/** One span's events folded into its stored state (`before`): its derived fields and the row to write. */
+function foldSpan(list: readonly SpanEvent[], before: StoredRow | undefined) {
+  const [{ organization_id, trace_id }] = list;
+  const state = foldEvents(
+    before && rowToState(before),
+    [...list].sort((a, b) => a.seq - b.seq),
+  );
+  const fields = deriveFields(trace_id, state.fields);
+  // Depth and order the tree decided earlier stay until the tree is recomputed.
+  fields.depth ??= before?.stored_depth ?? null;
+  fields.execution_order ??= before?.stored_order ?? null;
+  const row: Record<string, unknown> = {
+    organization_id,
+    trace_id,
+    created: state.created,
+    versions: state.versions,
+  };
+  for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
+  return { created: state.created, fields, row };
+}
+
+/** Marks running the experiments that spans created by this batch belong to. */
+async function markCreatedExperimentsRunning(tx: Sql, rows: Record<string, unknown>[]): Promise<void> {
+  const experiments = rows
+    .filter((r) => r.created && r.experiment_uuid)
+    .map((r) => ({ org: r.organization_id as string, experiment: r.experiment_uuid as string }));
+  await markExperimentsRunning(tx, [...new Map(experiments.map((e) => [`${e.org}/${e.experiment}`, e])).values()]);
+}
+
+/** Recomputes depth and execution order in the traces under `roots` that hold a span still waiting for them. */
+async function orderWaitingSpans(tx: Sql, roots: TraceRoot[]): Promise<void> {
+  const unordered = await tx<TraceRoot[]>`
+    select distinct s.organization_id as org, s.root_trace_id as root
+    from spans s join unnest(${tx.array(roots.map((r) => r.org))}::uuid[], ${tx.array(roots.map((r) => r.root))}::uuid[]) as r(org, root)
+      on s.organization_id = r.org and s.root_trace_id = r.root
+    where s.created and (s.depth is null or s.execution_order is null)`;
+  if (unordered.length) await recomputeTreeOrder(tx, unordered);
 }
 
 /**
@@ -63,40 +155,22 @@ function evalTriggers(key: { organization_id: string; trace_id: string }, list: 
  * Answers the spans whose evaluations must now run.
  */
 export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<EvalTrigger[]> {
-  const byKey = new Map<string, SpanEvent[]>();
-  for (const e of events) {
-    const key = `${e.organization_id}/${e.trace_id}`;
-    const list = byKey.get(key);
-    if (list) list.push(e);
-    else byKey.set(key, [e]);
-  }
-  const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
-  const orgs = keys.map((k) => k.org), ids = keys.map((k) => k.id);
-
+  const byKey = groupBySpan(events);
   const triggers: EvalTrigger[] = [];
   await transaction(sql, async (tx) => {
-    await takeLocks(tx, keys.map((k) => `span/${k.org}/${k.id}`));
-    const stored = await tx`
-      select s.organization_id, s.trace_id, s.created, s.versions, s.depth as stored_depth, s.execution_order as stored_order,
-             ${tx.unsafe(FIELDS.map(selectField).join(', '))}
-      from spans s
-      join unnest(${tx.array(orgs)}::uuid[], ${tx.array(ids)}::uuid[]) as k(org, id) on s.organization_id = k.org and s.trace_id = k.id`;
-    const previous = new Map(stored.map((row) => [`${row.organization_id}/${row.trace_id}`, row]));
+    const previous = await lockAndReadSpans(tx, byKey);
 
-    const traces = new Map<string, { org: string; root: string }>();
+    const traces = new Map<string, TraceRoot>();
     const rows = [...byKey.entries()].map(([key, list]) => {
       const [{ organization_id, trace_id }] = list;
-      const before = previous.get(key);
-      const state = foldEvents(before && rowToState(before), [...list].sort((a, b) => a.seq - b.seq));
-      const fields = deriveFields(trace_id, state.fields);
-      // Depth and order the tree decided earlier stay until the tree is recomputed.
-      fields.depth ??= before?.stored_depth ?? null;
-      fields.execution_order ??= before?.stored_order ?? null;
-      if (state.created) traces.set(`${organization_id}/${fields.root_trace_id}`, { org: organization_id, root: fields.root_trace_id as string });
-      const trigger = evalTriggers({ organization_id, trace_id }, list, state.created, fields);
+      const { created, fields, row } = foldSpan(list, previous.get(key));
+      if (created)
+        traces.set(`${organization_id}/${fields.root_trace_id}`, {
+          org: organization_id,
+          root: fields.root_trace_id as string,
+        });
+      const trigger = evalTriggers({ organization_id, trace_id }, list, created, fields);
       if (trigger) triggers.push(trigger);
-      const row: Record<string, any> = { organization_id, trace_id, created: state.created, versions: state.versions };
-      for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
       return row;
     });
 
@@ -104,17 +178,14 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
     // for it while holding row locks another writer needs). Whoever writes last then sees every span of
     // the trace committed, and orders the spans still waiting for their place in the tree.
     const roots = [...traces.values()];
-    if (roots.length) await takeLocks(tx, roots.map((r) => `root/${r.org}/${r.root}`));
+    if (roots.length)
+      await takeLocks(
+        tx,
+        roots.map((r) => `root/${r.org}/${r.root}`),
+      );
     await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
-    const experiments = rows.filter((r) => r.created && r.experiment_uuid).map((r) => ({ org: r.organization_id as string, experiment: r.experiment_uuid as string }));
-    await markExperimentsRunning(tx, [...new Map(experiments.map((e) => [`${e.org}/${e.experiment}`, e])).values()]);
-    if (!roots.length) return;
-    const unordered = await tx<{ org: string; root: string }[]>`
-      select distinct s.organization_id as org, s.root_trace_id as root
-      from spans s join unnest(${tx.array(roots.map((r) => r.org))}::uuid[], ${tx.array(roots.map((r) => r.root))}::uuid[]) as r(org, root)
-        on s.organization_id = r.org and s.root_trace_id = r.root
-      where s.created and (s.depth is null or s.execution_order is null)`;
-    if (unordered.length) await recomputeTreeOrder(tx, unordered);
+    await markCreatedExperimentsRunning(tx, rows);
+    if (roots.length) await orderWaitingSpans(tx, roots);
   });
   return triggers;
 }
@@ -177,22 +248,38 @@ type ReadType = 'uuid' | 'text' | 'integer' | 'float' | 'boolean' | 'text[]' | '
 type ReadColumn = { name: string; sql: string; type: ReadType };
 const START = 'coalesce(s.start_ts, s.created_at)';
 const READ: readonly ReadColumn[] = [
-  ...columns('uuid', 'trace_id root_trace_id parent_trace_id'), ...columns('text', 'trace_name'),
+  ...columns('uuid', 'trace_id root_trace_id parent_trace_id'),
+  ...columns('text', 'trace_name'),
   { name: 'project_uuid', sql: 's.project_id', type: 'uuid' },
   { name: 'project_name', sql: 'p.name', type: 'text' },
-  ...columns('uuid', 'organization_id'), ...columns('jsonb', 'inputs'), ...columns('text', 'output target'),
+  ...columns('uuid', 'organization_id'),
+  ...columns('jsonb', 'inputs'),
+  ...columns('text', 'output target'),
   // The Python client needs a start on every span: one sent without reads as starting when first stored.
   { name: 'start_timestamp', sql: START, type: 'timestamp' },
   { name: 'end_timestamp', sql: 's.end_ts', type: 'timestamp' },
-  ...columns('text', 'status error'), ...columns('jsonb', 'configuration metadata'), ...columns('text[]', 'tags'),
-  ...columns('integer', 'depth execution_order'), ...columns('float', 'time_to_first_token latency'),
-  ...columns('integer', 'input_tokens output_tokens total_tokens'), ...columns('float', 'cost'), ...columns('text', 'output_for_eval_metrics'),
-  ...columns('text[]', 'evaluation_metric_names'), orEmpty('scores', '[]'), ...columns('float', 'feedback_score'),
-  ...columns('text', 'feedback_comment'), ...columns('declared', 'children_ids'),
+  ...columns('text', 'status error'),
+  ...columns('jsonb', 'configuration metadata'),
+  ...columns('text[]', 'tags'),
+  ...columns('integer', 'depth execution_order'),
+  ...columns('float', 'time_to_first_token latency'),
+  ...columns('integer', 'input_tokens output_tokens total_tokens'),
+  ...columns('float', 'cost'),
+  ...columns('text', 'output_for_eval_metrics'),
+  ...columns('text[]', 'evaluation_metric_names'),
+  orEmpty('scores', '[]'),
+  ...columns('float', 'feedback_score'),
+  ...columns('text', 'feedback_comment'),
+  ...columns('declared', 'children_ids'),
   { name: 'apply_eval_frac', sql: 'coalesce(s.apply_eval_frac, 1)', type: 'float' },
   { name: 'log_sample_rate', sql: 'coalesce(s.log_sample_rate, 1)', type: 'float' },
-  ...columns('text', 'deployment_id'), ...columns('boolean', 'cache_hit'), ...columns('text', 'end_user_identifier session_id'),
-  ...columns('uuid', 'experiment_uuid'), orEmpty('images', '[]'), orEmpty('comments', '[]'), orEmpty('annotations', '{}'),
+  ...columns('text', 'deployment_id'),
+  ...columns('boolean', 'cache_hit'),
+  ...columns('text', 'end_user_identifier session_id'),
+  ...columns('uuid', 'experiment_uuid'),
+  orEmpty('images', '[]'),
+  orEmpty('comments', '[]'),
+  orEmpty('annotations', '{}'),
 ];
 function columns(type: ReadType, names: string): ReadColumn[] {
   return names.split(' ').map((name) => ({ name, sql: `s.${name}`, type }));
@@ -202,24 +289,30 @@ function orEmpty(name: string, empty: '[]' | '{}'): ReadColumn {
   return { name, sql: `coalesce(s.${name}, '${empty}'::jsonb)`, type: 'jsonb' };
 }
 
-const READ_COLUMNS = READ.map((c) => `${c.sql} as ${c.name}`).join(', ');
-
 const wireTimestamp = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 /**
- * SQL for the JSON text of one field, as JSON.stringify writes the value toTraceLog reads; SQL null when
- * the field has none. Each type takes its cheapest exact path: uuids and formatted timestamps need no
- * escaping, numbers and booleans are their own text (NaN and infinities, which JSON lacks, have none), and
- * only free text goes through to_json.
+ * SQL for the JSON text of one field, as JSON.stringify would write its value; SQL null when the field has
+ * none. Each type takes its cheapest exact path: uuids and formatted timestamps need no escaping, numbers
+ * and booleans are their own text (NaN and infinities, which JSON lacks, have none), and only free text goes
+ * through to_json.
  */
 function jsonValue({ sql: e, type }: ReadColumn): string {
   switch (type) {
-    case 'jsonb': return `${e}::text`;
-    case 'timestamp': return `'"' || ${wireTimestamp(e)} || '"'`;
-    case 'uuid': return `'"' || ${e} || '"'`;
-    case 'float': return `(case when ${e} in ('NaN', 'Infinity', '-Infinity') then null else ${e} end)::text`;
-    case 'integer': case 'boolean': return `${e}::text`;
-    case 'text[]': return `array_to_json(${e})::text`;
-    default: return `to_json(${e})::text`;
+    case 'jsonb':
+      return `${e}::text`;
+    case 'timestamp':
+      return `'"' || ${wireTimestamp(e)} || '"'`;
+    case 'uuid':
+      return `'"' || ${e} || '"'`;
+    case 'float':
+      return `(case when ${e} in ('NaN', 'Infinity', '-Infinity') then null else ${e} end)::text`;
+    case 'integer':
+    case 'boolean':
+      return `${e}::text`;
+    case 'text[]':
+      return `array_to_json(${e})::text`;
+    default:
+      return `to_json(${e})::text`;
   }
 }
 // Spans serialized by PostgreSQL as it reads them: `members` is a span's JSON without its braces. This costs
@@ -228,16 +321,28 @@ function jsonValue({ sql: e, type }: ReadColumn): string {
 // would copy the growing text at every step) and skips the null ones: a field without a value is written
 // as null, or left out in a dialect that omits nulls.
 const membersSql = (omitNulls: boolean) =>
-  `concat_ws(',', ${READ.filter((c) => c.type !== 'declared').map((c) => `'"${c.name}":' || ${omitNulls ? jsonValue(c) : `coalesce(${jsonValue(c)}, 'null')`}`).join(', ')})`;
+  `concat_ws(',', ${READ.filter((c) => c.type !== 'declared')
+    .map((c) => `'"${c.name}":' || ${omitNulls ? jsonValue(c) : `coalesce(${jsonValue(c)}, 'null')`}`)
+    .join(', ')})`;
 const MEMBERS = { withNulls: membersSql(false), withoutNulls: membersSql(true) };
-const textColumns = (dialect: TreeDialect) => `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
+const textColumns = (
+  dialect: TreeDialect,
+) => `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
   array_to_json(s.children_ids)::text as children_ids,
   ${dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls} as members`;
 
 /** Raw rows of TEXT_COLUMNS as columns; the members stay the bytes PostgreSQL sent. */
 function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect): SpanTexts {
   const n = rows.length;
-  const spans: SpanTexts = { dialect, trace_id: new Array(n), parent_trace_id: new Array(n), execution_order: new Array(n), start_timestamp: new Array(n), children_ids: new Array(n), members: new Array(n) };
+  const spans: SpanTexts = {
+    dialect,
+    trace_id: new Array(n),
+    parent_trace_id: new Array(n),
+    execution_order: new Array(n),
+    start_timestamp: new Array(n),
+    children_ids: new Array(n),
+    members: new Array(n),
+  };
   rows.forEach(([id, parent, order, start, declared, members], i) => {
     spans.trace_id[i] = id!.toString('latin1');
     spans.parent_trace_id[i] = parent!.toString('latin1');
@@ -249,46 +354,34 @@ function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect): SpanTexts
   return spans;
 }
 
-export type TraceLogRow = Record<string, unknown> & { trace_id: string; parent_trace_id: string; root_trace_id: string };
-
-function toTraceLog(row: Record<string, unknown>): TraceLogRow {
-  return {
-    ...(row as TraceLogRow),
-    start_timestamp: formatTimestamp(row.start_timestamp as Date | null),
-    end_timestamp: formatTimestamp(row.end_timestamp as Date | null),
-  };
-}
-
-const traceQuery = (sql: Sql, organizationId: string, traceId: string, columns: string) => sql`
-  select ${sql.unsafe(columns)}
-  from spans s left join projects p on p.id = s.project_id
-  where s.organization_id = ${organizationId} and s.created and s.root_trace_id = (
-    select root_trace_id from spans where organization_id = ${organizationId} and trace_id = ${traceId} and created)`;
-
 const rootsQuery = (sql: Sql, organizationId: string, rootIds: readonly string[], columns: string) => sql`
   select ${sql.unsafe(columns)}
   from spans s left join projects p on p.id = s.project_id
   where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[]) and s.created`;
 
-/** Every visible span of the trace that holds `traceId`, or null when the span is unknown to this organization. */
-export async function findTraceOf(sql: Sql, organizationId: string, traceId: string): Promise<TraceLogRow[] | null> {
-  const rows = await traceQuery(sql, organizationId, traceId, READ_COLUMNS);
-  return rows.length ? rows.map(toTraceLog) : null;
-}
-
 // Serializing is most of the cost of reading a large trace, and one backend does it on one core: a large
 // trace is read in parts, in parallel, each part the spans whose id hashes to it.
-const SPANS_PER_PART = 4000, MAX_PARTS = 4;
+const SPANS_PER_PART = 4000,
+  MAX_PARTS = 4;
 
-/** findTraceOf, with each span serialized for renderTrees in the dialect it will be rendered in. */
-export async function findTraceTextOf(sql: Sql, organizationId: string, traceId: string, dialect: TreeDialect = API_TREES): Promise<SpanTexts | null> {
+/**
+ * Every visible span of the trace that holds `traceId`, serialized for renderTrees in the dialect it will be
+ * rendered in; null when the span is unknown to this organization.
+ */
+export async function findTraceTextOf(
+  sql: Sql,
+  organizationId: string,
+  traceId: string,
+  dialect: TreeDialect = API_TREES,
+): Promise<SpanTexts | null> {
   // The size only sets the number of parts: it counts the trace's index entries, without reading the rows.
   const [trace] = await sql<{ root: string; size: number }[]>`
     select t.root_trace_id as root, (select count(*)::int from spans where organization_id = t.organization_id and root_trace_id = t.root_trace_id) as size
     from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created`;
   if (!trace) return null;
   const parts = Math.min(MAX_PARTS, Math.ceil(trace.size / SPANS_PER_PART));
-  const read = (part: number) => sql`
+  const read = (part: number) =>
+    sql`
     select ${sql.unsafe(textColumns(dialect))}
     from spans s left join projects p on p.id = s.project_id
     where s.organization_id = ${organizationId} and s.root_trace_id = ${trace.root} and s.created
@@ -297,26 +390,37 @@ export async function findTraceTextOf(sql: Sql, organizationId: string, traceId:
   return toSpanTexts(rows.flat() as never, dialect);
 }
 
-export async function spansOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[]): Promise<TraceLogRow[]> {
-  if (!rootIds.length) return [];
-  return (await rootsQuery(sql, organizationId, rootIds, READ_COLUMNS)).map(toTraceLog);
-}
-
-/** spansOfRoots, with each span serialized for renderTrees in the dialect it will be rendered in. */
-export async function spanTextsOfRoots(sql: Sql, organizationId: string, rootIds: readonly string[], dialect: TreeDialect = API_TREES): Promise<SpanTexts> {
-  return toSpanTexts(rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [], dialect);
+/** The visible spans of the traces under `rootIds`, serialized for renderTrees in the dialect they will be rendered in. */
+export async function spanTextsOfRoots(
+  sql: Sql,
+  organizationId: string,
+  rootIds: readonly string[],
+  dialect: TreeDialect = API_TREES,
+): Promise<SpanTexts> {
+  return toSpanTexts(
+    rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [],
+    dialect,
+  );
 }
 
 /**
- * What full-text search reads of a span: the start of its inputs, output and metadata (the same
- * expression as the spans_search index, which it must match to be used). Bounded, so that a multi-MB
- * payload cannot exceed a tsvector's size limit and refuse the write.
+ * What search reads of a span: the words of the start of its inputs, output and metadata (the expression
+ * of the spans_search index, which it must match to be used). Bounded, so that a multi-MB payload can
+ * neither exceed a tsvector's size limit and refuse the write, nor cost it more than its first part.
  */
-const SEARCH_DOCUMENT = `to_tsvector('simple'::regconfig, left(coalesce(x.inputs::text, '') || ' ' || coalesce(x.output, '') || ' ' || coalesce(x.metadata::text, ''), 100000))`;
+const SEARCH_DOCUMENT = `to_tsvector('sightline_words'::regconfig, left(coalesce(x.inputs::text, '') || ' ' || coalesce(x.output, '') || ' ' || coalesce(x.metadata::text, ''), 100000))`;
 
 const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
-  na: null, '1h': '1 hour', '3h': '3 hours', '6h': '6 hours', '24h': '24 hours', '7d': '7 days',
-  '1m': '1 month', '3m': '3 months', '6m': '6 months', '1y': '1 year',
+  na: null,
+  '1h': '1 hour',
+  '3h': '3 hours',
+  '6h': '6 hours',
+  '24h': '24 hours',
+  '7d': '7 days',
+  '1m': '1 month',
+  '3m': '3 months',
+  '6m': '6 months',
+  '1y': '1 year',
 };
 
 export type RootQuery = {
@@ -326,7 +430,7 @@ export type RootQuery = {
   filter?: FilterInput;
   timeRange?: TimeRange;
   status?: string | null;
-  /** Words (web-search syntax: "a phrase", or, -word) that some span of the trace holds. */
+  /** Words and "phrases" one span of the trace holds (ignoring case), and -words none holds. */
   search?: string | null;
   page: number;
   pageSize: number;
@@ -336,7 +440,12 @@ export type RootQuery = {
 export function rootListingSql(q: RootQuery): { count: string; page: string; params: unknown[] } {
   const params: unknown[] = [q.organizationId, q.projectId];
   // No "$2 is null or ..." disjunction: it would keep the planner from using the project's index.
-  const conditions = ['s.organization_id = $1', 's.created', 's.depth = 0', q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null'];
+  const conditions = [
+    's.organization_id = $1',
+    's.created',
+    's.depth = 0',
+    q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null',
+  ];
   if (q.experimentUuid) conditions.push(`s.experiment_uuid = $${params.push(q.experimentUuid)}::uuid`);
   const filter = q.filter && compileFilter(q.filter, params.length + 1);
   if (filter) {
@@ -346,12 +455,15 @@ export function rootListingSql(q: RootQuery): { count: string; page: string; par
   const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
   if (interval) conditions.push(`s.start_ts >= now() - $${params.push(interval)}::interval`);
   if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
-  if (q.search?.trim()) {
-    const query = `websearch_to_tsquery('simple', $${params.push(q.search)}::text)`;
-    conditions.push(`s.trace_id in (select x.root_trace_id from spans x where x.organization_id = $1 and x.created and ${SEARCH_DOCUMENT} @@ ${query})`);
-  }
+  const { include, exclude } = parseSearch(q.search ?? '');
+  // The trace has a span holding every included term, and none holding an excluded one.
+  const holding = (terms: string[]) =>
+    `select x.root_trace_id from spans x where x.organization_id = $1 and x.created and ${SEARCH_DOCUMENT} @@ (${terms.map((t) => `phraseto_tsquery('sightline_words', $${params.push(t)}::text)`).join(' && ')})`;
+  if (include.length) conditions.push(`s.trace_id in (${holding(include)})`);
+  for (const term of exclude) conditions.push(`s.trace_id not in (${holding([term])})`);
   const where = conditions.join(' and ');
-  const limit = params.push(q.pageSize), offset = params.push((q.page - 1) * q.pageSize);
+  const limit = params.push(q.pageSize),
+    offset = params.push((q.page - 1) * q.pageSize);
   return {
     count: `select count(*)::int as total from spans s where ${where}`,
     page: `select s.trace_id from spans s where ${where} order by s.start_ts desc nulls last, s.trace_id desc limit $${limit} offset $${offset}`,
@@ -370,12 +482,6 @@ export async function countRoots(sql: Sql, q: RootQuery): Promise<number> {
   const { count, params } = rootListingSql(q);
   const [{ total }] = await sql.unsafe(count, params.slice(0, -2) as never[]);
   return total as number;
-}
-
-/** One page of root spans with the exact total. */
-export async function listRoots(sql: Sql, q: RootQuery): Promise<{ total: number; ids: string[] }> {
-  const [total, ids] = await Promise.all([countRoots(sql, q), rootIds(sql, q)]);
-  return { total, ids };
 }
 
 /** One span's JSON in api.md's shape, without its children; null when the organization has no such span. */

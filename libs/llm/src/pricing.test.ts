@@ -14,7 +14,11 @@ describe('costOf', () => {
   });
   it('prices cached prompt tokens at the cache rate', () => {
     const full = costOf('anthropic', 'claude-3-5-haiku-latest', { input_tokens: 10_000, output_tokens: 0 }).cost;
-    const cached = costOf('anthropic', 'claude-3-5-haiku-latest', { input_tokens: 10_000, output_tokens: 0, cache_read_tokens: 9_000 }).cost;
+    const cached = costOf('anthropic', 'claude-3-5-haiku-latest', {
+      input_tokens: 10_000,
+      output_tokens: 0,
+      cache_read_tokens: 9_000,
+    }).cost;
     expect(cached).toBeLessThan(full / 2);
   });
 });

@@ -8,11 +8,20 @@ type ChatRole = ChatMessage['role'];
 export class ConfigurationError extends Error {}
 
 const ROLE: Record<Message['role'], ChatRole> = {
-  system: 'system', user: 'user', assistant: 'assistant', example_user: 'user', example_assistant: 'assistant', function: 'function', tool: 'tool',
+  system: 'system',
+  user: 'user',
+  assistant: 'assistant',
+  example_user: 'user',
+  example_assistant: 'assistant',
+  function: 'function',
+  tool: 'tool',
 };
 
 /** A deployed prompt's configuration overridden, field by field, by what the request gives. */
-export function mergeConfiguration(base: LlmConfiguration | null, override: LlmConfiguration | null | undefined): LlmConfiguration {
+export function mergeConfiguration(
+  base: LlmConfiguration | null,
+  override: LlmConfiguration | null | undefined,
+): LlmConfiguration {
   if (!base) return override ?? {};
   const o = override ?? {};
   return {
@@ -38,7 +47,8 @@ function mapParams(p: ModelParams | null | undefined): LlmRequest['params'] {
   if (p.top_p != null) params.top_p = p.top_p;
   if (p.frequency_penalty != null) params.frequency_penalty = p.frequency_penalty;
   if (p.presence_penalty != null) params.presence_penalty = p.presence_penalty;
-  if (p.response_format) params.response_format = stripNullish(p.response_format) as LlmRequest['params']['response_format'];
+  if (p.response_format)
+    params.response_format = stripNullish(p.response_format) as LlmRequest['params']['response_format'];
   return params;
 }
 
@@ -56,7 +66,11 @@ export function buildLlmRequest(config: LlmConfiguration, inputs: Record<string,
   }));
   const request: LlmRequest = { provider, model, messages, params: mapParams(config.model_params) };
   if (config.functions?.length) {
-    request.tools = config.functions.map((f) => ({ name: f.name, ...(f.description ? { description: f.description } : {}), ...(f.parameters ? { parameters: f.parameters } : {}) }));
+    request.tools = config.functions.map((f) => ({
+      name: f.name,
+      ...(f.description ? { description: f.description } : {}),
+      ...(f.parameters ? { parameters: f.parameters } : {}),
+    }));
     const choice = config.function_call;
     if (choice) request.tool_choice = choice === 'auto' || choice === 'none' ? choice : { name: choice };
   }

@@ -18,7 +18,10 @@ export function createPool(options: { threads?: number } = {}) {
   return {
     /** The spans' bytes are copied to the thread and the answer's bytes back: a memory copy, no parsing. */
     renderTrees: async (spans: SpanTexts, rootIds: string[]): Promise<Buffer> => {
-      const out: Uint8Array = await piscina.run({ spans, rootIds }, { filename: new URL('render-trees.task.ts', TASKS).href });
+      const out: Uint8Array = await piscina.run(
+        { spans, rootIds },
+        { filename: new URL('render-trees.task.ts', TASKS).href },
+      );
       return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
     },
     summarizeScores: (scoreLists: unknown[][]): Promise<ScoreSummaries> =>

@@ -17,6 +17,10 @@ describe('pool', () => {
       members: [Buffer.from('"trace_id":"r"'), Buffer.from('"trace_id":"c"')],
     };
     const [tree] = JSON.parse(`[${(await pool.renderTrees(spans, ['r'])).toString()}]`);
-    expect(tree).toEqual({ trace_id: 'r', children: ['c'], children_logs: [{ trace_id: 'c', children: [], children_logs: [] }] });
+    expect(tree).toEqual({
+      trace_id: 'r',
+      children: ['c'],
+      children_logs: [{ trace_id: 'c', children: [], children_logs: [] }],
+    });
   });
 });

@@ -15,11 +15,6 @@ export const BACKLOG_HORIZON_SECONDS = 24 * 3600;
 /** Events younger than this may still be on their way into a job, so they are never taken as lost. */
 const IN_FLIGHT_GRACE_SECONDS = 60;
 
-/** Span events accepted and not yet written. */
-export function spanBacklog(redis: Redis, keys: RedisKeys): Promise<number> {
-  return redis.zcard(keys.spanBacklog);
-}
-
 /**
  * When no span-write job is left in the queue, takes out of the backlog every event accepted more than a
  * minute ago: none of them can still be written. Safe to run from several processes at once. Answers how

@@ -20,7 +20,12 @@ export function pendingEventsOf(data: unknown): SpanEvent[] {
   if (!Array.isArray(events)) return [];
   return events.filter((e): e is SpanEvent => {
     const { seq, organization_id, trace_id, pending_root } = (e ?? {}) as Partial<Record<keyof SpanEvent, unknown>>;
-    return Number.isSafeInteger(seq) && typeof organization_id === 'string' && typeof trace_id === 'string' && (pending_root == null || typeof pending_root === 'string');
+    return (
+      Number.isSafeInteger(seq) &&
+      typeof organization_id === 'string' &&
+      typeof trace_id === 'string' &&
+      (pending_root == null || typeof pending_root === 'string')
+    );
   });
 }
 
@@ -51,11 +56,22 @@ export async function clearPending(redis: Redis, keys: RedisKeys, events: readon
  * Holds the organization's pending set open for work that follows a span write (its evaluations), so a
  * finish that waits for the span also waits for it. `seq` is the span event's: the work sorts with it.
  */
-export async function holdPending(redis: Redis, keys: RedisKeys, organizationId: string, member: string, seq: number): Promise<void> {
+export async function holdPending(
+  redis: Redis,
+  keys: RedisKeys,
+  organizationId: string,
+  member: string,
+  seq: number,
+): Promise<void> {
   await redis.zadd(keys.pendingOrganization(organizationId), seq, member);
 }
 
-export async function releasePending(redis: Redis, keys: RedisKeys, organizationId: string, member: string): Promise<void> {
+export async function releasePending(
+  redis: Redis,
+  keys: RedisKeys,
+  organizationId: string,
+  member: string,
+): Promise<void> {
   await redis.zrem(keys.pendingOrganization(organizationId), member);
 }
 
@@ -72,10 +88,22 @@ async function pollUntil(done: () => Promise<boolean>, timeoutMs: number): Promi
 
 /** Resolves true once every key's set is empty, false if `timeoutMs` passes first. */
 export function waitUntilWritten(redis: Redis, pendingKeys: readonly string[], timeoutMs: number): Promise<boolean> {
-  return pollUntil(async () => (await Promise.all(pendingKeys.map((k) => redis.scard(k)))).every((c) => c === 0), timeoutMs);
+  return pollUntil(
+    async () => (await Promise.all(pendingKeys.map((k) => redis.scard(k)))).every((c) => c === 0),
+    timeoutMs,
+  );
 }
 
 /** Resolves true once none of the organization's events at or below `watermark` is pending, false on timeout. */
-export function waitUntilApplied(redis: Redis, keys: RedisKeys, organizationId: string, watermark: number, timeoutMs: number): Promise<boolean> {
-  return pollUntil(async () => (await redis.zcount(keys.pendingOrganization(organizationId), '-inf', watermark)) === 0, timeoutMs);
+export function waitUntilApplied(
+  redis: Redis,
+  keys: RedisKeys,
+  organizationId: string,
+  watermark: number,
+  timeoutMs: number,
+): Promise<boolean> {
+  return pollUntil(
+    async () => (await redis.zcount(keys.pendingOrganization(organizationId), '-inf', watermark)) === 0,
+    timeoutMs,
+  );
 }

@@ -1,6 +1,13 @@
 import type { JobsOptions } from 'bullmq';
 import type { z } from 'zod';
-import { CompletionJobSchema, EvalJobSchema, ExperimentFinalizeJobSchema, RetentionJobSchema, SpanWriteJobSchema, type WorkerEnv } from '@sightline/schemas';
+import {
+  CompletionJobSchema,
+  EvalJobSchema,
+  ExperimentFinalizeJobSchema,
+  RetentionJobSchema,
+  SpanWriteJobSchema,
+  type WorkerEnv,
+} from '@sightline/schemas';
 
 // Retries back off up to 30 s and go on for about half an hour, so a PostgreSQL outage is ridden out
 // without losing accepted writes. Completed jobs are removed at once: the data lives in PostgreSQL.
@@ -40,20 +47,34 @@ const redelivered = { lockDuration: 15_000, stalledInterval: 10_000, maxStalledC
 
 /** Every queue: its payload schema, its job options, and how its workers run it. */
 export const queues = {
-  'span-write': { schema: SpanWriteJobSchema, options: durable, worker: { ...redelivered, concurrency: (env) => env.WORKER_CONCURRENCY } },
+  'span-write': {
+    schema: SpanWriteJobSchema,
+    options: durable,
+    worker: { ...redelivered, concurrency: (env) => env.WORKER_CONCURRENCY },
+  },
   // A completion is never run twice (at most once, above), and its caller is waiting: its stall is found
   // sooner, and failed rather than run again.
   completion: {
     schema: CompletionJobSchema,
     options: atMostOnce,
-    worker: { lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 0, concurrency: (env) => env.COMPLETION_CONCURRENCY },
+    worker: {
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+      maxStalledCount: 0,
+      concurrency: (env) => env.COMPLETION_CONCURRENCY,
+    },
     /** Why a stalled job is not run again, told to its caller. */
     notRunAgainBecause: 'so that the provider is called at most once per request',
   },
   // A metric that fails (a judge's provider down) retries with backoff; the last error is recorded.
   eval: {
     schema: EvalJobSchema,
-    options: { attempts: 5, backoff: { type: RETRY_BACKOFF_TYPE }, removeOnComplete: true, removeOnFail: { count: 10_000 } },
+    options: {
+      attempts: 5,
+      backoff: { type: RETRY_BACKOFF_TYPE },
+      removeOnComplete: true,
+      removeOnFail: { count: 10_000 },
+    },
     worker: { ...redelivered, concurrency: (env) => env.COMPLETION_CONCURRENCY },
   },
   // The caller waits for the answer, and the processor always answers: one attempt.
@@ -68,9 +89,10 @@ export const queues = {
     options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
     worker: { ...redelivered, concurrency: () => 1 },
   },
-} as const satisfies Record<string, { schema: z.ZodType; options: JobsOptions; worker: WorkerSettings; notRunAgainBecause?: string }>;
-
-export const QUEUE_NAMES = Object.keys(queues) as QueueName[];
+} as const satisfies Record<
+  string,
+  { schema: z.ZodType; options: JobsOptions; worker: WorkerSettings; notRunAgainBecause?: string }
+>;
 
 export type QueueName = keyof typeof queues;
 export type QueuePayload<N extends QueueName> = z.infer<(typeof queues)[N]['schema']>;

@@ -12,7 +12,10 @@ import { withScripts } from './scripts';
 // read-your-writes wait, never data.
 const UNCONFIRMED_GRACE_SECONDS = 30;
 
-export const journal = (keys: RedisKeys) => ({ index: `${keys.seq}:unconfirmed`, events: `${keys.seq}:unconfirmed-events` });
+export const journal = (keys: RedisKeys) => ({
+  index: `${keys.seq}:unconfirmed`,
+  events: `${keys.seq}:unconfirmed-events`,
+});
 
 /**
  * Takes reservations out of the journal once the jobs holding their events are queued (or their marks
@@ -21,20 +24,36 @@ export const journal = (keys: RedisKeys) => ({ index: `${keys.seq}:unconfirmed`,
 export async function confirmReservations(redis: Redis, keys: RedisKeys, seqs: readonly number[]): Promise<void> {
   if (!seqs.length) return;
   const { index, events } = journal(keys);
-  await execAll(redis.pipeline().zrem(index, ...seqs).hdel(events, ...seqs.map(String)));
+  await execAll(
+    redis
+      .pipeline()
+      .zrem(index, ...seqs)
+      .hdel(events, ...seqs.map(String)),
+  );
 }
 
 /**
  * Releases the pending marks of reservations still unconfirmed after the grace: their jobs were never
  * queued. Safe to run from several processes at once; answers how many events it released.
  */
-export async function sweepUnconfirmed(redis: Redis, keys: RedisKeys, graceSeconds = UNCONFIRMED_GRACE_SECONDS): Promise<number> {
+export async function sweepUnconfirmed(
+  redis: Redis,
+  keys: RedisKeys,
+  graceSeconds = UNCONFIRMED_GRACE_SECONDS,
+): Promise<number> {
   const { index, events } = journal(keys);
   const perScript = 20;
   let released = 0;
   // Bounded scripts: many lost reservations are released over several calls, not in one long one.
   for (;;) {
-    const [reservations, cleared] = await withScripts(redis).sweepUnconfirmedLua(3, index, events, keys.spanBacklog, graceSeconds, perScript);
+    const [reservations, cleared] = await withScripts(redis).sweepUnconfirmedLua(
+      3,
+      index,
+      events,
+      keys.spanBacklog,
+      graceSeconds,
+      perScript,
+    );
     released += cleared;
     if (reservations < perScript) return released;
   }

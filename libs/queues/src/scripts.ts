@@ -11,6 +11,7 @@ const SCRIPTS = {
 };
 
 declare module 'ioredis' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- an augmentation repeats the interface's type parameter
   interface RedisCommander<Context> {
     acceptSpanEventsLua(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
     sweepUnconfirmedLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number]>;
@@ -20,6 +21,7 @@ declare module 'ioredis' {
 
 /** The connection, with the scripts defined on it (once per connection). */
 export function withScripts(redis: Redis): Redis {
-  for (const [name, script] of Object.entries(SCRIPTS)) if (!(name in redis)) redis.defineCommand(name, { lua: script });
+  for (const [name, script] of Object.entries(SCRIPTS))
+    if (!(name in redis)) redis.defineCommand(name, { lua: script });
   return redis;
 }

@@ -17,7 +17,10 @@ type Accepting = { organization_id: string; trace_id: string; pending_root?: str
 
 /** Thrown, with nothing accepted, when `backlogLimit` span events or more are waiting to be written. */
 export class SpanBacklogFullError extends Error {
-  constructor(readonly backlog: number, readonly limit: number) {
+  constructor(
+    readonly backlog: number,
+    readonly limit: number,
+  ) {
     super(`${backlog} span events are waiting to be written (limit ${limit})`);
   }
 }
@@ -26,7 +29,12 @@ export class SpanBacklogFullError extends Error {
  * Numbers the events and marks them pending. With a `backlogLimit` (0: none), refuses them all, leaving
  * nothing behind, while that many events or more are waiting to be written.
  */
-export async function takeSequenceNumbers(redis: Redis, keys: RedisKeys, events: readonly Accepting[], backlogLimit = 0): Promise<number[]> {
+export async function takeSequenceNumbers(
+  redis: Redis,
+  keys: RedisKeys,
+  events: readonly Accepting[],
+  backlogLimit = 0,
+): Promise<number[]> {
   const eventKeys = events.flatMap((e) => [
     keys.pendingSpan(e.organization_id, e.trace_id),
     e.pending_root ? keys.pendingRoot(e.organization_id, e.pending_root) : '',
@@ -35,13 +43,22 @@ export async function takeSequenceNumbers(redis: Redis, keys: RedisKeys, events:
   const { index, events: journalEvents } = journal(keys);
   try {
     const seqs = await withScripts(redis).acceptSpanEventsLua(
-      4 + eventKeys.length, keys.seq, keys.spanBacklog, ...eventKeys, index, journalEvents,
-      events.length, backlogLimit, BACKLOG_HORIZON_SECONDS, PENDING_TTL_SECONDS,
+      4 + eventKeys.length,
+      keys.seq,
+      keys.spanBacklog,
+      ...eventKeys,
+      index,
+      journalEvents,
+      events.length,
+      backlogLimit,
+      BACKLOG_HORIZON_SECONDS,
+      PENDING_TTL_SECONDS,
     );
     return seqs.map(Number);
   } catch (err) {
     const message = (err as Error).message ?? '';
-    if (message.startsWith(BACKLOG_FULL)) throw new SpanBacklogFullError(Number(message.slice(BACKLOG_FULL.length + 1)), backlogLimit);
+    if (message.startsWith(BACKLOG_FULL))
+      throw new SpanBacklogFullError(Number(message.slice(BACKLOG_FULL.length + 1)), backlogLimit);
     throw err;
   }
 }

@@ -24,7 +24,15 @@ type SpanCreate = {
  * The event that creates a span. A span without a root is its own root, one without a parent its own
  * parent; the event is pending under its trace's root, so that a read of the trace waits for it.
  */
-export function spanCreateEvent({ organization_id, trace_id, root_trace_id, parent_trace_id, project_id, request_id, fields }: SpanCreate): NewSpanEvent {
+export function spanCreateEvent({
+  organization_id,
+  trace_id,
+  root_trace_id,
+  parent_trace_id,
+  project_id,
+  request_id,
+  fields,
+}: SpanCreate): NewSpanEvent {
   const root = root_trace_id ?? trace_id;
   return {
     kind: 'create',
@@ -43,7 +51,12 @@ const EVENTS_PER_JOB = 1000;
  * The one way span events enter the system, from the API or from a worker (completion logs). With a
  * `backlogLimit`, events are refused (SpanBacklogFullError) while that many are waiting to be written.
  */
-export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>, keys: RedisKeys, { backlogLimit = 0 } = {}) {
+export function createSpanIntake(
+  redis: Redis,
+  producer: Producer<'span-write'>,
+  keys: RedisKeys,
+  { backlogLimit = 0 } = {},
+) {
   const addJob = async (events: SpanEvent[]) => {
     await producer.add({ events });
     spanWriteJobEvents.observe(events.length);
@@ -66,7 +79,12 @@ export function createSpanIntake(redis: Redis, producer: Producer<'span-write'>,
   const batching = { maxItems: EVENTS_PER_JOB, lingerMs: 0, maxConcurrent: 4 };
   // Confirming a queued job's reservation is not waited for: should it be lost, the sweep releases the
   // marks later (see reservations.ts), which costs a read-your-writes wait, never data.
-  const confirm = (events: SpanEvent[]) => void confirmReservations(redis, keys, events.map((e) => e.seq)).catch(() => {});
+  const confirm = (events: SpanEvent[]) =>
+    void confirmReservations(
+      redis,
+      keys,
+      events.map((e) => e.seq),
+    ).catch(() => {});
   const accepting = createBatcher<NewSpanEvent>(async (events) => {
     const reserved = await reserve(events);
     await addJobOrRelease(reserved);

@@ -21,13 +21,23 @@ const FORGET_MS = 5000;
  * - the backlog of a span-write queue emptied by hand: forgotten once no job is left.
  * Answers a stop function.
  */
-export function startPendingUpkeep(deps: { redis: Redis; keys: RedisKeys; spanWrites: Queue; spanWriter: Worker; log: Log; describeJob?: (data: unknown) => object }): () => void {
+export function startPendingUpkeep(deps: {
+  redis: Redis;
+  keys: RedisKeys;
+  spanWrites: Queue;
+  spanWriter: Worker;
+  log: Log;
+  describeJob?: (data: unknown) => object;
+}): () => void {
   const { redis, keys, log } = deps;
   // `finishedOn` is set only when a job has failed for good, not on an attempt that will be retried.
   const onFailed = (job: { id?: string; data: unknown; finishedOn?: number } | undefined) => {
     if (!job?.finishedOn) return;
     clearPending(redis, keys, pendingEventsOf(job.data)).catch((err: Error) =>
-      log.warn({ err: err.message, jobId: job.id, ...deps.describeJob?.(job.data) }, 'could not release the pending marks of a failed job'),
+      log.warn(
+        { err: err.message, jobId: job.id, ...deps.describeJob?.(job.data) },
+        'could not release the pending marks of a failed job',
+      ),
     );
   };
   deps.spanWriter.on('failed', onFailed);
@@ -39,8 +49,10 @@ export function startPendingUpkeep(deps: { redis: Redis; keys: RedisKeys; spanWr
     SWEEP_MS,
     (err) => log.debug({ err: (err as Error).message }, 'pending sweep failed'),
   );
-  const stopForgetting = repeat(() => forgetLostSpanEvents(redis, keys, deps.spanWrites), FORGET_MS, (err) =>
-    log.debug({ err: (err as Error).message }, 'span backlog check failed'),
+  const stopForgetting = repeat(
+    () => forgetLostSpanEvents(redis, keys, deps.spanWrites),
+    FORGET_MS,
+    (err) => log.debug({ err: (err as Error).message }, 'span backlog check failed'),
   );
   return () => {
     deps.spanWriter.off('failed', onFailed);

@@ -8,7 +8,10 @@ export function createLogger(name: string, level: string): Logger {
  * One ordered shutdown on SIGINT/SIGTERM that runs once, step by step, within a deadline; a step that
  * fails is logged and the next one still runs. A second signal does not start it again.
  */
-export function onShutdown(steps: [name: string, run: () => Promise<unknown>][], { log, deadlineMs = 25_000 }: { log: Logger; deadlineMs?: number }) {
+export function onShutdown(
+  steps: [name: string, run: () => Promise<unknown>][],
+  { log, deadlineMs = 25_000 }: { log: Logger; deadlineMs?: number },
+) {
   let started = false;
   const shutdown = async (signal: string) => {
     if (started) return;

@@ -46,7 +46,7 @@ export const spanWriteTransactionEvents = new Histogram({
 // ---------------------------------------------------------------------------------------------------------
 // Jobs, as the worker that runs them sees them.
 
-export const jobWaitSeconds = new Histogram({
+const jobWaitSeconds = new Histogram({
   name: 'sightline_job_wait_seconds',
   help: 'Time from enqueue (or from the end of its delay, for a scheduled job) to the first start of a job; retries are not counted again',
   labelNames: ['queue'] as const,
@@ -54,7 +54,7 @@ export const jobWaitSeconds = new Histogram({
   registers: [metrics],
 });
 
-export const jobDurationSeconds = new Histogram({
+const jobDurationSeconds = new Histogram({
   name: 'sightline_job_duration_seconds',
   help: 'Time a worker spent on one attempt of a job, by outcome (a failed attempt may be retried)',
   labelNames: ['queue', 'outcome'] as const,
@@ -62,9 +62,9 @@ export const jobDurationSeconds = new Histogram({
   registers: [metrics],
 });
 
-export const stalledJobs = new Counter({
+const stalledJobs = new Counter({
   name: 'sightline_queue_stalled_jobs_total',
-  help: "Jobs this worker process found stalled (their worker stopped renewing the lock) and put back or failed",
+  help: 'Jobs this worker process found stalled (their worker stopped renewing the lock) and put back or failed',
   labelNames: ['queue'] as const,
   registers: [metrics],
 });
@@ -75,10 +75,12 @@ export function observeWorker(worker: Worker): void {
   // Present at 0 from the start, so that an alert on its rate sees the series before the first stall.
   stalledJobs.inc({ queue }, 0);
   worker.on('active', (job) => {
-    if (job.attemptsMade === 0 && job.processedOn) jobWaitSeconds.observe({ queue }, Math.max(0, job.processedOn - job.timestamp - (job.delay || 0)) / 1000);
+    if (job.attemptsMade === 0 && job.processedOn)
+      jobWaitSeconds.observe({ queue }, Math.max(0, job.processedOn - job.timestamp - (job.delay || 0)) / 1000);
   });
   const finished = (outcome: string) => (job: { processedOn?: number } | undefined) => {
-    if (job?.processedOn) jobDurationSeconds.observe({ queue, outcome }, Math.max(0, Date.now() - job.processedOn) / 1000);
+    if (job?.processedOn)
+      jobDurationSeconds.observe({ queue, outcome }, Math.max(0, Date.now() - job.processedOn) / 1000);
   };
   worker.on('completed', finished('completed'));
   worker.on('failed', finished('failed'));
@@ -111,7 +113,8 @@ new Gauge({
   registers: [metrics],
   async collect() {
     this.reset();
-    for (const q of await readQueues()) for (const [state, n] of Object.entries(q.counts)) this.set({ queue: q.name, state }, n);
+    for (const q of await readQueues())
+      for (const [state, n] of Object.entries(q.counts)) this.set({ queue: q.name, state }, n);
   },
 });
 
@@ -123,7 +126,10 @@ new Gauge({
   async collect() {
     this.reset();
     for (const q of await readQueues()) {
-      this.set({ queue: q.name }, Object.entries(q.counts).reduce((sum, [state, n]) => sum + (DEPTH_STATES.has(state) ? n : 0), 0));
+      this.set(
+        { queue: q.name },
+        Object.entries(q.counts).reduce((sum, [state, n]) => sum + (DEPTH_STATES.has(state) ? n : 0), 0),
+      );
     }
   },
 });
@@ -149,10 +155,17 @@ export function watchQueues(queues: Queue[], redis: Redis, { cacheMs = 2000 } = 
   const readNow = () =>
     Promise.all(
       queues.map(async (queue): Promise<QueueReading> => {
-        const [counts, [oldestId]] = await Promise.all([queue.getJobCounts(...COUNTED_STATES), queue.getRanges(['wait'], 0, 0, true)]);
+        const [counts, [oldestId]] = await Promise.all([
+          queue.getJobCounts(...COUNTED_STATES),
+          queue.getRanges(['wait'], 0, 0, true),
+        ]);
         const [addedAt, delay] = oldestId ? await redis.hmget(queue.toKey(oldestId), 'timestamp', 'delay') : [];
         const readyAt = Number(addedAt) + (Number(delay) || 0);
-        return { name: queue.name, counts, oldestWaitingSeconds: addedAt && Number.isFinite(readyAt) ? Math.max(0, Date.now() - readyAt) / 1000 : 0 };
+        return {
+          name: queue.name,
+          counts,
+          oldestWaitingSeconds: addedAt && Number.isFinite(readyAt) ? Math.max(0, Date.now() - readyAt) / 1000 : 0,
+        };
       }),
     );
   const source: QueueSource = {
@@ -191,7 +204,11 @@ const poolGauge = (name: string, help: string, figure: keyof PoolReading) =>
     },
   });
 poolGauge('sightline_db_pool_max_connections', 'Connections the PostgreSQL pool may open', 'maxConnections');
-poolGauge('sightline_db_pool_in_flight', 'Queries and transactions sent through the pool and not answered yet; above max connections, the rest wait in the pool queue', 'inFlight');
+poolGauge(
+  'sightline_db_pool_in_flight',
+  'Queries and transactions sent through the pool and not answered yet; above max connections, the rest wait in the pool queue',
+  'inFlight',
+);
 
 /** Serves a pool's figures under `name` (one pool per name: a later one replaces it). */
 export function watchPool(name: string, read: () => PoolReading): () => void {

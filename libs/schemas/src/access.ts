@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { IndexedText, Uuid } from './common';
 
 /** admin: everything, key management included; member: reads and writes data; viewer: reads only. */
-export const API_KEY_ROLES = ['admin', 'member', 'viewer'] as const;
-export const ApiKeyRole = z.enum(API_KEY_ROLES);
+export const ApiKeyRole = z.enum(['admin', 'member', 'viewer']);
 export type ApiKeyRole = z.infer<typeof ApiKeyRole>;
 
 export const ApiKeyCreateSchema = z.object({
@@ -20,8 +19,16 @@ export const ApiKeySchema = z.object({
   created_at: z.string(),
   last_used_at: z.string().nullable().describe('updated at most once per AUTH_CACHE_TTL_MS on each API node'),
 });
-export const ApiKeyCreatedSchema = ApiKeySchema.extend({ key: z.string().describe('the whole key: shown this once, never stored') });
+export const ApiKeyCreatedSchema = ApiKeySchema.extend({
+  key: z.string().describe('the whole key: shown this once, never stored'),
+});
 export const ApiKeyParams = z.object({ id: Uuid });
 
 /** The caller, as its key says. */
-export const WhoAmISchema = z.object({ organization_id: z.string(), organization_name: z.string(), role: ApiKeyRole, label: z.string().nullable(), key_id: z.string() });
+export const WhoAmISchema = z.object({
+  organization_id: z.string(),
+  organization_name: z.string(),
+  role: ApiKeyRole,
+  label: z.string().nullable(),
+  key_id: z.string(),
+});

@@ -13,7 +13,6 @@ const Text = z.string().nullish();
 const Real = z.number().nullish();
 const Int = z.number().int().nullish();
 
-
 /**
  * One span of a tree, without its nested spans, which `children_logs` holds and which are each checked as
  * spans in turn. The four ids and the start are required strings; `depth` and `execution_order` are left
@@ -46,17 +45,41 @@ export const ClientTraceLogSchema = z
     annotations: z
       .record(
         z.string().regex(/^\d+$/),
-        z.record(z.string(), z.looseObject({ created_at: z.string(), user_id: z.string(), score: z.number().nullable() })),
+        z.record(
+          z.string(),
+          z.looseObject({ created_at: z.string(), user_id: z.string(), score: z.number().nullable() }),
+        ),
       )
       .optional(),
     ...Object.fromEntries(
-      ['output', 'target', 'organization_id', 'project_uuid', 'project_name', 'error', 'status', 'deployment_id', 'output_for_eval_metrics', 'trace_name', 'end_user_identifier', 'session_id', 'experiment_uuid'].map((k) => [k, Text]),
+      [
+        'output',
+        'target',
+        'organization_id',
+        'project_uuid',
+        'project_name',
+        'error',
+        'status',
+        'deployment_id',
+        'output_for_eval_metrics',
+        'trace_name',
+        'end_user_identifier',
+        'session_id',
+        'experiment_uuid',
+      ].map((k) => [k, Text]),
     ),
-    ...Object.fromEntries(['latency', 'time_to_first_token', 'cost', 'feedback_score', 'apply_eval_frac', 'log_sample_rate'].map((k) => [k, Real])),
+    ...Object.fromEntries(
+      ['latency', 'time_to_first_token', 'cost', 'feedback_score', 'apply_eval_frac', 'log_sample_rate'].map((k) => [
+        k,
+        Real,
+      ]),
+    ),
     ...Object.fromEntries(['input_tokens', 'output_tokens', 'total_tokens'].map((k) => [k, Int])),
     cache_hit: z.boolean().nullish(),
     children: z.array(z.string()).describe('the ids of the child spans').optional(),
-    children_logs: z.array(z.looseObject({ trace_id: z.string() })).describe('the nested child spans, each of this shape'),
+    children_logs: z
+      .array(z.looseObject({ trace_id: z.string() }))
+      .describe('the nested child spans, each of this shape'),
   })
   .meta({ title: 'ClientTraceLogTree' });
 
@@ -68,7 +91,12 @@ export const ClientTraceLogPageSchema = z.object({
   results: z.array(ClientTraceLogSchema),
 });
 
-export const ClientProjectSchema = z.object({ uuid: z.string(), name: z.string(), created_at: z.string(), was_created: z.boolean() });
+export const ClientProjectSchema = z.object({
+  uuid: z.string(),
+  name: z.string(),
+  created_at: z.string(),
+  was_created: z.boolean(),
+});
 
 export const ClientCompletionResponseSchema = CompletionResponseSchema;
 
@@ -83,7 +111,11 @@ export const ClientDeployedPromptSchema = z.object({
   functions: z.array(z.string()).nullish(),
   function_call: Text,
   prompt: z
-    .object({ raw_messages: z.array(z.record(z.string(), z.unknown())), messages: z.array(z.record(z.string(), z.unknown())), inputs: z.record(z.string(), z.unknown()).nullish() })
+    .object({
+      raw_messages: z.array(z.record(z.string(), z.unknown())),
+      messages: z.array(z.record(z.string(), z.unknown())),
+      inputs: z.record(z.string(), z.unknown()).nullish(),
+    })
     .nullish(),
   model: Text,
   provider: Text,
@@ -102,7 +134,12 @@ export const ClientDatasetSchema = z
   })
   .nullable();
 
-export const ClientExperimentSchema = z.looseObject({ name: z.string(), uuid: z.string(), created_at: z.string(), metadata: z.record(z.string(), z.unknown()).nullish() });
+export const ClientExperimentSchema = z.looseObject({
+  name: z.string(),
+  uuid: z.string(),
+  created_at: z.string(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+});
 
 /** `ExperimentWithPinnedStatsSchema`: status and each pinned operation are enums to the client. */
 export const ClientExperimentListSchema = z.array(
@@ -119,6 +156,14 @@ export const ClientExperimentListSchema = z.array(
 /** `ExperimentStatsSchema`: the client averages every entry's scores, so they are a list, never null. */
 export const ClientExperimentStatsSchema = z.object({
   parent_trace_stats: z.array(
-    z.object({ trace_id: z.string(), latency: Real, input_tokens: Int, output_tokens: Int, total_tokens: Int, cost: Real, scores: z.array(Score) }),
+    z.object({
+      trace_id: z.string(),
+      latency: Real,
+      input_tokens: Int,
+      output_tokens: Int,
+      total_tokens: Int,
+      cost: Real,
+      scores: z.array(Score),
+    }),
   ),
 });

@@ -50,4 +50,8 @@ export const UrlText = z.string().transform(storableText);
  * An integer id in a path, in decimal digits only: z.coerce.number would also take '0x10', '1e3' or ' 1',
  * naming row 16, 1000 or 1 by another spelling (GET /collection/{identifier} reads those as names).
  */
-export const PathId = z.string().regex(/^\d{1,15}$/, 'must be a positive integer').transform(Number).pipe(z.number().int().positive());
+export const PathId = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be a positive integer')
+  .transform(Number)
+  .pipe(z.number().int().positive());

@@ -2,22 +2,22 @@ import { z } from 'zod';
 import { Fraction, IndexedText, JsonObject, OptionalName, OptionalUuid, RequestId, Uuid } from './common';
 import { ProjectName } from './project';
 
-export const MESSAGE_ROLES = ['system', 'user', 'assistant', 'example_user', 'example_assistant', 'function', 'tool'] as const;
+const MESSAGE_ROLES = ['system', 'user', 'assistant', 'example_user', 'example_assistant', 'function', 'tool'] as const;
 
-export const MessageSchema = z.object({
+const MessageSchema = z.object({
   role: z.enum(MESSAGE_ROLES),
   content: z.string().nullish(),
   name: z.string().nullish(),
 });
 export type Message = z.infer<typeof MessageSchema>;
 
-export const FunctionSchema = z.object({
+const FunctionSchema = z.object({
   name: z.string().min(1),
   description: z.string().nullish(),
   parameters: JsonObject.nullish(),
 });
 
-export const ModelParamsSchema = z.object({
+const ModelParamsSchema = z.object({
   temp: z.number().min(0).max(2).nullish(),
   max_length: z.number().int().positive().nullish(),
   top_p: z.number().min(0).max(1).nullish(),
@@ -30,7 +30,7 @@ export const ModelParamsSchema = z.object({
 });
 export type ModelParams = z.infer<typeof ModelParamsSchema>;
 
-export const LlmConfigurationSchema = z.object({
+const LlmConfigurationSchema = z.object({
   model: z.string().min(1).nullish(),
   provider: z.string().min(1).nullish(),
   model_params: ModelParamsSchema.nullish(),
@@ -89,7 +89,10 @@ export type PromptVersionCreate = z.infer<typeof PromptVersionCreateSchema>;
 
 export const DeploymentCreateSchema = z.object({
   prompt_version_id: z.number().int().positive(),
-  deployment_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').nullish(),
+  deployment_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
+    .nullish(),
 });
 
 export const ProviderKeyCreateSchema = z.object({
@@ -99,11 +102,15 @@ export const ProviderKeyCreateSchema = z.object({
 });
 
 /** A provider-neutral chat request: what a provider adapter sends and what the cache key is made of. */
-export const LlmRequestSchema = z.object({
+const LlmRequestSchema = z.object({
   provider: z.string().min(1),
   model: z.string().min(1),
   messages: z.array(
-    z.object({ role: z.enum(['system', 'user', 'assistant', 'function', 'tool']), content: z.string(), name: z.string().optional() }),
+    z.object({
+      role: z.enum(['system', 'user', 'assistant', 'function', 'tool']),
+      content: z.string(),
+      name: z.string().optional(),
+    }),
   ),
   params: z.object({
     temperature: z.number().optional(),
@@ -111,9 +118,13 @@ export const LlmRequestSchema = z.object({
     top_p: z.number().optional(),
     frequency_penalty: z.number().optional(),
     presence_penalty: z.number().optional(),
-    response_format: z.object({ type: z.enum(['text', 'json_object', 'json_schema']), json_schema: JsonObject.optional() }).optional(),
+    response_format: z
+      .object({ type: z.enum(['text', 'json_object', 'json_schema']), json_schema: JsonObject.optional() })
+      .optional(),
   }),
-  tools: z.array(z.object({ name: z.string(), description: z.string().optional(), parameters: JsonObject.optional() })).optional(),
+  tools: z
+    .array(z.object({ name: z.string(), description: z.string().optional(), parameters: JsonObject.optional() }))
+    .optional(),
   tool_choice: z.union([z.enum(['auto', 'none']), z.object({ name: z.string() })]).optional(),
 });
 export type LlmRequest = z.infer<typeof LlmRequestSchema>;
@@ -132,7 +143,7 @@ export const LlmResultSchema = z.object({
 export type LlmResult = z.infer<typeof LlmResultSchema>;
 
 /** What the completion's trace log needs beyond the call itself. */
-export const CompletionLogSchema = z.object({
+const CompletionLogSchema = z.object({
   trace_name: z.string(),
   project_id: Uuid,
   inputs: z.record(z.string(), z.unknown()).nullish(),

@@ -21,12 +21,17 @@ export const ProjectSummarySchema = z.object({
 /** get_trace_logs' body, by project uuid or name, with a full-text search over inputs, output and metadata. */
 export const TraceRowsRequestSchema = GetTraceLogsSchema.extend({
   project_uuid: OptionalUuid,
-  search: z.string().max(500).nullish().describe('words that must all appear in the inputs, output or metadata'),
+  search: z
+    .string()
+    .max(500)
+    .nullish()
+    .describe(
+      'words and "phrases" that one span of the trace holds in its inputs, output or metadata (whole words, any case; ids, numbers, emails and URLs are not indexed: filter on those), and -words none holds',
+    ),
 });
-export type TraceRowsRequest = z.infer<typeof TraceRowsRequestSchema>;
 
 /** A root trace as a table row: the root span's own fields and the trace's span count. */
-export const TraceRowSchema = z.object({
+const TraceRowSchema = z.object({
   trace_id: z.string(),
   project_uuid: z.string().nullable(),
   trace_name: z.string().nullable(),
@@ -36,7 +41,10 @@ export const TraceRowSchema = z.object({
   input_tokens: z.number().nullable(),
   output_tokens: z.number().nullable(),
   total_tokens: z.number().nullable(),
-  cost: z.number().nullable().describe("the trace's: the root's own value when it has one, else the sum over its spans (so for tokens)"),
+  cost: z
+    .number()
+    .nullable()
+    .describe("the trace's: the root's own value when it has one, else the sum over its spans (so for tokens)"),
   status: z.string().nullable(),
   error: z.string().nullable(),
   scores: z.array(z.looseObject({ name: z.string(), score: z.number().nullable() })),
@@ -46,11 +54,16 @@ export const TraceRowSchema = z.object({
   session_id: z.string().nullable(),
   span_count: z.number().int(),
 });
-export type TraceRow = z.infer<typeof TraceRowSchema>;
-export const TraceRowsSchema = z.object({ total: z.number().int(), page: z.number().int(), total_pages: z.number().int(), page_size: z.number().int(), results: z.array(TraceRowSchema) });
+export const TraceRowsSchema = z.object({
+  total: z.number().int(),
+  page: z.number().int(),
+  total_pages: z.number().int(),
+  page_size: z.number().int(),
+  results: z.array(TraceRowSchema),
+});
 
 /** What the tree and the timeline draw: no inputs, outputs or other payloads. */
-export const SkeletonSpanSchema = z.object({
+const SkeletonSpanSchema = z.object({
   trace_id: z.string(),
   parent_trace_id: z.string(),
   trace_name: z.string().nullable(),
@@ -66,7 +79,10 @@ export const SkeletonSpanSchema = z.object({
   depth: z.number().int(),
   execution_order: z.number().int(),
 });
-export const TraceSkeletonSchema = z.object({ root_trace_id: z.string(), spans: z.array(SkeletonSpanSchema).describe('in execution order (depth first)') });
+export const TraceSkeletonSchema = z.object({
+  root_trace_id: z.string(),
+  spans: z.array(SkeletonSpanSchema).describe('in execution order (depth first)'),
+});
 
 /** One span with every field, as in a trace log but without its children. */
 export const SpanSchema = TraceLogTreeSchema.omit({ children: true, children_ids: true }).meta({ title: 'Span' });

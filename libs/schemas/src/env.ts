@@ -9,14 +9,21 @@ export const envBoolean = z
 export const BaseEnv = z.object({
   DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/sightline'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only').default('sightline'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
+    .default('sightline'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Threads of the CPU pool (tree assembly, statistics); default: cores - 1, at most 4. */
   POOL_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** 32 bytes (64 hex digits or base64): seals saved provider keys and provider keys in queued jobs. */
   SECRETS_KEY: z
     .string()
-    .transform((text, ctx) => parseSecretsKey(text) ?? (ctx.addIssue({ code: 'custom', message: 'must be 32 bytes as 64 hex digits or base64' }), z.NEVER))
+    .transform(
+      (text, ctx) =>
+        parseSecretsKey(text) ??
+        (ctx.addIssue({ code: 'custom', message: 'must be 32 bytes as 64 hex digits or base64' }), z.NEVER),
+    )
     .optional(),
   /** One provider attempt; the SDKs retry 429, 5xx and timeouts PROVIDER_MAX_RETRIES times with backoff. */
   COMPLETION_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
@@ -26,7 +33,10 @@ export const BaseEnv = z.object({
   OPENAI_BASE_URL: z.url().optional(),
   ANTHROPIC_BASE_URL: z.url().optional(),
   AZURE_OPENAI_BASE_URL: z.url().optional(),
-  AZURE_OPENAI_API_VERSION: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'like 2024-10-21').optional(),
+  AZURE_OPENAI_API_VERSION: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'like 2024-10-21')
+    .optional(),
   /** Lets organizations save provider keys whose base_url reaches loopback, private or link-local addresses. */
   ALLOW_PRIVATE_PROVIDER_URLS: envBoolean.default(false),
 });
@@ -34,7 +44,11 @@ export const BaseEnv = z.object({
 export const ApiEnv = BaseEnv.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Span events waiting in Redis past which span writes answer 429 with Retry-After (0: no bound). */

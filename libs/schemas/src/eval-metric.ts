@@ -14,38 +14,57 @@ const Judge = z.object({
 
 export const EvalMetricCreateSchema = z.discriminatedUnion('type', [
   z.object({ name: IndexedText.min(1), type: z.literal('levenshtein'), config: z.object({}).nullish() }),
-  z.object({ name: IndexedText.min(1), type: z.literal('exact_match'), config: z.object({ case_sensitive: z.boolean().nullish() }).nullish() }),
-  z.object({ name: IndexedText.min(1), type: z.literal('contains'), config: z.object({ value: z.string().nullish(), case_sensitive: z.boolean().nullish() }).nullish() }),
+  z.object({
+    name: IndexedText.min(1),
+    type: z.literal('exact_match'),
+    config: z.object({ case_sensitive: z.boolean().nullish() }).nullish(),
+  }),
+  z.object({
+    name: IndexedText.min(1),
+    type: z.literal('contains'),
+    config: z.object({ value: z.string().nullish(), case_sensitive: z.boolean().nullish() }).nullish(),
+  }),
   z.object({
     name: IndexedText.min(1),
     type: z.literal('regex_match'),
-    config: z.object({ pattern: z.string().min(1).max(1000), flags: z.string().regex(/^[imsu]*$/).nullish() }).refine(
-      (c) => {
-        try {
-          new RegExp(c.pattern, c.flags ?? '');
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { message: 'pattern is not a valid regular expression', path: ['pattern'] },
-    ).refine((c) => isSafeRegex(c.pattern), {
-      // The worker has no time limit on a match, so patterns that can backtrack catastrophically are refused.
-      message: 'pattern could take exponential time (nested or overlapping repetition)',
-      path: ['pattern'],
-    }),
+    config: z
+      .object({
+        pattern: z.string().min(1).max(1000),
+        flags: z
+          .string()
+          .regex(/^[imsu]*$/)
+          .nullish(),
+      })
+      .refine(
+        (c) => {
+          try {
+            new RegExp(c.pattern, c.flags ?? '');
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { message: 'pattern is not a valid regular expression', path: ['pattern'] },
+      )
+      .refine((c) => isSafeRegex(c.pattern), {
+        // The worker has no time limit on a match, so patterns that can backtrack catastrophically are refused.
+        message: 'pattern could take exponential time (nested or overlapping repetition)',
+        path: ['pattern'],
+      }),
   }),
   z.object({ name: IndexedText.min(1), type: z.literal('json_valid'), config: z.object({}).nullish() }),
   z.object({ name: IndexedText.min(1), type: z.literal('json_schema'), config: z.object({ schema: JsonObject }) }),
   z.object({ name: IndexedText.min(1), type: z.literal('llm_judge'), config: Judge }),
 ]);
 export type EvalMetricCreate = z.infer<typeof EvalMetricCreateSchema>;
-export type EvalMetricType = EvalMetricCreate['type'];
 
 export const EvalMetricParams = z.object({ id: PathId });
 
 /** One evaluation result of a span, by metric name: a score with its reason, or why there is none. */
-export const EvalResult = z.union([z.object({ score: z.number(), reason: z.string().nullish() }), z.object({ error: z.string() })]) satisfies z.ZodType<CoreEvalResult>;
+export const EvalResult = z.union([
+  z.object({ score: z.number(), reason: z.string().nullish() }),
+  z.object({ error: z.string() }),
+]) satisfies z.ZodType<CoreEvalResult>;
 export type EvalResult = z.infer<typeof EvalResult>;
 
 export const EvalJobSchema = z.object({

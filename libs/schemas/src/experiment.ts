@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IndexedText, JsonObject, RequestId, Uuid } from './common';
 
-export const RUN_NAME = /^[A-Za-z0-9_-]+$/;
+const RUN_NAME = /^[A-Za-z0-9_-]+$/;
 
 export const ExperimentCreateSchema = z.object({
   name: IndexedText.min(1),
@@ -36,11 +36,28 @@ export const ExperimentFinishSchema = z
     metadata: JsonObject.nullish(),
   })
   .nullish();
-export type ExperimentFinish = z.infer<typeof ExperimentFinishSchema>;
 
 /** The operations a pinned statistic may name; the official clients read `operation` as this enum. */
-export const STATISTIC_OPERATIONS = ['mean', 'median', 'variance', 'standard_deviation', 'min', 'max', 'mse', 'mae', 'correlation', 'spearman_correlation', 'accuracy', 'custom'] as const;
-export const PinnedStat = z.object({ var1: z.string(), operation: z.enum(STATISTIC_OPERATIONS), value: z.number(), var2: z.string().nullish() });
+const STATISTIC_OPERATIONS = [
+  'mean',
+  'median',
+  'variance',
+  'standard_deviation',
+  'min',
+  'max',
+  'mse',
+  'mae',
+  'correlation',
+  'spearman_correlation',
+  'accuracy',
+  'custom',
+] as const;
+export const PinnedStat = z.object({
+  var1: z.string(),
+  operation: z.enum(STATISTIC_OPERATIONS),
+  value: z.number(),
+  var2: z.string().nullish(),
+});
 export type PinnedStat = z.infer<typeof PinnedStat>;
 
 export const ExperimentFinalizeJobSchema = z.object({

@@ -6,8 +6,10 @@ import { Score } from './trace-log';
 // Response shapes, for the OpenAPI document. Responses are serialized as they are; these describe them.
 
 export const DetailSchema = z.object({ detail: z.string() }).meta({ title: 'Error' });
-export const ValidationErrorSchema = z
-  .object({ detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })) })
+const ValidationErrorSchema = z
+  .object({
+    detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })),
+  })
   .meta({ title: 'ValidationError' });
 
 /** The error answers every authenticated route may give. */
@@ -17,8 +19,17 @@ export const errorResponses = {
   503: DetailSchema.describe('a dependency is unavailable, or accepted writes are still being applied'),
 };
 
-export const ProjectSchema = z.object({ uuid: z.string(), name: z.string(), created_at: z.string(), was_created: z.boolean() });
-export const AcceptedSpanSchema = z.object({ trace_id: z.string(), sampled: z.boolean().optional(), spans: z.number().optional() });
+export const ProjectSchema = z.object({
+  uuid: z.string(),
+  name: z.string(),
+  created_at: z.string(),
+  was_created: z.boolean(),
+});
+export const AcceptedSpanSchema = z.object({
+  trace_id: z.string(),
+  sampled: z.boolean().optional(),
+  spans: z.number().optional(),
+});
 const ValidationDetail = ValidationErrorSchema.shape.detail;
 export const BatchResultSchema = z.object({
   results: z.array(
@@ -55,10 +66,8 @@ export const TraceLogTreeSchema = z
     children: z.array(z.looseObject({ trace_id: z.string() })).describe('nested trace logs of the same shape'),
   })
   .meta({ title: 'TraceLogTree' });
-// Trees are assembled from stored rows; their typed columns are what the schema lists.
-export type TraceLogTree = z.infer<typeof TraceLogTreeSchema>;
 
-export const TraceLogPageSchema = z.object({
+const TraceLogPageSchema = z.object({
   total: z.number(),
   page: z.number(),
   total_pages: z.number(),
@@ -71,7 +80,9 @@ const DIALECTS =
   "api.md's shape (TraceLogTree); with an x-sdk-language header, as the official clients send, theirs (ClientTraceLogTree): " +
   'nested spans in children_logs, child ids in children, fields without a value left out';
 export const TraceTreeResponseSchema = z.union([TraceLogTreeSchema, ClientTraceLogSchema]).describe(DIALECTS);
-export const TraceTreeListResponseSchema = z.union([z.array(TraceLogTreeSchema), z.array(ClientTraceLogSchema)]).describe(DIALECTS);
+export const TraceTreeListResponseSchema = z
+  .union([z.array(TraceLogTreeSchema), z.array(ClientTraceLogSchema)])
+  .describe(DIALECTS);
 export const TraceLogPageResponseSchema = z.union([TraceLogPageSchema, ClientTraceLogPageSchema]).describe(DIALECTS);
 
 export const ExperimentSchema = z.object({
@@ -102,12 +113,18 @@ export const ExperimentStatsSchema = z.object({
   ),
 });
 
-export const DatasetCreatedSchema = z.object({ id: z.number(), last_updated_at: z.string(), test_case_ids: z.array(z.number()) });
+export const DatasetCreatedSchema = z.object({
+  id: z.number(),
+  last_updated_at: z.string(),
+  test_case_ids: z.array(z.number()),
+});
 
 /** `GET /api/svc/v1/`: every value is a string, as api.md says. */
 export const HealthSchema = z.record(z.string(), z.string());
 export const FeedbackAcceptedSchema = z.object({ trace_id: z.string() });
-export const TestCaseIdsSchema = z.array(z.number().int()).describe('the ids of the added test cases, in the order given');
+export const TestCaseIdsSchema = z
+  .array(z.number().int())
+  .describe('the ids of the added test cases, in the order given');
 export const PromptVersionSchema = z.looseObject({
   id: z.number().int(),
   name: z.string(),
@@ -120,7 +137,22 @@ export const PromptVersionSchema = z.looseObject({
   function_call: z.string().nullish(),
   created_at: z.string(),
 });
-export const DeploymentSchema = z.object({ deployment_id: z.string(), updated_at: z.string(), prompt_version: PromptVersionSchema });
-export const ProviderKeySchema = z.object({ provider: z.string(), api_key: z.string().describe('the last 4 characters only'), base_url: z.string().nullable(), updated_at: z.string() });
-export const EvalMetricSchema = z.object({ id: z.number().int(), name: z.string(), type: z.string(), config: z.record(z.string(), z.unknown()), created_at: z.string() });
+export const DeploymentSchema = z.object({
+  deployment_id: z.string(),
+  updated_at: z.string(),
+  prompt_version: PromptVersionSchema,
+});
+export const ProviderKeySchema = z.object({
+  provider: z.string(),
+  api_key: z.string().describe('the last 4 characters only'),
+  base_url: z.string().nullable(),
+  updated_at: z.string(),
+});
+export const EvalMetricSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  type: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+});
 export const DeletedSchema = z.object({ deleted: z.boolean() }).loose();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RequestId, Uuid } from './common';
 import { EvalResult } from './eval-metric';
-import { TraceLogFields } from './trace-log';
+import { Annotation, Comment, TraceLogFields } from './trace-log';
 
 /** Fields a span-write event may set: the trace-log fields plus the ones the server resolves. */
 export const SpanEventFields = TraceLogFields.extend({
@@ -11,10 +11,25 @@ export const SpanEventFields = TraceLogFields.extend({
   children_ids: z.array(z.string()).nullish(),
   feedback_comment: z.string().nullish(),
   eval_scores: z.record(z.string(), EvalResult),
+  /** The console's comments (by id) and annotations (by criterion and user), kept apart from the client's. */
+  remarks: z.object({
+    comments: z.record(z.string(), z.looseObject({})),
+    annotations: z.record(z.string(), z.record(z.string(), z.looseObject({}))),
+  }),
 }).partial();
 
-export const SpanEventSchema = z.object({
-  kind: z.enum(['create', 'update', 'feedback', 'eval']),
+/**
+ * Comments and annotations made in the console, entry by entry: a comment by its id, an annotation by
+ * criterion and user. Null removes the entry.
+ */
+const RemarksSchema = z.object({
+  comments: z.record(z.string(), Comment.extend({ id: z.string() }).nullable()).optional(),
+  annotations: z.record(z.string(), z.record(z.string(), Annotation.nullable())).optional(),
+});
+export type Remarks = z.infer<typeof RemarksSchema>;
+
+const SpanEventSchema = z.object({
+  kind: z.enum(['create', 'update', 'feedback', 'eval', 'remark']),
   organization_id: Uuid,
   trace_id: Uuid,
   /** Acceptance order, assigned atomically in Redis; makes the fold order-independent. */
@@ -22,9 +37,10 @@ export const SpanEventSchema = z.object({
   /** The root whose pending-write set counts this event, so reads of that trace can wait for it. */
   pending_root: Uuid.optional(),
   fields: SpanEventFields,
+  /** Only on 'remark' events. */
+  remarks: RemarksSchema.optional(),
   request_id: RequestId,
 });
 export type SpanEvent = z.infer<typeof SpanEventSchema>;
 
 export const SpanWriteJobSchema = z.object({ events: z.array(SpanEventSchema).min(1) });
-export type SpanWriteJob = z.infer<typeof SpanWriteJobSchema>;

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { ProjectName } from './project';
-import { Count, Fraction, IndexedText, JsonObject, OptionalName, OptionalUuid, SmallCount, Timestamp, Uuid } from './common';
+import {
+  Count,
+  Fraction,
+  IndexedText,
+  JsonObject,
+  OptionalName,
+  OptionalUuid,
+  SmallCount,
+  Timestamp,
+  Uuid,
+} from './common';
 
 /** A score on a span: a name and a finite score (the Python client checks `math.isfinite`), with an optional reason. */
 export const Score = z.object({
@@ -10,8 +20,8 @@ export const Score = z.object({
   id: z.number().int().nullish(),
 });
 const Image = z.object({ url: z.string(), caption: z.string().nullish() });
-const Comment = z.object({ comment: z.string(), user_id: z.string(), created_at: z.string() });
-const Annotation = z.object({
+export const Comment = z.object({ comment: z.string(), user_id: z.string(), created_at: z.string() });
+export const Annotation = z.object({
   created_at: z.string(),
   user_id: z.string(),
   score: z.number().nullish(),
@@ -20,7 +30,8 @@ const Annotation = z.object({
   value: z.string().nullish(),
 });
 
-const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
+const withoutNulls = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /**
  * An LLM call's configuration. The Python client sends every member, most of them null, and when it reads
@@ -31,7 +42,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const Configuration = JsonObject.transform((c) => {
   const kept = withoutNulls(c);
   if (isObject(kept.model_params)) kept.model_params = withoutNulls(kept.model_params);
-  if (Array.isArray(kept.messages)) kept.messages = kept.messages.map((m) => (isObject(m) && !('content' in m) ? { ...m, content: null } : m));
+  if (Array.isArray(kept.messages))
+    kept.messages = kept.messages.map((m) => (isObject(m) && !('content' in m) ? { ...m, content: null } : m));
   return kept;
 });
 
@@ -94,7 +106,11 @@ export type TraceLogCreate = z.infer<typeof TraceLogCreateSchema>;
 export const MAX_BATCH_SPANS = 1000;
 /** Items are checked one by one (a bad item does not refuse its neighbours), so the envelope takes any. */
 export const TraceLogBatchSchema = z.object({
-  trace_logs: z.array(z.unknown()).min(1).max(MAX_BATCH_SPANS).describe(`up to ${MAX_BATCH_SPANS} trace logs, each as POST /trace_log takes it`),
+  trace_logs: z
+    .array(z.unknown())
+    .min(1)
+    .max(MAX_BATCH_SPANS)
+    .describe(`up to ${MAX_BATCH_SPANS} trace logs, each as POST /trace_log takes it`),
 });
 
 export const TraceLogUpdateSchema = z.object({
@@ -102,7 +118,6 @@ export const TraceLogUpdateSchema = z.object({
   root_trace_id: OptionalUuid,
   field_name_to_value_map: TraceLogFields.partial().strict(),
 });
-export type TraceLogUpdate = z.infer<typeof TraceLogUpdateSchema>;
 
 export const FeedbackSchema = z
   .object({
@@ -114,7 +129,6 @@ export const FeedbackSchema = z
     target: z.string().nullish(),
   })
   .refine((v) => v.trace_id || v.inference_id, { message: 'trace_id or inference_id is required', path: ['trace_id'] });
-export type Feedback = z.infer<typeof FeedbackSchema>;
 
 export const TIME_RANGES = ['na', '1h', '3h', '6h', '24h', '7d', '1m', '3m', '6m', '1y'] as const;
 export type TimeRange = (typeof TIME_RANGES)[number];
@@ -134,7 +148,6 @@ export const GetTraceLogsSchema = FilterSchema.extend({
   time_range: z.enum(TIME_RANGES).default('na'),
   status: z.enum(['success', 'error']).nullish(),
 });
-export type GetTraceLogs = z.infer<typeof GetTraceLogsSchema>;
 
 export const TraceIdParams = z.object({ trace_id: Uuid });
 

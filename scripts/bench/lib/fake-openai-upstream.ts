@@ -25,7 +25,12 @@ const stats = { requests: 0, streamed: 0, bad: 0 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog ', 'again '];
 
-type ChatRequest = { model?: string; messages?: unknown[]; stream?: boolean; stream_options?: { include_usage?: boolean } };
+type ChatRequest = {
+  model?: string;
+  messages?: unknown[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+};
 
 async function handle(req: IncomingMessage, res: ServerResponse) {
   if (req.method === 'GET' && req.url === '/stats') {
@@ -42,24 +47,44 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
   if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions') || !Array.isArray(body.messages)) {
     stats.bad++;
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'invalid_request_error', message: `no route ${req.method} ${req.url}` } }));
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: { type: 'invalid_request_error', message: `no route ${req.method} ${req.url}` } }));
     return;
   }
   stats.requests++;
   const model = body.model ?? 'gpt-4o-mini';
   const pieces = Array.from({ length: CHUNKS }, (_, i) => WORDS[i % WORDS.length]);
-  const usage = { prompt_tokens: 9 * body.messages.length, completion_tokens: pieces.length, total_tokens: 9 * body.messages.length + pieces.length };
-  const base = { id: `chatcmpl-bench${stats.requests}`, created: Math.floor(Date.now() / 1000), model, system_fingerprint: 'fp_bench' };
+  const usage = {
+    prompt_tokens: 9 * body.messages.length,
+    completion_tokens: pieces.length,
+    total_tokens: 9 * body.messages.length + pieces.length,
+  };
+  const base = {
+    id: `chatcmpl-bench${stats.requests}`,
+    created: Math.floor(Date.now() / 1000),
+    model,
+    system_fingerprint: 'fp_bench',
+  };
   await sleep(DELAY_MS);
   if (!body.stream) {
     const message = { role: 'assistant', content: pieces.join(''), refusal: null };
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }], usage }));
+    res.end(
+      JSON.stringify({
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }],
+        usage,
+      }),
+    );
     return;
   }
   stats.streamed++;
-  const event = (choices: unknown[], extra: object = {}) => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
-  const delta = (d: object, finish: string | null = null) => event([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+  const event = (choices: unknown[], extra: object = {}) =>
+    `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
+  const delta = (d: object, finish: string | null = null) =>
+    event([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   // The role chunk and the first token leave together, as OpenAI sends them: the first token is due at DELAY_MS.
   res.write(delta({ role: 'assistant', content: '', refusal: null }) + delta({ content: pieces[0] }));

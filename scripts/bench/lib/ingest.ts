@@ -4,6 +4,7 @@
 // probes. Figures are medians over the rounds; ceilings are compared with the Sightline run of the same round.
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { JSONValue } from 'postgres';
 import { getOrCreateProject } from '@sightline/db';
 import { redisKeys } from '@sightline/queues';
 import { load, type LoadResult } from './load';
@@ -46,26 +47,78 @@ function bodyMaker(mode: IngestMode, project: string): () => string {
 async function directPostgres(stack: BenchStack, seconds: number): Promise<number> {
   const { uuid: project_id } = await getOrCreateProject(stack.sql, stack.organizationId, 'ceiling');
   const next = spanBodies('ceiling');
-  const columns = ['organization_id', 'trace_id', 'project_id', 'root_trace_id', 'parent_trace_id', 'created', 'versions', 'trace_name', 'depth', 'execution_order', 'start_ts', 'end_ts', 'status',
-    'inputs', 'output', 'metadata', 'tags', 'configuration', 'latency', 'input_tokens', 'output_tokens', 'total_tokens', 'cost', 'end_user_identifier', 'session_id', 'children_ids'];
-  const row = (span: Record<string, any>): Record<string, any> => ({
-    organization_id: stack.organizationId, trace_id: span.trace_id, project_id, root_trace_id: span.root_trace_id, parent_trace_id: span.parent_trace_id, created: true,
-    versions: stack.sql.json({}), trace_name: span.trace_name, depth: span.depth, execution_order: span.execution_order, start_ts: span.start_timestamp, end_ts: span.end_timestamp,
-    status: span.status, inputs: stack.sql.json(span.inputs), output: span.output, metadata: stack.sql.json(span.metadata), tags: span.tags, configuration: stack.sql.json(span.configuration),
-    latency: span.latency, input_tokens: span.input_tokens, output_tokens: span.output_tokens, total_tokens: span.total_tokens, cost: span.cost,
-    end_user_identifier: span.end_user_identifier, session_id: span.session_id, children_ids: span.children ?? null,
+  const columns = [
+    'organization_id',
+    'trace_id',
+    'project_id',
+    'root_trace_id',
+    'parent_trace_id',
+    'created',
+    'versions',
+    'trace_name',
+    'depth',
+    'execution_order',
+    'start_ts',
+    'end_ts',
+    'status',
+    'inputs',
+    'output',
+    'metadata',
+    'tags',
+    'configuration',
+    'latency',
+    'input_tokens',
+    'output_tokens',
+    'total_tokens',
+    'cost',
+    'end_user_identifier',
+    'session_id',
+    'children_ids',
+  ];
+  const row = (span: Record<string, JSONValue>): Record<string, unknown> => ({
+    organization_id: stack.organizationId,
+    trace_id: span.trace_id,
+    project_id,
+    root_trace_id: span.root_trace_id,
+    parent_trace_id: span.parent_trace_id,
+    created: true,
+    versions: stack.sql.json({}),
+    trace_name: span.trace_name,
+    depth: span.depth,
+    execution_order: span.execution_order,
+    start_ts: span.start_timestamp,
+    end_ts: span.end_timestamp,
+    status: span.status,
+    inputs: stack.sql.json(span.inputs),
+    output: span.output,
+    metadata: stack.sql.json(span.metadata),
+    tags: span.tags,
+    configuration: stack.sql.json(span.configuration),
+    latency: span.latency,
+    input_tokens: span.input_tokens,
+    output_tokens: span.output_tokens,
+    total_tokens: span.total_tokens,
+    cost: span.cost,
+    end_user_identifier: span.end_user_identifier,
+    session_id: span.session_id,
+    children_ids: span.children ?? null,
   });
-  const update = columns.slice(2).map((c) => `${c} = excluded.${c}`).join(', ');
+  const update = columns
+    .slice(2)
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', ');
   let written = 0;
   const deadline = performance.now() + seconds * 1000;
   // Two writers, as the worker's batcher runs two flushes at once.
-  await Promise.all([0, 1].map(async () => {
-    while (performance.now() < deadline) {
-      const rows = Array.from({ length: 500 }, () => row(JSON.parse(next())));
-      await stack.sql`insert into spans ${stack.sql(rows as never, columns)} on conflict (organization_id, trace_id) do update set ${stack.sql.unsafe(update)}`;
-      written += rows.length;
-    }
-  }));
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (performance.now() < deadline) {
+        const rows = Array.from({ length: 500 }, () => row(JSON.parse(next())));
+        await stack.sql`insert into spans ${stack.sql(rows as never, columns)} on conflict (organization_id, trace_id) do update set ${stack.sql.unsafe(update)}`;
+        written += rows.length;
+      }
+    }),
+  );
   return written / seconds;
 }
 
@@ -75,14 +128,22 @@ async function directPostgres(stack: BenchStack, seconds: number): Promise<numbe
  * (the listing is asked every 10 ms) must not add load that grows with the lag they measure.
  */
 function visibilityProbes(stack: BenchStack, intervalMs: number) {
-  const byId: number[] = [], inListing: number[] = [];
+  const byId: number[] = [],
+    inListing: number[] = [];
   let running = true;
   let n = 0;
-  const post = (path: string, body: unknown) => fetch(`${stack.base}${path}`, { method: 'POST', headers: stack.headers, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${stack.base}${path}`, { method: 'POST', headers: stack.headers, body: JSON.stringify(body) });
   const probe = async () => {
     const trace_id = crypto.randomUUID();
     const trace_name = `probe-${trace_id}`;
-    const res = await post('/trace_log', { trace_id, project_name: 'bench', trace_name, status: 'success', output: 'probe' });
+    const res = await post('/trace_log', {
+      trace_id,
+      project_name: 'bench',
+      trace_name,
+      status: 'success',
+      output: 'probe',
+    });
     await res.arrayBuffer();
     if (res.status !== 200) return;
     const accepted = performance.now();
@@ -97,8 +158,15 @@ function visibilityProbes(stack: BenchStack, intervalMs: number) {
       })(),
       (async () => {
         for (;;) {
-          const got = await post('/get_trace_logs', { project_name: 'bench', filter_field: 'trace_name', filter_operator: 'equals', filter_value: trace_name, page_size: 1 });
-          if (((await got.json()) as { total: number }).total === 1) return inListing.push(performance.now() - accepted);
+          const got = await post('/get_trace_logs', {
+            project_name: 'bench',
+            filter_field: 'trace_name',
+            filter_operator: 'equals',
+            filter_value: trace_name,
+            page_size: 1,
+          });
+          if (((await got.json()) as { total: number }).total === 1)
+            return inListing.push(performance.now() - accepted);
           await new Promise((r) => setTimeout(r, 10));
         }
       })(),
@@ -122,7 +190,12 @@ function sampler(stack: BenchStack) {
   const t0 = performance.now();
   const timer = setInterval(async () => {
     const backlog = await stack.redis.zcard(keys.pendingOrganization(stack.organizationId));
-    samples.push({ t: round((performance.now() - t0) / 1000), api_mb: round(rssMb(stack.apiPid)), worker_mb: round(rssMb(stack.workerPid)), backlog });
+    samples.push({
+      t: round((performance.now() - t0) / 1000),
+      api_mb: round(rssMb(stack.apiPid)),
+      worker_mb: round(rssMb(stack.workerPid)),
+      backlog,
+    });
   }, 1000);
   return { samples, stop: () => clearInterval(timer) };
 }
@@ -136,7 +209,10 @@ async function waitForBacklog(stack: BenchStack, timeoutMs = 600_000): Promise<v
   }
 }
 
-const storedSpans = async (stack: BenchStack) => (await stack.sql`select count(*)::int as n from spans s join projects p on p.id = s.project_id where p.name = 'bench' and s.created`)[0].n as number;
+const storedSpans = async (stack: BenchStack) =>
+  (
+    await stack.sql`select count(*)::int as n from spans s join projects p on p.id = s.project_id where p.name = 'bench' and s.created`
+  )[0].n as number;
 
 export async function runIngestBenchmark(mode: IngestMode) {
   const path = mode.spansPerRequest === 1 ? '/trace_log' : '/trace_logs/batch';
@@ -145,7 +221,13 @@ export async function runIngestBenchmark(mode: IngestMode) {
   const bare = spawnNode('scripts/bench/lib/bare-fastify.ts', { PORT: String(BARE_PORT) });
   process.once('exit', () => bare.kill('SIGKILL'));
   await waitForHttp(`http://127.0.0.1:${BARE_PORT}/`);
-  const machineCpu = () => ({ api: cpuSeconds([stack.apiPid]), worker: cpuSeconds([stack.workerPid]), postgres: cpuSeconds(pidsOf('postgres')), redis: cpuSeconds(pidsOf('redis-server')), loadgen: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 });
+  const machineCpu = () => ({
+    api: cpuSeconds([stack.apiPid]),
+    worker: cpuSeconds([stack.workerPid]),
+    postgres: cpuSeconds(pidsOf('postgres')),
+    redis: cpuSeconds(pidsOf('redis-server')),
+    loadgen: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+  });
   const spansPer = (r: LoadResult) => r.okPerSec * mode.spansPerRequest;
   const loadAt = (url: string, seconds: number, rate?: number, connections = mode.connections) =>
     load({ url, headers: stack.headers, connections, durationSec: seconds, rate, body: bodyMaker(mode, 'bench') });
@@ -172,7 +254,12 @@ export async function runIngestBenchmark(mode: IngestMode) {
     const stored = (await storedSpans(stack)) - storedBefore;
     const accepted = run.ok * mode.spansPerRequest;
     return {
-      bare: { requests_per_sec: round(bareRun.okPerSec), spans_per_sec: round(spansPer(bareRun)), p50_ms: bareRun.p50, p99_ms: bareRun.p99 },
+      bare: {
+        requests_per_sec: round(bareRun.okPerSec),
+        spans_per_sec: round(spansPer(bareRun)),
+        p50_ms: bareRun.p50,
+        p99_ms: bareRun.p99,
+      },
       direct_postgres_spans_per_sec: round(pgSpansPerSec),
       sightline: {
         accepted_spans: accepted,
@@ -187,7 +274,9 @@ export async function runIngestBenchmark(mode: IngestMode) {
         persisted_spans_per_sec: round(stored / endToEndSeconds),
         drain_seconds_after_load: round(endToEndSeconds - acceptedSeconds),
         peak_backlog: Math.max(0, ...watch.samples.map((s) => s.backlog)),
-        cpu_seconds: Object.fromEntries(Object.entries(cpuAfter).map(([k, v]) => [k, round(v - cpuBefore[k as keyof typeof cpuBefore])])),
+        cpu_seconds: Object.fromEntries(
+          Object.entries(cpuAfter).map(([k, v]) => [k, round(v - cpuBefore[k as keyof typeof cpuBefore])]),
+        ),
         rss_mb: watch.samples,
       },
     };
@@ -196,7 +285,10 @@ export async function runIngestBenchmark(mode: IngestMode) {
   const rounds: Awaited<ReturnType<typeof measureRound>>[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     rounds.push(await measureRound());
-    console.log(`round ${r + 1}:`, JSON.stringify({ ...rounds.at(-1), sightline: { ...rounds.at(-1)!.sightline, rss_mb: undefined } }));
+    console.log(
+      `round ${r + 1}:`,
+      JSON.stringify({ ...rounds.at(-1), sightline: { ...rounds.at(-1)!.sightline, rss_mb: undefined } }),
+    );
   }
   bare.kill('SIGTERM');
 
@@ -210,7 +302,12 @@ export async function runIngestBenchmark(mode: IngestMode) {
     const spansPerSec = persisted * share;
     const requestsPerSec = Math.max(1, Math.round(spansPerSec / mode.spansPerRequest));
     const probes = visibilityProbes(stack, 100);
-    const run = await loadAt(`${stack.base}${path}`, FIXED_SECONDS, requestsPerSec, Math.min(mode.connections, requestsPerSec));
+    const run = await loadAt(
+      `${stack.base}${path}`,
+      FIXED_SECONDS,
+      requestsPerSec,
+      Math.min(mode.connections, requestsPerSec),
+    );
     const lag = await probes.stop();
     await waitForBacklog(stack);
     fixed.push({
@@ -222,8 +319,16 @@ export async function runIngestBenchmark(mode: IngestMode) {
       non_2xx: run.non2xx,
       visibility_lag_ms: {
         probes: lag.probes,
-        get_trace_log: { n: lag.byId.length, p50: round(quantile(lag.byId, 0.5)), p99: round(quantile(lag.byId, 0.99)) },
-        get_trace_logs: { n: lag.inListing.length, p50: round(quantile(lag.inListing, 0.5)), p99: round(quantile(lag.inListing, 0.99)) },
+        get_trace_log: {
+          n: lag.byId.length,
+          p50: round(quantile(lag.byId, 0.5)),
+          p99: round(quantile(lag.byId, 0.99)),
+        },
+        get_trace_logs: {
+          n: lag.inListing.length,
+          p50: round(quantile(lag.inListing, 0.5)),
+          p99: round(quantile(lag.inListing, 0.99)),
+        },
       },
     });
     console.log('fixed rate:', JSON.stringify(fixed.at(-1)));
@@ -236,19 +341,40 @@ export async function runIngestBenchmark(mode: IngestMode) {
 export type IngestRun = Awaited<ReturnType<typeof runIngestBenchmark>>;
 
 /** The summary rows both ingest benchmarks share. */
-export function ingestRows(run: IngestRun, targets: { endToEnd: number; ceilingShare: { of: 'bare' | 'postgres'; share: number } }): Row[] {
+export function ingestRows(
+  run: IngestRun,
+  targets: { endToEnd: number; ceilingShare: { of: 'bare' | 'postgres'; share: number } },
+): Row[] {
   const { med, fixed, peak } = run;
   const half = fixed.find((f) => f.share_of_max === 0.5)!;
-  const ceiling = targets.ceilingShare.of === 'bare' ? med((r) => r.bare.spans_per_sec) : med((r) => r.direct_postgres_spans_per_sec);
-  const share = median(run.rounds.map((r) => (targets.ceilingShare.of === 'bare' ? r.sightline.accepted_spans_per_sec / r.bare.spans_per_sec : r.sightline.persisted_spans_per_sec / r.direct_postgres_spans_per_sec)));
+  const ceiling =
+    targets.ceilingShare.of === 'bare' ? med((r) => r.bare.spans_per_sec) : med((r) => r.direct_postgres_spans_per_sec);
+  const share = median(
+    run.rounds.map((r) =>
+      targets.ceilingShare.of === 'bare'
+        ? r.sightline.accepted_spans_per_sec / r.bare.spans_per_sec
+        : r.sightline.persisted_spans_per_sec / r.direct_postgres_spans_per_sec,
+    ),
+  );
   return [
     { figure: 'accepted spans/s at maximum rate', value: String(run.acceptedRate) },
-    { figure: 'accept latency p50 / p99 (ms)', value: `${med((r) => r.sightline.p50_ms)} / ${med((r) => r.sightline.p99_ms)}` },
-    { figure: 'persisted spans/s, end to end', value: String(run.persisted), target: `≥ ${targets.endToEnd}`, met: run.persisted >= targets.endToEnd },
+    {
+      figure: 'accept latency p50 / p99 (ms)',
+      value: `${med((r) => r.sightline.p50_ms)} / ${med((r) => r.sightline.p99_ms)}`,
+    },
+    {
+      figure: 'persisted spans/s, end to end',
+      value: String(run.persisted),
+      target: `≥ ${targets.endToEnd}`,
+      met: run.persisted >= targets.endToEnd,
+    },
     { figure: 'bare Fastify ceiling, spans/s', value: String(med((r) => r.bare.spans_per_sec)) },
     { figure: 'direct PostgreSQL upsert ceiling, spans/s', value: String(med((r) => r.direct_postgres_spans_per_sec)) },
     {
-      figure: targets.ceilingShare.of === 'bare' ? 'accepted / bare-Fastify ceiling' : 'end to end / direct-PostgreSQL ceiling',
+      figure:
+        targets.ceilingShare.of === 'bare'
+          ? 'accepted / bare-Fastify ceiling'
+          : 'end to end / direct-PostgreSQL ceiling',
       value: `${round(share * 100)}% (of ${ceiling})`,
       target: `≥ ${targets.ceilingShare.share * 100}%`,
       met: share >= targets.ceilingShare.share,
@@ -265,6 +391,11 @@ export function ingestRows(run: IngestRun, targets: { endToEnd: number; ceilingS
       target: 'p99 ≤ 250',
       met: half.visibility_lag_ms.get_trace_logs.p99 <= 250,
     },
-    { figure: 'peak RSS API / worker (MB)', value: `${peak.api} / ${peak.worker}`, target: 'API ≤ 300', met: peak.api <= 300 },
+    {
+      figure: 'peak RSS API / worker (MB)',
+      value: `${peak.api} / ${peak.worker}`,
+      target: 'API ≤ 300',
+      met: peak.api <= 300,
+    },
   ];
 }

@@ -17,7 +17,19 @@ export type LoadOptions = {
   keepLatencies?: boolean;
 };
 
-export type LoadResult = { requests: number; ok: number; okPerSec: number; non2xx: number; errors: number; timeouts: number; p50: number; p90: number; p99: number; max: number; latencies?: number[] };
+export type LoadResult = {
+  requests: number;
+  ok: number;
+  okPerSec: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  latencies?: number[];
+};
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const makeBody = options.body;
@@ -36,7 +48,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       },
       (err, res) => (err ? reject(err) : resolve(res)),
     );
-    if (latencies) instance.on('response', (_client, statusCode, _bytes, responseTime) => void (statusCode >= 200 && statusCode < 300 && latencies.push(responseTime)));
+    if (latencies)
+      instance.on(
+        'response',
+        (_client, statusCode, _bytes, responseTime) =>
+          void (statusCode >= 200 && statusCode < 300 && latencies.push(responseTime)),
+      );
   });
   const ok = result['2xx'];
   return {
@@ -54,7 +71,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
-export type TimedRequest = { url: string; method?: 'GET' | 'POST' | 'PUT'; headers?: Record<string, string>; body?: string };
+export type TimedRequest = {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  body?: string;
+};
 
 /**
  * Latencies (ms) of `count` requests sent one after another, each timed from send to the last byte of the
@@ -65,7 +87,11 @@ export async function timeSequential(request: TimedRequest, count: number, warmu
   const latencies: number[] = [];
   for (let i = 0; i < warmup + count; i++) {
     const t0 = performance.now();
-    const res = await fetch(request.url, { method: request.method ?? 'GET', headers: request.headers, body: request.body });
+    const res = await fetch(request.url, {
+      method: request.method ?? 'GET',
+      headers: request.headers,
+      body: request.body,
+    });
     await res.arrayBuffer();
     const ms = performance.now() - t0;
     if (res.status !== 200) throw new Error(`${request.method ?? 'GET'} ${request.url} answered ${res.status}`);

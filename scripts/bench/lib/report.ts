@@ -6,7 +6,8 @@ import os from 'node:os';
 import { ROOT } from './stack';
 
 export const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-export const quantile = (xs: readonly number[], q: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] : NaN);
+export const quantile = (xs: readonly number[], q: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] : NaN;
 export const median = (xs: readonly number[]) => quantile(xs, 0.5);
 
 /** One line of the summary table: a figure, and the target it is held to (if any). */
@@ -22,10 +23,11 @@ function command(cmd: string): string {
   }
 }
 
-export function environment() {
+function environment() {
   const pkg = (name: string) => {
     try {
-      return (JSON.parse(readFileSync(`${ROOT}/node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
+      return (JSON.parse(readFileSync(`${ROOT}/node_modules/${name}/package.json`, 'utf8')) as { version: string })
+        .version;
     } catch {
       return 'absent';
     }
@@ -37,7 +39,7 @@ export function environment() {
     versions: {
       node: process.version,
       postgresql: command("psql -h 127.0.0.1 -U postgres -Atc 'show server_version'"),
-      redis: command("redis-cli info server | grep redis_version | cut -d: -f2"),
+      redis: command('redis-cli info server | grep redis_version | cut -d: -f2'),
       fastify: pkg('fastify'),
       bullmq: pkg('bullmq'),
       autocannon: pkg('autocannon'),
@@ -65,7 +67,10 @@ function renderTable(result: Result & { environment: ReturnType<typeof environme
     '',
     '| Figure | Measured | Target | Met |',
     '|---|---|---|---|',
-    ...result.summary.map((r) => `| ${r.figure} | ${r.value} | ${r.target ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : '**no**'} |`),
+    ...result.summary.map(
+      (r) =>
+        `| ${r.figure} | ${r.value} | ${r.target ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : '**no**'} |`,
+    ),
   ];
   return lines.join('\n');
 }

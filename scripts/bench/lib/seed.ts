@@ -14,12 +14,19 @@ const uuidOf = (name: string) => `md5(${name})::uuid`;
  */
 export async function seedTraces(
   sql: Sql,
-  o: { organizationId: string; projectId: string; traces: number; batch?: number; onProgress?: (spans: number) => void },
+  o: {
+    organizationId: string;
+    projectId: string;
+    traces: number;
+    batch?: number;
+    onProgress?: (spans: number) => void;
+  },
 ): Promise<void> {
   const batch = o.batch ?? 25_000;
   for (let first = 1; first <= o.traces; first += batch) {
     const last = Math.min(o.traces, first + batch - 1);
-    await sql.unsafe(`
+    await sql.unsafe(
+      `
       insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, trace_name,
                          inputs, output, start_ts, end_ts, status, error, configuration, metadata, tags, depth,
                          execution_order, latency, input_tokens, output_tokens, total_tokens, cost, scores,
@@ -51,7 +58,8 @@ export async function seedTraces(
                    now() - i * interval '12.96 seconds' + c * interval '50 ms' as start_ts,
                    (abs(hashint4(i * 5 + c)) % 5000) / 1000.0 as latency
             from generate_series($3::int, $4::int) i cross join generate_series(0, 4) c) g`,
-      [o.organizationId, o.projectId, first, last]);
+      [o.organizationId, o.projectId, first, last],
+    );
     o.onProgress?.(last * 5);
   }
 }
@@ -60,10 +68,14 @@ export async function seedTraces(
  * One agent run: a root, `steps` steps under it and `callsPerStep` tool calls under each step, all with
  * inputs, output, metadata and tags like the spans of seedTraces. Answers the root's id.
  */
-export async function seedAgentTrace(sql: Sql, o: { organizationId: string; projectId: string; steps: number; callsPerStep: number }): Promise<string> {
+export async function seedAgentTrace(
+  sql: Sql,
+  o: { organizationId: string; projectId: string; steps: number; callsPerStep: number },
+): Promise<string> {
   // Span n: 0 is the root; step s (1..steps) is n = (s - 1) * (calls + 1) + 1, and its call k follows it at n + k.
   const stride = o.callsPerStep + 1;
-  await sql.unsafe(`
+  await sql.unsafe(
+    `
     insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, trace_name,
                        inputs, output, start_ts, end_ts, status, metadata, tags, depth, execution_order, latency)
     select $1::uuid, ${uuidOf("'agent/' || n")}, $2::uuid, ${uuidOf("'agent/0'")},
@@ -78,7 +90,8 @@ export async function seedAgentTrace(sql: Sql, o: { organizationId: string; proj
           from (select 0 as s, 0 as k, 0 as n
                 union all
                 select s, k, (s - 1) * ${stride} + 1 + k from generate_series(1, $3::int) s cross join generate_series(0, $4::int) k) t) g`,
-    [o.organizationId, o.projectId, o.steps, o.callsPerStep]);
+    [o.organizationId, o.projectId, o.steps, o.callsPerStep],
+  );
   const [{ id }] = await sql.unsafe(`select ${uuidOf("'agent/0'")} as id`);
   return id as string;
 }

@@ -3,7 +3,10 @@
 // client libraries send them.
 import { randomUUID } from 'node:crypto';
 
-const WORDS = 'the of model answer question context retrieval document score latency token prompt user system tool call result cache vector index query'.split(' ');
+const WORDS =
+  'the of model answer question context retrieval document score latency token prompt user system tool call result cache vector index query'.split(
+    ' ',
+  );
 const text = (chars: number) => {
   let out = '';
   while (out.length < chars) out += WORDS[Math.floor(Math.random() * WORDS.length)] + ' ';
@@ -12,10 +15,10 @@ const text = (chars: number) => {
 const between = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo + 1));
 const NAMES = ['rag-pipeline', 'retrieve', 'llm-draft', 'llm-refine', 'tool-search'];
 
-export type BenchSpan = Record<string, unknown> & { trace_id: string; root_trace_id: string };
+type BenchSpan = Record<string, unknown> & { trace_id: string; root_trace_id: string };
 
 /** One trace: the root first, then its children, in the order a client sends them. */
-export function makeTrace(project_name: string): BenchSpan[] {
+function makeTrace(project_name: string): BenchSpan[] {
   const root = randomUUID();
   const ids = [root, randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const start = Date.now() - 1000;
@@ -33,9 +36,21 @@ export function makeTrace(project_name: string): BenchSpan[] {
     status: Math.random() < 0.05 ? 'error' : 'success',
     inputs: { question: text(between(100, 600)), context_id: randomUUID() },
     output: text(between(200, 1200)),
-    metadata: { user_id: user, env: 'production', release: `1.${between(0, 20)}.${between(0, 9)}`, region: ['eu-west-1', 'us-east-1'][i % 2], feature: 'support-bot' },
+    metadata: {
+      user_id: user,
+      env: 'production',
+      release: `1.${between(0, 20)}.${between(0, 9)}`,
+      region: ['eu-west-1', 'us-east-1'][i % 2],
+      feature: 'support-bot',
+    },
     tags: ['bench', i === 0 ? 'root' : 'step', Math.random() < 0.5 ? 'cohort-a' : 'cohort-b'],
-    configuration: { model: 'gpt-4o-mini', provider: 'openai', temp: 0.2, max_length: 512, messages: [{ role: 'system', content: text(between(80, 300)) }] },
+    configuration: {
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      temp: 0.2,
+      max_length: 512,
+      messages: [{ role: 'system', content: text(between(80, 300)) }],
+    },
     latency: Math.random() * 2,
     input_tokens: between(100, 2000),
     output_tokens: between(10, 500),
@@ -59,16 +74,22 @@ export function spanBodies(project_name: string, poolSize = 2000): () => string 
     makeTrace(project_name).map((span) => {
       let json = JSON.stringify(span);
       // Each span's ids keep their random first 24 hex digits; the last 12 become the slot.
-      for (const id of new Set(json.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g))) json = json.split(id).join(id.slice(0, 24) + SLOT);
+      for (const id of new Set(json.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)))
+        json = json.split(id).join(id.slice(0, 24) + SLOT);
       return json.split(SLOT);
     }),
   );
   let counter = Math.floor(Math.random() * 2 ** 40);
-  let trace = 0, span = 0, suffix = '';
+  let trace = 0,
+    span = 0,
+    suffix = '';
   return () => {
     if (span === 0) suffix = (counter++).toString(16).padStart(12, '0');
     const body = pool[trace][span].join(suffix);
-    if (++span === 5) (span = 0), (trace = (trace + 1) % poolSize);
+    if (++span === 5) {
+      span = 0;
+      trace = (trace + 1) % poolSize;
+    }
     return body;
   };
 }

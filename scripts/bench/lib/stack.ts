@@ -14,12 +14,23 @@ const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Peak resident memory (VmHWM) of a process, in MB. */
-export const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+export const peakRssMb = (pid: number) =>
+  Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 /** Current resident memory (VmRSS) of a process, in MB. */
-export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+export const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-export function spawnNode(script: string, env: Record<string, string>, args: string[] = [], nodeArgs: string[] = []): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+export function spawnNode(
+  script: string,
+  env: Record<string, string>,
+  args: string[] = [],
+  nodeArgs: string[] = [],
+): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
 }
 
 /** A TCP port nothing listens on now, so that benchmarks run side by side do not collide. */
@@ -55,7 +66,13 @@ export type BenchStack = Awaited<ReturnType<typeof createBenchStack>>;
  * API and worker processes; a benchmark that seeds data first calls it after seeding.
  */
 export async function createBenchStack(
-  options: { port?: number; apiEnv?: Record<string, string>; workerEnv?: Record<string, string>; apiNodeArgs?: string[]; workerNodeArgs?: string[] } = {},
+  options: {
+    port?: number;
+    apiEnv?: Record<string, string>;
+    workerEnv?: Record<string, string>;
+    apiNodeArgs?: string[];
+    workerNodeArgs?: string[];
+  } = {},
 ) {
   const tag = randomBytes(3).toString('hex');
   const database = `sightline_bench_${tag}`;
@@ -95,7 +112,12 @@ export async function createBenchStack(
     },
     /** Starts the API and (unless `worker: false`) the worker, and waits until the API answers. */
     async start({ worker: withWorker = true }: { worker?: boolean } = {}) {
-      api = spawnNode('apps/api/src/server.ts', { ...env, PORT: String(port), ...options.apiEnv }, [], options.apiNodeArgs);
+      api = spawnNode(
+        'apps/api/src/server.ts',
+        { ...env, PORT: String(port), ...options.apiEnv },
+        [],
+        options.apiNodeArgs,
+      );
       children.push(api);
       if (withWorker) await this.startWorker();
       await waitForHttp(`http://127.0.0.1:${port}/healthz`);
@@ -112,7 +134,8 @@ export async function createBenchStack(
       await sql.end();
       await admin.unsafe(`drop database if exists "${database}" with (force)`);
       await admin.end();
-      for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) if (keys.length) await redis.unlink(...(keys as string[]));
+      for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 }))
+        if (keys.length) await redis.unlink(...(keys as string[]));
       await redis.quit();
     },
   };

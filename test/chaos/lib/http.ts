@@ -5,14 +5,23 @@ export type Outcome =
   | { kind: 'error'; code: string; sentAt: number; doneAt: number };
 
 /** Keep-alive connections, as a client library holds them. */
-export const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /**
  * One HTTP request whose failure is told apart precisely: a response (any status), a refused
  * connection, or a connection cut (reset) with no response. `agent: false` opens a connection of its
  * own for the request, so a cut connection can only be this request's.
  */
-export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent | false; timeoutMs?: number } = {}): Promise<Outcome> {
+function send(
+  url: string,
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    agent?: Agent | false;
+    timeoutMs?: number;
+  } = {},
+): Promise<Outcome> {
   const sentAt = Date.now();
   return new Promise((resolve) => {
     const req = request(
@@ -27,12 +36,18 @@ export function send(url: string, options: { method?: string; headers?: Record<s
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d) => (body += d));
-        res.on('end', () => resolve({ kind: 'response', status: res.statusCode ?? 0, body, sentAt, doneAt: Date.now() }));
-        res.on('error', (err: NodeJS.ErrnoException) => resolve({ kind: 'error', code: err.code ?? err.message, sentAt, doneAt: Date.now() }));
+        res.on('end', () =>
+          resolve({ kind: 'response', status: res.statusCode ?? 0, body, sentAt, doneAt: Date.now() }),
+        );
+        res.on('error', (err: NodeJS.ErrnoException) =>
+          resolve({ kind: 'error', code: err.code ?? err.message, sentAt, doneAt: Date.now() }),
+        );
       },
     );
     req.on('timeout', () => req.destroy(Object.assign(new Error('client timeout'), { code: 'CLIENT_TIMEOUT' })));
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ kind: 'error', code: err.code ?? err.message, sentAt, doneAt: Date.now() }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({ kind: 'error', code: err.code ?? err.message, sentAt, doneAt: Date.now() }),
+    );
     req.end(options.body);
   });
 }
@@ -43,8 +58,15 @@ export function apiClient(base: string, key: string, agent: Agent | false = keep
   return {
     base,
     post: (path: string, body: unknown, options: { timeoutMs?: number; requestId?: string } = {}) =>
-      send(`${base}/api/svc/v1${path}`, { method: 'POST', headers: { ...headers, ...(options.requestId && { 'x-request-id': options.requestId }) }, body: JSON.stringify(body), agent, timeoutMs: options.timeoutMs }),
-    put: (path: string, body: unknown) => send(`${base}/api/svc/v1${path}`, { method: 'PUT', headers, body: JSON.stringify(body), agent }),
+      send(`${base}/api/svc/v1${path}`, {
+        method: 'POST',
+        headers: { ...headers, ...(options.requestId && { 'x-request-id': options.requestId }) },
+        body: JSON.stringify(body),
+        agent,
+        timeoutMs: options.timeoutMs,
+      }),
+    put: (path: string, body: unknown) =>
+      send(`${base}/api/svc/v1${path}`, { method: 'PUT', headers, body: JSON.stringify(body), agent }),
     get: (path: string) => send(`${base}/api/svc/v1${path}`, { headers, agent }),
     // As docker-compose.yml's health check: an answer slower than 3 s counts as a failure.
     readyz: () => send(`${base}/readyz`, { agent, timeoutMs: 3000 }),

@@ -15,7 +15,7 @@ export function newSpan(project_name: string, extra: Record<string, unknown> = {
   };
 }
 
-export type RequestRecord = { id: string; sentAt: number; doneAt: number; outcome: string; spans: number; body?: string };
+type RequestRecord = { id: string; sentAt: number; doneAt: number; outcome: string; spans: number; body?: string };
 
 /** Counts of outcomes: an HTTP status, or an error code (ECONNREFUSED, ECONNRESET, ...). */
 export function tally(records: readonly { outcome: string }[]): Record<string, number> {
@@ -43,7 +43,10 @@ export function acknowledged(o: Outcome): string[] {
  * Steady span traffic: `lanes` loops, each sending a batch of `batchSize` new spans, waiting for the
  * answer, pausing `pauseMs`, until stopped. Every acknowledged span id and every request's outcome is kept.
  */
-export function spanLoad(client: () => ApiClient, options: { lanes: number; batchSize: number; pauseMs: number; project: string; label?: string }) {
+export function spanLoad(
+  client: () => ApiClient,
+  options: { lanes: number; batchSize: number; pauseMs: number; project: string; label?: string },
+) {
   const acked: string[] = [];
   /** Spans of requests that got no acknowledgement: they may or may not be stored. */
   const unacked: string[] = [];
@@ -56,7 +59,14 @@ export function spanLoad(client: () => ApiClient, options: { lanes: number; batc
       // Each request names itself, so the API's log lines can be matched with what the client saw.
       const id = `chaos-${options.label ?? 'load'}-${++sent}`;
       const o = await client().post('/trace_logs/batch', { trace_logs: spans }, { requestId: id });
-      records.push({ id, sentAt: o.sentAt, doneAt: o.doneAt, outcome: outcomeOf(o), spans: spans.length, ...(o.kind === 'response' && o.status !== 200 && { body: o.body.slice(0, 200) }) });
+      records.push({
+        id,
+        sentAt: o.sentAt,
+        doneAt: o.doneAt,
+        outcome: outcomeOf(o),
+        spans: spans.length,
+        ...(o.kind === 'response' && o.status !== 200 && { body: o.body.slice(0, 200) }),
+      });
       const ok = acknowledged(o);
       acked.push(...ok);
       if (ok.length < spans.length) unacked.push(...spans.map((s) => s.trace_id).filter((id) => !ok.includes(id)));

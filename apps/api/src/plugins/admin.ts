@@ -4,7 +4,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-export const ADMIN_BASE_PATH = '/admin/queues';
+const ADMIN_BASE_PATH = '/admin/queues';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -54,10 +54,9 @@ export default async function admin(app: FastifyInstance) {
     const given = presentedKey(req);
     // Digests have equal lengths, so the comparison takes the same time whatever was sent.
     if (given === undefined || !timingSafeEqual(digest(given), expected)) {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Basic realm="Sightline admin", charset="UTF-8"')
-        .send({ detail: 'admin key required: send it as the password of HTTP Basic auth or in the x-admin-key header' });
+      return reply.code(401).header('www-authenticate', 'Basic realm="Sightline admin", charset="UTF-8"').send({
+        detail: 'admin key required: send it as the password of HTTP Basic auth or in the x-admin-key header',
+      });
     }
     if (isCrossSite(req)) return reply.code(403).send({ detail: 'cross-site request refused' });
   });

@@ -10,12 +10,15 @@ declare module 'fastify' {
 }
 
 /** Queue handles for /metrics and the dashboard, on the API's Redis connection (they open none of their own). */
-export default fp(async (app) => {
-  const all = (Object.keys(queues) as QueueName[]).map((name) => {
-    const queue = new Queue(name, { connection: app.redis, prefix: app.config.QUEUE_PREFIX });
-    queue.on('error', (err) => app.log.debug({ err, queue: name }, 'queue connection error'));
-    return queue;
-  });
-  app.decorate('allQueues', all);
-  app.addHook('onClose', async () => void (await Promise.all(all.map((q) => q.close()))));
-}, { name: 'all-queues', dependencies: ['config', 'redis'] });
+export default fp(
+  async (app) => {
+    const all = (Object.keys(queues) as QueueName[]).map((name) => {
+      const queue = new Queue(name, { connection: app.redis, prefix: app.config.QUEUE_PREFIX });
+      queue.on('error', (err) => app.log.debug({ err, queue: name }, 'queue connection error'));
+      return queue;
+    });
+    app.decorate('allQueues', all);
+    app.addHook('onClose', async () => void (await Promise.all(all.map((q) => q.close()))));
+  },
+  { name: 'all-queues', dependencies: ['config', 'redis'] },
+);

@@ -5,7 +5,7 @@ import { findKeyOwner, hashApiKey, type KeyOwner } from '@sightline/db';
 import { AppError } from '../errors';
 
 /** What a route does, for roles: `read` (viewers may), `write` (members may), `admin` (admins only). */
-export type Access = 'read' | 'write' | 'admin';
+type Access = 'read' | 'write' | 'admin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,50 +32,61 @@ declare module 'fastify' {
 
 type Entry = { owner: KeyOwner | null; keyHash: Buffer };
 
-const ALLOWED: Record<KeyOwner['role'], Access[]> = { admin: ['read', 'write', 'admin'], member: ['read', 'write'], viewer: ['read'] };
+const ALLOWED: Record<KeyOwner['role'], Access[]> = {
+  admin: ['read', 'write', 'admin'],
+  member: ['read', 'write'],
+  viewer: ['read'],
+};
 
 /**
  * API-key authentication and roles for every route registered after it in its scope. Keys are looked up
  * by their SHA-256; a short in-process cache keeps PostgreSQL off the hot path (unknown keys are cached
  * briefly too, so a flood of bad keys cannot reach the database).
  */
-export default fp(async (app) => {
-  const ttl = Math.max(1, app.config.AUTH_CACHE_TTL_MS);
-  // A known key keeps working while its entry is refreshed, and while PostgreSQL cannot be reached (the
-  // stale entry outlives a failed refresh): span writes need only Redis, and an outage must not turn
-  // them away once an entry has aged. An unknown key is looked up again once its entry has aged.
-  const cache = new LRUCache<string, Entry, Buffer>({
-    max: 10_000,
-    ttl,
-    noDeleteOnFetchRejection: true,
-    fetchMethod: async (_key, _stale, { options, context: hash }) => {
-      const owner = await findKeyOwner(app.sql, hash);
-      if (!owner) options.ttl = Math.min(ttl, 5000);
-      return { owner, keyHash: owner?.keyHash ?? hash };
-    },
-  });
-  app.decorateRequest('organizationId', '');
-  app.decorateRequest('apiKeyHash', '');
-  app.decorateRequest('caller', null as never);
-  app.decorate('forgetApiKey', (keyHash: Buffer) => void cache.delete(keyHash.toString('base64')));
+export default fp(
+  async (app) => {
+    const ttl = Math.max(1, app.config.AUTH_CACHE_TTL_MS);
+    // A known key keeps working while its entry is refreshed, and while PostgreSQL cannot be reached (the
+    // stale entry outlives a failed refresh): span writes need only Redis, and an outage must not turn
+    // them away once an entry has aged. An unknown key is looked up again once its entry has aged.
+    const cache = new LRUCache<string, Entry, Buffer>({
+      max: 10_000,
+      ttl,
+      noDeleteOnFetchRejection: true,
+      fetchMethod: async (_key, _stale, { options, context: hash }) => {
+        const owner = await findKeyOwner(app.sql, hash);
+        if (!owner) options.ttl = Math.min(ttl, 5000);
+        return { owner, keyHash: owner?.keyHash ?? hash };
+      },
+    });
+    app.decorateRequest('organizationId', '');
+    app.decorateRequest('apiKeyHash', '');
+    app.decorateRequest('caller', null as never);
+    app.decorate('forgetApiKey', (keyHash: Buffer) => void cache.delete(keyHash.toString('base64')));
 
-  app.addHook('onRequest', async (req) => {
-    const fromQuery = req.routeOptions.config.keyInQuery ? (req.query as { api_key?: string }).api_key : undefined;
-    const header = req.headers['x-api-key'] ?? req.headers['x-user-id'] ?? fromQuery;
-    const key = Array.isArray(header) ? header[0] : header;
-    if (!key) throw new AppError(401, 'missing API key: send it in the x-api-key header');
+    app.addHook('onRequest', async (req) => {
+      const fromQuery = req.routeOptions.config.keyInQuery ? (req.query as { api_key?: string }).api_key : undefined;
+      const header = req.headers['x-api-key'] ?? req.headers['x-user-id'] ?? fromQuery;
+      const key = Array.isArray(header) ? header[0] : header;
+      if (!key) throw new AppError(401, 'missing API key: send it in the x-api-key header');
 
-    const hash = hashApiKey(key);
-    const cacheKey = hash.toString('base64');
-    const known = cache.peek(cacheKey, { allowStale: true })?.owner != null;
-    const { owner, keyHash } = (await cache.fetch(cacheKey, { context: hash, allowStale: known }))!;
-    if (!owner || !timingSafeEqual(keyHash, hash)) throw new AppError(401, 'invalid API key');
-    const access = req.routeOptions.config.access ?? (req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write');
-    if (!ALLOWED[owner.role].includes(access)) {
-      throw new AppError(403, `this API key's role (${owner.role}) cannot ${access === 'admin' ? 'manage the organization' : 'write'}; ask an admin for a key with more rights`);
-    }
-    req.organizationId = owner.organizationId;
-    req.apiKeyHash = cacheKey;
-    req.caller = owner;
-  });
-}, { name: 'auth', dependencies: ['config', 'sql'] });
+      const hash = hashApiKey(key);
+      const cacheKey = hash.toString('base64');
+      const known = cache.peek(cacheKey, { allowStale: true })?.owner != null;
+      const { owner, keyHash } = (await cache.fetch(cacheKey, { context: hash, allowStale: known }))!;
+      if (!owner || !timingSafeEqual(keyHash, hash)) throw new AppError(401, 'invalid API key');
+      const access =
+        req.routeOptions.config.access ?? (req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write');
+      if (!ALLOWED[owner.role].includes(access)) {
+        throw new AppError(
+          403,
+          `this API key's role (${owner.role}) cannot ${access === 'admin' ? 'manage the organization' : 'write'}; ask an admin for a key with more rights`,
+        );
+      }
+      req.organizationId = owner.organizationId;
+      req.apiKeyHash = cacheKey;
+      req.caller = owner;
+    });
+  },
+  { name: 'auth', dependencies: ['config', 'sql'] },
+);

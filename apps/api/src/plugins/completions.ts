@@ -2,15 +2,31 @@ import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { seal } from '@sightline/core';
 import { configurationOf, findDeployment, findEvalMetrics, type Sql } from '@sightline/db';
-import { buildLlmRequest, callBudgetMs, ConfigurationError, mergeConfiguration, MissingVariablesError } from '@sightline/llm/prepare';
-import { CompletionResponseSchema, type CompletionJob, type CompletionRequest, type CompletionResponse } from '@sightline/schemas';
+import {
+  buildLlmRequest,
+  callBudgetMs,
+  ConfigurationError,
+  mergeConfiguration,
+  MissingVariablesError,
+} from '@sightline/llm/prepare';
+import {
+  CompletionResponseSchema,
+  type CompletionJob,
+  type CompletionRequest,
+  type CompletionResponse,
+} from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../errors';
 
 declare module 'fastify' {
   interface FastifyInstance {
     completions: {
       /** Validates and resolves a request into a job; throws 4xx errors before anything is enqueued. */
-      prepare(organizationId: string, body: CompletionRequest, stream: boolean, requestId: string): Promise<CompletionJob>;
+      prepare(
+        organizationId: string,
+        body: CompletionRequest,
+        stream: boolean,
+        requestId: string,
+      ): Promise<CompletionJob>;
       /** Enqueues the job and resolves with its response; `onChunk` receives streamed text in order. */
       run(job: CompletionJob, onChunk?: (text: string) => void, signal?: AbortSignal): Promise<CompletionResponse>;
     };
@@ -18,58 +34,87 @@ declare module 'fastify' {
 }
 
 /** The API half of the completion gateway: requests become completion jobs whose replies it awaits. */
-export default fp(async (app) => {
-  const { config } = app;
-  // The worker's whole budget for one call, and time for the queue on top.
-  const waitBudgetMs = callBudgetMs(config.COMPLETION_TIMEOUT_MS, config.PROVIDER_MAX_RETRIES) + 30_000;
+export default fp(
+  async (app) => {
+    const { config } = app;
+    // The worker's whole budget for one call, and time for the queue on top.
+    const waitBudgetMs = callBudgetMs(config.COMPLETION_TIMEOUT_MS, config.PROVIDER_MAX_RETRIES) + 30_000;
 
-  async function prepare(organizationId: string, body: CompletionRequest, stream: boolean, requestId: string): Promise<CompletionJob> {
-    const request = await llmRequestOf(app.sql, organizationId, body);
-    const traceId = body.trace_id ?? body.inference_id ?? randomUUID();
-    const projectId = await app.resolveProjectId(organizationId, {
-      project_uuid: body.project_uuid,
-      project_name: body.project_uuid ? null : (body.project_name ?? 'default'),
-    });
-    const metricNames = await evalMetricNames(app.sql, organizationId, body.eval_metric_ids);
-    const key = body.provider_api_key;
-    // The key travels to the worker inside the job, which Redis keeps: never in the clear.
-    if (key && !config.SECRETS_KEY) throw new AppError(503, 'provider_api_key needs SECRETS_KEY to be configured on the server; save the key with it, or set it in the server environment');
-    return {
-      reply_to: app.newReplyTo(),
-      request_id: requestId,
-      organization_id: organizationId,
-      trace_id: traceId,
-      stream,
-      cache: body.cache === true,
-      request,
-      ...(key && { provider_api_key: { sealed: seal(config.SECRETS_KEY!, key) } }),
-      log: logOf(body, projectId, request.provider, metricNames),
-    };
-  }
+    async function prepare(
+      organizationId: string,
+      body: CompletionRequest,
+      stream: boolean,
+      requestId: string,
+    ): Promise<CompletionJob> {
+      const request = await llmRequestOf(app.sql, organizationId, body);
+      const traceId = body.trace_id ?? body.inference_id ?? randomUUID();
+      const projectId = await app.resolveProjectId(organizationId, {
+        project_uuid: body.project_uuid,
+        project_name: body.project_uuid ? null : (body.project_name ?? 'default'),
+      });
+      const metricNames = await evalMetricNames(app.sql, organizationId, body.eval_metric_ids);
+      const key = body.provider_api_key;
+      // The key travels to the worker inside the job, which Redis keeps: never in the clear.
+      if (key && !config.SECRETS_KEY)
+        throw new AppError(
+          503,
+          'provider_api_key needs SECRETS_KEY to be configured on the server; save the key with it, or set it in the server environment',
+        );
+      return {
+        reply_to: app.newReplyTo(),
+        request_id: requestId,
+        organization_id: organizationId,
+        trace_id: traceId,
+        stream,
+        cache: body.cache === true,
+        request,
+        ...(key && { provider_api_key: { sealed: seal(config.SECRETS_KEY!, key) } }),
+        log: logOf(body, projectId, request.provider, metricNames),
+      };
+    }
 
-  function run(job: CompletionJob, onChunk?: (text: string) => void, signal?: AbortSignal): Promise<CompletionResponse> {
-    return app.awaitReply(job.reply_to, () => app.completionJobs.add(job), {
-      schema: CompletionResponseSchema,
-      timeoutMs: waitBudgetMs,
-      timeoutMessage: 'no completion result in time: the workers may be overloaded or down',
-      onChunk,
-      signal,
-    });
-  }
+    function run(
+      job: CompletionJob,
+      onChunk?: (text: string) => void,
+      signal?: AbortSignal,
+    ): Promise<CompletionResponse> {
+      return app.awaitReply(job.reply_to, () => app.completionJobs.add(job), {
+        schema: CompletionResponseSchema,
+        timeoutMs: waitBudgetMs,
+        timeoutMessage: 'no completion result in time: the workers may be overloaded or down',
+        onChunk,
+        signal,
+      });
+    }
 
-  app.decorate('completions', { prepare, run });
-}, { name: 'completions', dependencies: ['sql', 'queues', 'replies', 'projects'] });
+    app.decorate('completions', { prepare, run });
+  },
+  { name: 'completions', dependencies: ['sql', 'queues', 'replies', 'projects'] },
+);
 
 /** The names of the organization's metrics with these ids; an unknown id is the caller's error. */
-async function evalMetricNames(sql: Sql, organizationId: string, ids: (number | string)[] | null | undefined): Promise<string[]> {
+async function evalMetricNames(
+  sql: Sql,
+  organizationId: string,
+  ids: (number | string)[] | null | undefined,
+): Promise<string[]> {
   if (!ids?.length) return [];
   const wanted = ids.map(Number);
   if (wanted.some((id) => !Number.isSafeInteger(id) || id < 1)) {
-    throw new RequestValidationError([{ loc: ['body', 'eval_metric_ids'], msg: 'eval metric ids are positive integers', type: 'value_error' }]);
+    throw new RequestValidationError([
+      { loc: ['body', 'eval_metric_ids'], msg: 'eval metric ids are positive integers', type: 'value_error' },
+    ]);
   }
   const found = await findEvalMetrics(sql, organizationId, { ids: wanted });
   const unknown = wanted.filter((id) => !found.some((m) => Number(m.id) === id));
-  if (unknown.length) throw new RequestValidationError([{ loc: ['body', 'eval_metric_ids'], msg: `unknown eval metric id(s): ${unknown.join(', ')}`, type: 'value_error' }]);
+  if (unknown.length)
+    throw new RequestValidationError([
+      {
+        loc: ['body', 'eval_metric_ids'],
+        msg: `unknown eval metric id(s): ${unknown.join(', ')}`,
+        type: 'value_error',
+      },
+    ]);
   return found.map((m) => m.name);
 }
 
@@ -77,19 +122,30 @@ async function evalMetricNames(sql: Sql, organizationId: string, ids: (number | 
 async function llmRequestOf(sql: Sql, organizationId: string, body: CompletionRequest) {
   const deployment = body.deployment_id ? await findDeployment(sql, organizationId, body.deployment_id) : null;
   if (body.deployment_id && !deployment) throw notFound(`deployment '${body.deployment_id}'`);
-  const configuration = mergeConfiguration(deployment ? configurationOf(deployment.prompt_version) : null, body.llm_configuration);
+  const configuration = mergeConfiguration(
+    deployment ? configurationOf(deployment.prompt_version) : null,
+    body.llm_configuration,
+  );
   return withTemplateErrorsAt('inputs', () => {
     try {
       return buildLlmRequest(configuration, body.inputs ?? body.llm_inputs ?? {});
     } catch (err) {
-      if (err instanceof ConfigurationError) throw new RequestValidationError([{ loc: ['body', 'llm_configuration'], msg: err.message, type: 'value_error' }]);
+      if (err instanceof ConfigurationError)
+        throw new RequestValidationError([
+          { loc: ['body', 'llm_configuration'], msg: err.message, type: 'value_error' },
+        ]);
       throw err;
     }
   });
 }
 
 /** What the completion's trace log needs beyond the call itself. */
-function logOf(body: CompletionRequest, projectId: string, provider: string, metricNames: string[]): CompletionJob['log'] {
+function logOf(
+  body: CompletionRequest,
+  projectId: string,
+  provider: string,
+  metricNames: string[],
+): CompletionJob['log'] {
   return {
     trace_name: body.trace_name ?? body.name ?? `llm-${provider}`,
     project_id: projectId,
@@ -115,6 +171,12 @@ export function withTemplateErrorsAt<T>(field: string, fill: () => T): T {
     return fill();
   } catch (err) {
     if (!(err instanceof MissingVariablesError)) throw err;
-    throw new RequestValidationError(err.names.map((name) => ({ loc: ['body', field, name], msg: `missing template variable '${name}'`, type: 'missing' })));
+    throw new RequestValidationError(
+      err.names.map((name) => ({
+        loc: ['body', field, name],
+        msg: `missing template variable '${name}'`,
+        type: 'missing',
+      })),
+    );
   }
 }

@@ -8,6 +8,9 @@ declare module 'fastify' {
 }
 
 /** The API's environment, parsed once at start-up. */
-export default fp<{ config: ApiEnv }>(async (app, { config }) => {
-  app.decorate('config', config);
-}, { name: 'config' });
+export default fp<{ config: ApiEnv }>(
+  async (app, { config }) => {
+    app.decorate('config', config);
+  },
+  { name: 'config' },
+);

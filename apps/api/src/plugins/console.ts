@@ -15,7 +15,8 @@ const isReserved = (path: string) => RESERVED.some((p) => path === p || path.sta
 
 // Vite names every file under assets/ after a hash of its content, so a browser may keep them for good;
 // index.html names the current ones and must be asked for again each time.
-const NOT_BUILT = 'The Sightline console is not built. Run `npm run build:web` (or `npm start`, which builds it), then reload this page.\n';
+const NOT_BUILT =
+  'The Sightline console is not built. Run `npm run build:web` (or `npm start`, which builds it), then reload this page.\n';
 
 /**
  * Serves the built web console (apps/web/dist) at `/`: hashed assets with long caching, and index.html for
@@ -45,7 +46,8 @@ export default async function consolePlugin(app: FastifyInstance, options: { dir
     // `/` is the console's whatever a client accepts (curl included); deeper paths only for browsers.
     if (path !== '/' && (isReserved(path) || !acceptsHtml(req))) return reply.callNotFound();
     const html = await readFile(join(dir, 'index.html'), 'utf8').catch(() => null);
-    if (html === null) return reply.code(503).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(NOT_BUILT);
+    if (html === null)
+      return reply.code(503).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(NOT_BUILT);
     return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html);
   };
   app.get('/', { schema: { hide: true } }, sendIndex);

@@ -6,45 +6,62 @@ import { AppError, RequestValidationError } from '../errors';
 
 // Errors that mean a dependency (PostgreSQL or Redis) is unreachable: answered 503, honestly, not 500.
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P03', '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P03',
+  '53300',
 ]);
 function isUnavailable(err: Error & { code?: string }): boolean {
   return (
     (err.code !== undefined && UNAVAILABLE_CODES.has(err.code)) ||
-    /enableOfflineQueue|Connection is closed|Stream isn't writeable|ECONNREFUSED|MaxRetriesPerRequest/i.test(err.message)
+    /enableOfflineQueue|Connection is closed|Stream isn't writeable|ECONNREFUSED|MaxRetriesPerRequest/i.test(
+      err.message,
+    )
   );
 }
 
-export default fp(async (app) => {
-  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: 'Not Found' }));
+export default fp(
+  async (app) => {
+    app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: 'Not Found' }));
 
-  app.setErrorHandler((err: FastifyError & { detail?: unknown }, req, reply) => {
-    if (err instanceof RequestValidationError) return reply.code(422).send({ detail: err.detail });
-    // A value that passed the request schema but not a later, stricter one (a queue payload): still the
-    // caller's input, so a 422 rather than a 500.
-    if (err instanceof ZodError) {
-      req.log.warn({ err }, 'input rejected after request validation');
-      return reply.code(422).send({ detail: RequestValidationError.fromZod('body', err.issues).detail });
-    }
-    if (err instanceof FilterError) {
-      return reply.code(422).send({ detail: [{ loc: ['body', err.field], msg: err.message, type: 'value_error' }] });
-    }
-    if (err instanceof AppError) {
-      const retryAfter = err.retryAfterSeconds ?? (err.statusCode === 503 ? 1 : undefined);
-      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
-      return reply.code(err.statusCode).send({ detail: err.message });
-    }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ detail: 'request body is too large' });
-    if (isUnavailable(err)) {
-      req.log.warn({ err }, 'dependency unavailable');
-      return reply.code(503).header('retry-after', '5').send({ detail: 'service temporarily unavailable' });
-    }
-    // Fastify's own 4xx (unsupported media type, bad headers, ...) keep their status and message.
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return reply.code(err.statusCode).send({ detail: err.message });
-    }
-    req.log.error({ err }, 'unexpected error');
-    return reply.code(500).send({ detail: 'Internal Server Error' });
-  });
-}, { name: 'errors' });
+    app.setErrorHandler((err: FastifyError & { detail?: unknown }, req, reply) => {
+      if (err instanceof RequestValidationError) return reply.code(422).send({ detail: err.detail });
+      // A value that passed the request schema but not a later, stricter one (a queue payload): still the
+      // caller's input, so a 422 rather than a 500.
+      if (err instanceof ZodError) {
+        req.log.warn({ err }, 'input rejected after request validation');
+        return reply.code(422).send({ detail: RequestValidationError.fromZod('body', err.issues).detail });
+      }
+      if (err instanceof FilterError) {
+        return reply.code(422).send({ detail: [{ loc: ['body', err.field], msg: err.message, type: 'value_error' }] });
+      }
+      if (err instanceof AppError) {
+        const retryAfter = err.retryAfterSeconds ?? (err.statusCode === 503 ? 1 : undefined);
+        if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+        return reply.code(err.statusCode).send({ detail: err.message });
+      }
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+        return reply.code(413).send({ detail: 'request body is too large' });
+      if (isUnavailable(err)) {
+        req.log.warn({ err }, 'dependency unavailable');
+        return reply.code(503).header('retry-after', '5').send({ detail: 'service temporarily unavailable' });
+      }
+      // Fastify's own 4xx (unsupported media type, bad headers, ...) keep their status and message.
+      if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+        return reply.code(err.statusCode).send({ detail: err.message });
+      }
+      req.log.error({ err }, 'unexpected error');
+      return reply.code(500).send({ detail: 'Internal Server Error' });
+    });
+  },
+  { name: 'errors' },
+);

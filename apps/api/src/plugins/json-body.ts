@@ -23,7 +23,8 @@ const MAX_NESTING = 256;
 
 /** True when brackets outside strings nest deeper than `limit`; one pass over the text, no parsing. */
 function nestsDeeperThan(text: string, limit: number): boolean {
-  let depth = 0, inString = false;
+  let depth = 0,
+    inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
@@ -37,18 +38,31 @@ function nestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
-export default fp(async (app) => {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    if (nestsDeeperThan(text, MAX_NESTING)) {
-      return done(new RequestValidationError([{ loc: ['body'], msg: `JSON nests deeper than ${MAX_NESTING} levels`, type: 'too_deep' }]), undefined);
-    }
-    try {
-      done(null, SUSPECT.test(text) ? JSON.parse(text, clean) : JSON.parse(text));
-    } catch (err) {
-      done(new RequestValidationError([{ loc: ['body'], msg: `JSON decode error: ${(err as Error).message}`, type: 'json_invalid' }]), undefined);
-    }
-  });
-}, { name: 'json-body' });
+export default fp(
+  async (app) => {
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+      const text = body as string;
+      if (text.trim() === '') return done(null, undefined);
+      if (nestsDeeperThan(text, MAX_NESTING)) {
+        return done(
+          new RequestValidationError([
+            { loc: ['body'], msg: `JSON nests deeper than ${MAX_NESTING} levels`, type: 'too_deep' },
+          ]),
+          undefined,
+        );
+      }
+      try {
+        done(null, SUSPECT.test(text) ? JSON.parse(text, clean) : JSON.parse(text));
+      } catch (err) {
+        done(
+          new RequestValidationError([
+            { loc: ['body'], msg: `JSON decode error: ${(err as Error).message}`, type: 'json_invalid' },
+          ]),
+          undefined,
+        );
+      }
+    });
+  },
+  { name: 'json-body' },
+);

@@ -9,18 +9,26 @@ import { collectProcessMetrics, httpRequestDuration, metrics, watchPool, watchQu
  * every queue gauge and cached briefly); they describe the whole deployment, so every API node reports the
  * same values.
  */
-export default fp(async (app) => {
-  collectProcessMetrics();
-  const unwatch = [watchQueues(app.allQueues, app.redis), watchPool('api', () => poolReading(app.sql))];
+export default fp(
+  async (app) => {
+    collectProcessMetrics();
+    const unwatch = [watchQueues(app.allQueues, app.redis), watchPool('api', () => poolReading(app.sql))];
 
-  app.addHook('onResponse', (req, reply, done) => {
-    // Unmatched URLs share one label: a scan of random paths must not create a series per path.
-    const route = req.routeOptions.url ?? 'unmatched';
-    httpRequestDuration.observe({ method: req.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000);
-    done();
-  });
+    app.addHook('onResponse', (req, reply, done) => {
+      // Unmatched URLs share one label: a scan of random paths must not create a series per path.
+      const route = req.routeOptions.url ?? 'unmatched';
+      httpRequestDuration.observe(
+        { method: req.method, route, status_code: reply.statusCode },
+        reply.elapsedTime / 1000,
+      );
+      done();
+    });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => reply.type(metrics.contentType).send(await metrics.metrics()));
+    app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
+      reply.type(metrics.contentType).send(await metrics.metrics()),
+    );
 
-  app.addHook('onClose', async () => unwatch.forEach((stop) => stop()));
-}, { name: 'metrics', dependencies: ['all-queues', 'redis', 'sql'] });
+    app.addHook('onClose', async () => unwatch.forEach((stop) => stop()));
+  },
+  { name: 'metrics', dependencies: ['all-queues', 'redis', 'sql'] },
+);

@@ -12,14 +12,19 @@ const NEVER_REFUSED = new Set(['/healthz', '/metrics']);
  * MAX_EVENT_LOOP_DELAY_MS (measured by @fastify/under-pressure over 1 s windows). The span-write backlog
  * that bounds span writes (SPAN_BACKLOG_LIMIT) is enforced where events are accepted (span-intake.ts).
  */
-export default fp(async (app) => {
-  const maxDelay = app.config.MAX_EVENT_LOOP_DELAY_MS;
-  if (maxDelay > 0) {
-    await app.register(underPressure, {
-      maxEventLoopDelay: maxDelay,
-      // A rejection reaches the error handler, which answers `{"detail": ...}` with Retry-After.
-      pressureHandler: (req) =>
-        NEVER_REFUSED.has(req.routeOptions.url ?? '') ? undefined : Promise.reject(new AppError(503, 'the server is overloaded; retry shortly')),
-    });
-  }
-}, { name: 'overload', dependencies: ['config'] });
+export default fp(
+  async (app) => {
+    const maxDelay = app.config.MAX_EVENT_LOOP_DELAY_MS;
+    if (maxDelay > 0) {
+      await app.register(underPressure, {
+        maxEventLoopDelay: maxDelay,
+        // A rejection reaches the error handler, which answers `{"detail": ...}` with Retry-After.
+        pressureHandler: (req) =>
+          NEVER_REFUSED.has(req.routeOptions.url ?? '')
+            ? undefined
+            : Promise.reject(new AppError(503, 'the server is overloaded; retry shortly')),
+      });
+    }
+  },
+  { name: 'overload', dependencies: ['config'] },
+);

@@ -14,11 +14,14 @@ declare module 'fastify' {
 const POOL_TREE_THRESHOLD = 2000;
 
 /** The one thread pool for the API's CPU-heavy work. */
-export default fp(async (app) => {
-  const pool = createPool({ threads: app.config.POOL_THREADS });
-  app.decorate('pool', pool);
-  app.decorate('renderTrees', async (spans: SpanTexts, rootIds: string[]) =>
-    spans.trace_id.length > POOL_TREE_THRESHOLD ? pool.renderTrees(spans, rootIds) : renderTrees(spans, rootIds),
-  );
-  app.addHook('onClose', async () => pool.close());
-}, { name: 'pool', dependencies: ['config'] });
+export default fp(
+  async (app) => {
+    const pool = createPool({ threads: app.config.POOL_THREADS });
+    app.decorate('pool', pool);
+    app.decorate('renderTrees', async (spans: SpanTexts, rootIds: string[]) =>
+      spans.trace_id.length > POOL_TREE_THRESHOLD ? pool.renderTrees(spans, rootIds) : renderTrees(spans, rootIds),
+    );
+    app.addHook('onClose', async () => pool.close());
+  },
+  { name: 'pool', dependencies: ['config'] },
+);

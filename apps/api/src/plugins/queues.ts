@@ -12,15 +12,18 @@ declare module 'fastify' {
 }
 
 /** The producers of the queues the API feeds, on a Redis connection of their own. */
-export default fp(async (app) => {
-  const connection = new Redis(app.config.REDIS_URL, API_REDIS_OPTIONS);
-  connection.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
-  const prefix = app.config.QUEUE_PREFIX;
-  app.decorate('spanWrites', createProducer('span-write', connection, prefix));
-  app.decorate('completionJobs', createProducer('completion', connection, prefix));
-  app.decorate('finalizeJobs', createProducer('experiment-finalize', connection, prefix));
-  app.addHook('onClose', async () => {
-    await Promise.all([app.spanWrites.close(), app.completionJobs.close(), app.finalizeJobs.close()]);
-    connection.disconnect();
-  });
-}, { name: 'queues', dependencies: ['config'] });
+export default fp(
+  async (app) => {
+    const connection = new Redis(app.config.REDIS_URL, API_REDIS_OPTIONS);
+    connection.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
+    const prefix = app.config.QUEUE_PREFIX;
+    app.decorate('spanWrites', createProducer('span-write', connection, prefix));
+    app.decorate('completionJobs', createProducer('completion', connection, prefix));
+    app.decorate('finalizeJobs', createProducer('experiment-finalize', connection, prefix));
+    app.addHook('onClose', async () => {
+      await Promise.all([app.spanWrites.close(), app.completionJobs.close(), app.finalizeJobs.close()]);
+      connection.disconnect();
+    });
+  },
+  { name: 'queues', dependencies: ['config'] },
+);

@@ -11,19 +11,25 @@ const UNLIMITED = new Set(['/api/svc/v1', '/api/svc/v1/']);
  * counter. When Redis cannot answer, requests go through unlimited: span writes fail honestly then anyway
  * (503), and reads from PostgreSQL need not fail with them.
  */
-export default fp(async (app) => {
-  const perMinute = app.config.RATE_LIMIT_PER_MINUTE;
-  if (!perMinute) return;
-  await app.register(rateLimit, {
-    max: perMinute,
-    timeWindow: 60_000,
-    redis: app.redis,
-    nameSpace: app.keys.rateLimit,
-    skipOnError: true,
-    // Counted per key under its hash (set by authentication), so no key is written to Redis in clear.
-    keyGenerator: (req) => req.apiKeyHash,
-    allowList: (req) => UNLIMITED.has(req.routeOptions.url ?? ''),
-    errorResponseBuilder: (_req, context) =>
-      new AppError(context.statusCode, `rate limit exceeded: ${context.max} requests a minute per API key; retry in ${context.after}`),
-  });
-}, { name: 'rate-limits', dependencies: ['config', 'redis'] });
+export default fp(
+  async (app) => {
+    const perMinute = app.config.RATE_LIMIT_PER_MINUTE;
+    if (!perMinute) return;
+    await app.register(rateLimit, {
+      max: perMinute,
+      timeWindow: 60_000,
+      redis: app.redis,
+      nameSpace: app.keys.rateLimit,
+      skipOnError: true,
+      // Counted per key under its hash (set by authentication), so no key is written to Redis in clear.
+      keyGenerator: (req) => req.apiKeyHash,
+      allowList: (req) => UNLIMITED.has(req.routeOptions.url ?? ''),
+      errorResponseBuilder: (_req, context) =>
+        new AppError(
+          context.statusCode,
+          `rate limit exceeded: ${context.max} requests a minute per API key; retry in ${context.after}`,
+        ),
+    });
+  },
+  { name: 'rate-limits', dependencies: ['config', 'redis'] },
+);

@@ -17,10 +17,13 @@ declare module 'fastify' {
 export const API_REDIS_OPTIONS = { enableOfflineQueue: false, maxRetriesPerRequest: 1 } as const;
 
 /** The API's Redis connection for its own commands (pending marks, backlog, rate limits) and its key names. */
-export default fp(async (app) => {
-  const redis = new Redis(app.config.REDIS_URL, API_REDIS_OPTIONS);
-  redis.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
-  app.decorate('redis', redis);
-  app.decorate('keys', redisKeys(app.config.QUEUE_PREFIX));
-  app.addHook('onClose', async () => redis.disconnect());
-}, { name: 'redis', dependencies: ['config'] });
+export default fp(
+  async (app) => {
+    const redis = new Redis(app.config.REDIS_URL, API_REDIS_OPTIONS);
+    redis.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
+    app.decorate('redis', redis);
+    app.decorate('keys', redisKeys(app.config.QUEUE_PREFIX));
+    app.addHook('onClose', async () => redis.disconnect());
+  },
+  { name: 'redis', dependencies: ['config'] },
+);

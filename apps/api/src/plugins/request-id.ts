@@ -19,9 +19,12 @@ export function requestId(req: IncomingMessage): string {
  * set on the raw response before any other hook runs, so errors, 404s, early refusals by later hooks and
  * streams that write their own head all carry it.
  */
-export default fp(async (app) => {
-  app.addHook('onRequest', (req, reply, done) => {
-    reply.raw.setHeader('x-request-id', req.id);
-    done();
-  });
-}, { name: 'request-id' });
+export default fp(
+  async (app) => {
+    app.addHook('onRequest', (req, reply, done) => {
+      reply.raw.setHeader('x-request-id', req.id);
+      done();
+    });
+  },
+  { name: 'request-id' },
+);

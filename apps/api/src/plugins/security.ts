@@ -5,7 +5,10 @@ import type { ApiEnv } from '@sightline/schemas';
 
 /** `CORS_ORIGINS` as @fastify/cors takes it: `*`, a list of exact origins, or null (CORS off). */
 export function corsOrigins(setting: string | undefined): '*' | string[] | null {
-  const origins = (setting ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  const origins = (setting ?? '')
+    .split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
   if (!origins.length) return null;
   return origins.includes('*') ? '*' : origins;
 }
@@ -23,16 +26,19 @@ export function corsOrigins(setting: string | undefined): '*' | string[] | null 
  * CORS is off unless CORS_ORIGINS names the browser origins allowed to call the API. Credentials are never
  * allowed: keys travel in headers, not cookies, so a browser never sends them on its own.
  */
-export default fp<{ config: ApiEnv }>(async (app, { config }) => {
-  const headers = helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
-  app.addHook('onRequest', (req, reply, done) => headers(req.raw, reply.raw, done as (err?: unknown) => void));
-  const origin = corsOrigins(config.CORS_ORIGINS);
-  if (origin) {
-    await app.register(cors, {
-      origin,
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      exposedHeaders: ['x-request-id', 'retry-after'],
-      maxAge: 600,
-    });
-  }
-}, { name: 'security' });
+export default fp<{ config: ApiEnv }>(
+  async (app, { config }) => {
+    const headers = helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+    app.addHook('onRequest', (req, reply, done) => headers(req.raw, reply.raw, done as (err?: unknown) => void));
+    const origin = corsOrigins(config.CORS_ORIGINS);
+    if (origin) {
+      await app.register(cors, {
+        origin,
+        methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        exposedHeaders: ['x-request-id', 'retry-after'],
+        maxAge: 600,
+      });
+    }
+  },
+  { name: 'security' },
+);

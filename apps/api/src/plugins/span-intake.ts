@@ -18,28 +18,34 @@ declare module 'fastify' {
   }
 }
 
-export default fp(async (app) => {
-  // Every span-writing route goes through here: past the backlog bound they answer 429, with nothing
-  // of the request numbered, marked pending or queued.
-  const intake = createSpanIntake(app.redis, app.spanWrites, app.keys, { backlogLimit: app.config.SPAN_BACKLOG_LIMIT });
-  const backlogFull = () => new AppError(429, 'too many span events are waiting to be written; retry later', BACKLOG_RETRY_AFTER_SECONDS);
-  // Once the backlog has refused a write, this node refuses span writes for a moment before reading their
-  // bodies: parsing and validating a request only to refuse it is the work an overloaded node can least
-  // afford. A 429 only asks the client to come back later; nothing accepted depends on it.
-  let refuseUntil = 0;
-  app.addHook('preParsing', async (req) => {
-    if (req.routeOptions.config.writesSpans && Date.now() < refuseUntil) throw backlogFull();
-  });
-  app.decorate('acceptSpanEvents', async (events: NewSpanEvent[], requestId: string) => {
-    for (const event of events) event.request_id = requestId;
-    try {
-      await intake.accept(events);
-    } catch (err) {
-      if (err instanceof SpanBacklogFullError) {
-        refuseUntil = Date.now() + EARLY_REFUSAL_MS;
-        throw backlogFull();
+export default fp(
+  async (app) => {
+    // Every span-writing route goes through here: past the backlog bound they answer 429, with nothing
+    // of the request numbered, marked pending or queued.
+    const intake = createSpanIntake(app.redis, app.spanWrites, app.keys, {
+      backlogLimit: app.config.SPAN_BACKLOG_LIMIT,
+    });
+    const backlogFull = () =>
+      new AppError(429, 'too many span events are waiting to be written; retry later', BACKLOG_RETRY_AFTER_SECONDS);
+    // Once the backlog has refused a write, this node refuses span writes for a moment before reading their
+    // bodies: parsing and validating a request only to refuse it is the work an overloaded node can least
+    // afford. A 429 only asks the client to come back later; nothing accepted depends on it.
+    let refuseUntil = 0;
+    app.addHook('preParsing', async (req) => {
+      if (req.routeOptions.config.writesSpans && Date.now() < refuseUntil) throw backlogFull();
+    });
+    app.decorate('acceptSpanEvents', async (events: NewSpanEvent[], requestId: string) => {
+      for (const event of events) event.request_id = requestId;
+      try {
+        await intake.accept(events);
+      } catch (err) {
+        if (err instanceof SpanBacklogFullError) {
+          refuseUntil = Date.now() + EARLY_REFUSAL_MS;
+          throw backlogFull();
+        }
+        throw err;
       }
-      throw err;
-    }
-  });
-}, { name: 'span-intake', dependencies: ['config', 'redis', 'queues'] });
+    });
+  },
+  { name: 'span-intake', dependencies: ['config', 'redis', 'queues'] },
+);

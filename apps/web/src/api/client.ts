@@ -4,7 +4,10 @@ export const API_BASE = '/api/svc/v1';
 
 /** An API answer other than 2xx, with the `detail` the API gives (a text, or 422's list of problems). */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly detail: unknown) {
+  constructor(
+    readonly status: number,
+    readonly detail: unknown,
+  ) {
     super(describeDetail(status, detail));
     this.name = 'ApiError';
   }
@@ -14,7 +17,9 @@ function describeDetail(status: number, detail: unknown): string {
   if (typeof detail === 'string') return detail;
   if (Array.isArray(detail)) {
     return detail
-      .map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).filter((l) => l !== 'body').join('.')}: ${d.msg ?? ''}`.replace(/^: /, ''))
+      .map((d: { loc?: unknown[]; msg?: string }) =>
+        `${(d.loc ?? []).filter((l) => l !== 'body').join('.')}: ${d.msg ?? ''}`.replace(/^: /, ''),
+      )
       .join('; ');
   }
   return `the server answered ${status}`;
@@ -45,7 +50,8 @@ export async function api<T>(path: string, { method = 'GET', body, apiKey, signa
   if (!res.ok) {
     const detail = (json as { detail?: unknown } | undefined)?.detail ?? (text || res.statusText);
     // A key being tried on the sign-in page is not a session yet: its 401 is the page's to show.
-    if (res.status === 401 && !apiKey) session.signOut(`You were signed out: ${describeDetail(401, detail)}. Sign in with a valid API key.`);
+    if (res.status === 401 && !apiKey)
+      session.signOut(`You were signed out: ${describeDetail(401, detail)}. Sign in with a valid API key.`);
     throw new ApiError(res.status, detail);
   }
   return json as T;
@@ -64,7 +70,8 @@ export function errorMessage(err: unknown): string {
   if (err instanceof ApiError) {
     if (err.status === 403) return `${err.message}`;
     if (err.status === 404) return `Not found: ${err.message}`;
-    if (err.status >= 500) return `The server could not answer (${err.status}): ${err.message}. Retry in a moment; if it persists, check the server's logs.`;
+    if (err.status >= 500)
+      return `The server could not answer (${err.status}): ${err.message}. Retry in a moment; if it persists, check the server's logs.`;
     return err.message;
   }
   return err instanceof Error ? err.message : String(err);

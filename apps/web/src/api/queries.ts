@@ -1,21 +1,41 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { useSession } from './session';
-import type { ApiKey, ApiKeyCreated, ProjectSummary, ProviderKey, Role, Span, TraceRows, TraceRowsRequest, TraceSkeleton, WhoAmI } from './types';
+import type {
+  ApiKey,
+  ApiKeyCreated,
+  ProjectSummary,
+  ProviderKey,
+  Role,
+  Span,
+  TraceRows,
+  TraceRowsRequest,
+  TraceSkeleton,
+  WhoAmI,
+} from './types';
 
 // Server state of the console, one hook per resource. Query keys start with the resource's name so that
 // a mutation can invalidate what it changed.
 
 export function useMe() {
   const { apiKey } = useSession();
-  return useQuery({ queryKey: ['me', apiKey], queryFn: () => api<WhoAmI>('/me'), enabled: !!apiKey, staleTime: 60_000 });
+  return useQuery({
+    queryKey: ['me', apiKey],
+    queryFn: () => api<WhoAmI>('/me'),
+    enabled: !!apiKey,
+    staleTime: 60_000,
+  });
 }
 
 /** Checks a key before it becomes the session's (the sign-in page). */
 export const checkKey = (apiKey: string) => api<WhoAmI>('/me', { apiKey });
 
 export function useProjects() {
-  return useQuery({ queryKey: ['projects'], queryFn: () => api<ProjectSummary[]>('/projects'), refetchInterval: 30_000 });
+  return useQuery({
+    queryKey: ['projects'],
+    queryFn: () => api<ProjectSummary[]>('/projects'),
+    refetchInterval: 30_000,
+  });
 }
 
 export function useTraces(request: TraceRowsRequest) {
@@ -28,7 +48,10 @@ export function useTraces(request: TraceRowsRequest) {
 }
 
 export function useTraceSkeleton(traceId: string) {
-  return useQuery({ queryKey: ['skeleton', traceId], queryFn: ({ signal }) => api<TraceSkeleton>(`/trace/${traceId}/skeleton`, { signal }) });
+  return useQuery({
+    queryKey: ['skeleton', traceId],
+    queryFn: ({ signal }) => api<TraceSkeleton>(`/trace/${traceId}/skeleton`, { signal }),
+  });
 }
 
 export function useSpan(traceId: string | null) {
@@ -67,7 +90,8 @@ export function useProviderKeys() {
 export function useSaveProviderKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { provider: string; api_key: string; base_url?: string | null }) => api<ProviderKey>('/provider-keys', { method: 'POST', body }),
+    mutationFn: (body: { provider: string; api_key: string; base_url?: string | null }) =>
+      api<ProviderKey>('/provider-keys', { method: 'POST', body }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['provider-keys'] }),
   });
 }
@@ -75,7 +99,8 @@ export function useSaveProviderKey() {
 export function useDeleteProviderKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (provider: string) => api<unknown>(`/provider-keys/${encodeURIComponent(provider)}`, { method: 'DELETE' }),
+    mutationFn: (provider: string) =>
+      api<unknown>(`/provider-keys/${encodeURIComponent(provider)}`, { method: 'DELETE' }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['provider-keys'] }),
   });
 }

@@ -2,21 +2,30 @@
 // schema code reaches the browser bundle).
 import type { z } from 'zod';
 import type {
-  ApiKeyCreatedSchema, ApiKeyRole, ApiKeySchema, ProjectSummarySchema, ProviderKeySchema, SkeletonSpanSchema, TraceLogFields,
-  TraceRowSchema, TraceRowsRequestSchema, TraceRowsSchema, TraceSkeletonSchema, WhoAmISchema,
+  ApiKeyCreatedSchema,
+  ApiKeyRole,
+  ApiKeySchema,
+  ProjectSummarySchema,
+  ProviderKeySchema,
+  TraceLogFields,
+  TraceRowsRequestSchema,
+  TraceRowsSchema,
+  TraceSkeletonSchema,
+  WhoAmISchema,
 } from '@sightline/schemas';
+import type { FILTER_OPERATORS } from '@sightline/core/filters';
 
-export type { ApiKeyRole, TimeRange } from '@sightline/schemas';
-export type { FilterOperator } from '@sightline/core/filters';
+export type { TimeRange } from '@sightline/schemas';
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 export type WhoAmI = z.output<typeof WhoAmISchema>;
 export type ProjectSummary = z.output<typeof ProjectSummarySchema>;
 /** What the console sends: page, page_size and time_range have defaults on the server. */
 export type TraceRowsRequest = z.input<typeof TraceRowsRequestSchema>;
-export type TraceRow = z.output<typeof TraceRowSchema>;
 export type TraceRows = z.output<typeof TraceRowsSchema>;
-export type SkeletonSpan = z.output<typeof SkeletonSpanSchema>;
+export type TraceRow = TraceRows['results'][number];
 export type TraceSkeleton = z.output<typeof TraceSkeletonSchema>;
+export type SkeletonSpan = TraceSkeleton['spans'][number];
 export type ApiKey = z.output<typeof ApiKeySchema>;
 export type ApiKeyCreated = z.output<typeof ApiKeyCreatedSchema>;
 export type ProviderKey = z.output<typeof ProviderKeySchema>;

@@ -1,4 +1,17 @@
-import { ActionIcon, Anchor, AppShell, Badge, Button, Group, Menu, Text, Tooltip, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
+import {
+  ActionIcon,
+  Anchor,
+  AppShell,
+  Badge,
+  Button,
+  Group,
+  Menu,
+  Text,
+  Tooltip,
+  UnstyledButton,
+  useComputedColorScheme,
+  useMantineColorScheme,
+} from '@mantine/core';
 import { IconChevronDown, IconLogout, IconMoon, IconSettings, IconSun } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Suspense } from 'react';
@@ -17,7 +30,8 @@ export function AppLayout() {
   const location = useLocation();
   const me = useMe();
   const { isAdmin } = usePermissions();
-  if (!apiKey) return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  if (!apiKey)
+    return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
 
   return (
     <AppShell header={{ height: 56 }} padding="md">
@@ -57,7 +71,13 @@ function NavButton({ to, label }: { to: string; label: string }) {
   return (
     <NavLink to={to} style={{ textDecoration: 'none' }}>
       {({ isActive }) => (
-        <Button component="span" variant={isActive ? 'light' : 'subtle'} color={isActive ? undefined : 'gray'} size="compact-md" fw={500}>
+        <Button
+          component="span"
+          variant={isActive ? 'light' : 'subtle'}
+          color={isActive ? undefined : 'gray'}
+          size="compact-md"
+          fw={500}
+        >
           {label}
         </Button>
       )}
@@ -79,18 +99,30 @@ function Account() {
         <UnstyledButton aria-label={`Account: ${me.label ?? 'API key'} in ${me.organization_name}, ${me.role}`}>
           <Group gap={8} wrap="nowrap">
             <div style={{ textAlign: 'right', lineHeight: 1.15 }}>
-              <Text size="sm" fw={600} truncate maw={220}>{me.organization_name}</Text>
-              <Text size="xs" c="dimmed" truncate maw={220}>{me.label ?? 'unlabelled key'}</Text>
+              <Text size="sm" fw={600} truncate maw={220}>
+                {me.organization_name}
+              </Text>
+              <Text size="xs" c="dimmed" truncate maw={220}>
+                {me.label ?? 'unlabelled key'}
+              </Text>
             </div>
-            <Badge variant="light" color={ROLE_COLOR[me.role]} size="sm">{me.role}</Badge>
+            <Badge variant="light" color={ROLE_COLOR[me.role]} size="sm">
+              {me.role}
+            </Badge>
             <IconChevronDown size={14} />
           </Group>
         </UnstyledButton>
       </Menu.Target>
       <Menu.Dropdown>
         <Menu.Label>Signed in with key {me.key_id.slice(0, 8)}…</Menu.Label>
-        {isAdmin && <Menu.Item component={Link} to="/settings" leftSection={<IconSettings size={16} />}>Settings</Menu.Item>}
-        <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={signOut}>Sign out</Menu.Item>
+        {isAdmin && (
+          <Menu.Item component={Link} to="/settings" leftSection={<IconSettings size={16} />}>
+            Settings
+          </Menu.Item>
+        )}
+        <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={signOut}>
+          Sign out
+        </Menu.Item>
       </Menu.Dropdown>
     </Menu>
   );
@@ -102,7 +134,12 @@ export function ThemeToggle() {
   const next = scheme === 'dark' ? 'light' : 'dark';
   return (
     <Tooltip label={`Switch to the ${next} theme`}>
-      <ActionIcon variant="default" size="lg" aria-label={`Switch to the ${next} theme`} onClick={() => setColorScheme(next)}>
+      <ActionIcon
+        variant="default"
+        size="lg"
+        aria-label={`Switch to the ${next} theme`}
+        onClick={() => setColorScheme(next)}
+      >
         {scheme === 'dark' ? <IconSun size={18} /> : <IconMoon size={18} />}
       </ActionIcon>
     </Tooltip>

@@ -9,32 +9,64 @@ const SPAN = {
     model: 'gpt-4o-mini',
     messages: [
       { role: 'system', content: 'You answer with **steps**.' },
-      { role: 'user', content: [{ type: 'text', text: 'Rotate my key?' }, { type: 'image_url', image_url: { url: 'https://example.com/k.png' } }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_docs', arguments: '{"query":"rotate","top_k":3}' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Rotate my key?' },
+          { type: 'image_url', image_url: { url: 'https://example.com/k.png' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'search_docs', arguments: '{"query":"rotate","top_k":3}' },
+          },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'keys.md#rotation' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { id: 7 } }] },
     ],
   },
-  output: 'Do this:\n\n1. Create a key\n2. Revoke the old one\n\n```sh\nnpm run apikey -- create\n```\n\nUse `--role member`.',
+  output:
+    'Do this:\n\n1. Create a key\n2. Revoke the old one\n\n```sh\nnpm run apikey -- create\n```\n\nUse `--role member`.',
 };
 
 describe('chat rendering', () => {
   it('brings every provider shape to one list of messages, the output last', () => {
     const messages = chatOf(SPAN);
     expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'assistant']);
-    expect(messages[1]!.parts).toEqual([{ type: 'text', text: 'Rotate my key?' }, { type: 'image', url: 'https://example.com/k.png' }]);
-    expect(messages[2]!.parts).toEqual([{ type: 'tool_call', name: 'search_docs', id: 'call_1', arguments: '{\n  "query": "rotate",\n  "top_k": 3\n}' }]);
+    expect(messages[1]!.parts).toEqual([
+      { type: 'text', text: 'Rotate my key?' },
+      { type: 'image', url: 'https://example.com/k.png' },
+    ]);
+    expect(messages[2]!.parts).toEqual([
+      { type: 'tool_call', name: 'search_docs', id: 'call_1', arguments: '{\n  "query": "rotate",\n  "top_k": 3\n}' },
+    ]);
     expect(messages[3]!.parts).toEqual([{ type: 'tool_result', content: 'keys.md#rotation', id: 'call_1' }]);
     expect(messages[4]!.parts[0]).toMatchObject({ type: 'tool_call', name: 'lookup', id: 'toolu_1' });
     expect(messages[5]!.fromOutput).toBe(true);
     expect(chatOf({ configuration: { model: 'x' }, output: 'hi' })).toEqual([]);
-    expect(outputMessage('{"role":"assistant","content":null,"tool_calls":[{"function":{"name":"f","arguments":"{}"}}]}')!.parts[0]).toMatchObject({ type: 'tool_call', name: 'f' });
+    expect(
+      outputMessage('{"role":"assistant","content":null,"tool_calls":[{"function":{"name":"f","arguments":"{}"}}]}')!
+        .parts[0],
+    ).toMatchObject({ type: 'tool_call', name: 'f' });
   });
 
   it('shows roles, Markdown with code blocks, and tool calls with their arguments', () => {
     renderWithKit(<ChatView messages={chatOf(SPAN)} />);
     const items = screen.getAllByLabelText(/ message$/);
-    expect(items.map((i) => i.getAttribute('aria-label'))).toEqual(['system message', 'user message', 'assistant message', 'tool message', 'assistant message', 'assistant message']);
+    expect(items.map((i) => i.getAttribute('aria-label'))).toEqual([
+      'system message',
+      'user message',
+      'assistant message',
+      'tool message',
+      'assistant message',
+      'assistant message',
+    ]);
     expect(within(items[0]!).getByText('system')).toBeTruthy();
     expect(within(items[0]!).getByText('steps').tagName).toBe('STRONG');
     expect(within(items[1]!).getByRole('img').getAttribute('src')).toBe('https://example.com/k.png');
@@ -49,7 +81,13 @@ describe('chat rendering', () => {
   });
 
   it('renders no raw HTML from a model', () => {
-    renderWithKit(<ChatView messages={chatOf({ configuration: { messages: [{ role: 'user', content: '<img src=x onerror="alert(1)"><b>bold</b>' }] } })} />);
+    renderWithKit(
+      <ChatView
+        messages={chatOf({
+          configuration: { messages: [{ role: 'user', content: '<img src=x onerror="alert(1)"><b>bold</b>' }] },
+        })}
+      />,
+    );
     expect(document.querySelector('img[src="x"]')).toBeNull();
     expect(document.querySelector('b')).toBeNull();
   });

@@ -14,12 +14,24 @@ const MARKDOWN: Components = {
   code: ({ className, children }) => {
     const text = String(children ?? '');
     const block = /language-/.test(className ?? '') || text.includes('\n');
-    return block
-      ? <Code block fz="xs" my={6} style={{ whiteSpace: 'pre-wrap' }} data-language={className?.replace('language-', '')}>{text.replace(/\n$/, '')}</Code>
-      : <Code fz="sm">{text}</Code>;
+    return block ? (
+      <Code block fz="xs" my={6} style={{ whiteSpace: 'pre-wrap' }} data-language={className?.replace('language-', '')}>
+        {text.replace(/\n$/, '')}
+      </Code>
+    ) : (
+      <Code fz="sm">{text}</Code>
+    );
   },
-  a: ({ href, children }) => <a href={href} target="_blank" rel="noreferrer noopener">{children}</a>,
-  img: ({ src, alt }) => <Text span size="sm" c="dimmed">[image: {alt || String(src ?? '')}]</Text>,
+  a: ({ href, children }) => (
+    <a href={href} target="_blank" rel="noreferrer noopener">
+      {children}
+    </a>
+  ),
+  img: ({ src, alt }) => (
+    <Text span size="sm" c="dimmed">
+      [image: {alt || String(src ?? '')}]
+    </Text>
+  ),
 };
 
 function LongText({ text }: { text: string }) {
@@ -27,13 +39,25 @@ function LongText({ text }: { text: string }) {
   const { shown, hidden } = preview(text, all);
   return (
     <>
-      {shown.length > MARKDOWN_LIMIT
-        ? <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{shown}</Text>
-        : <div className="markdown"><Markdown remarkPlugins={[remarkGfm]} components={MARKDOWN}>{shown}</Markdown></div>}
+      {shown.length > MARKDOWN_LIMIT ? (
+        <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+          {shown}
+        </Text>
+      ) : (
+        <div className="markdown">
+          <Markdown remarkPlugins={[remarkGfm]} components={MARKDOWN}>
+            {shown}
+          </Markdown>
+        </div>
+      )}
       {hidden > 0 && (
         <Group gap="xs" mt={6}>
-          <Text size="xs" c="dimmed">Showing the first {formatBytes(shown.length)} of {formatBytes(text.length)}.</Text>
-          <Button size="compact-xs" variant="light" onClick={() => setAll(true)}>Show all</Button>
+          <Text size="xs" c="dimmed">
+            Showing the first {formatBytes(shown.length)} of {formatBytes(text.length)}.
+          </Text>
+          <Button size="compact-xs" variant="light" onClick={() => setAll(true)}>
+            Show all
+          </Button>
         </Group>
       )}
     </>
@@ -45,29 +69,51 @@ function Part({ part }: { part: ChatPart }) {
     case 'text':
       return <LongText text={part.text} />;
     case 'image':
-      return part.url.startsWith('http') || part.url.startsWith('data:image/')
-        ? <Image src={part.url} alt="image in the message" maw={320} radius="sm" />
-        : <Text size="sm" c="dimmed">[image]</Text>;
+      return part.url.startsWith('http') || part.url.startsWith('data:image/') ? (
+        <Image src={part.url} alt="image in the message" maw={320} radius="sm" />
+      ) : (
+        <Text size="sm" c="dimmed">
+          [image]
+        </Text>
+      );
     case 'tool_call':
       return (
         <Paper withBorder p="xs" radius="sm" bg="var(--mantine-color-default)" aria-label={`Call of ${part.name}`}>
           <Group gap={6} mb={4}>
             <IconTool size={14} />
-            <Text size="sm" fw={600} ff="monospace">{part.name}()</Text>
-            {part.id && <Text size="xs" c="dimmed" ff="monospace">{part.id}</Text>}
+            <Text size="sm" fw={600} ff="monospace">
+              {part.name}()
+            </Text>
+            {part.id && (
+              <Text size="xs" c="dimmed" ff="monospace">
+                {part.id}
+              </Text>
+            )}
           </Group>
-          <Code block fz="xs" style={{ whiteSpace: 'pre-wrap' }}>{part.arguments}</Code>
+          <Code block fz="xs" style={{ whiteSpace: 'pre-wrap' }}>
+            {part.arguments}
+          </Code>
         </Paper>
       );
     case 'tool_result':
       return (
         <div>
-          {part.id && <Text size="xs" c="dimmed" ff="monospace" mb={2}>result of {part.id}</Text>}
-          <Code block fz="xs" style={{ whiteSpace: 'pre-wrap', maxHeight: 320, overflow: 'auto' }}>{preview(part.content, false).shown}</Code>
+          {part.id && (
+            <Text size="xs" c="dimmed" ff="monospace" mb={2}>
+              result of {part.id}
+            </Text>
+          )}
+          <Code block fz="xs" style={{ whiteSpace: 'pre-wrap', maxHeight: 320, overflow: 'auto' }}>
+            {preview(part.content, false).shown}
+          </Code>
         </div>
       );
     case 'json':
-      return <Code block fz="xs" style={{ whiteSpace: 'pre-wrap' }}>{JSON.stringify(part.value, null, 2)}</Code>;
+      return (
+        <Code block fz="xs" style={{ whiteSpace: 'pre-wrap' }}>
+          {JSON.stringify(part.value, null, 2)}
+        </Code>
+      );
   }
 }
 
@@ -77,7 +123,13 @@ export function ChatView({ messages }: { messages: ChatMessage[] }) {
     <Stack gap="sm" role="list" aria-label="Messages">
       {messages.map((m, i) => (
         <Message key={i} message={m}>
-          {m.parts.length ? m.parts.map((p, j) => <Part key={j} part={p} />) : <Text size="sm" c="dimmed">(no content)</Text>}
+          {m.parts.length ? (
+            m.parts.map((p, j) => <Part key={j} part={p} />)
+          ) : (
+            <Text size="sm" c="dimmed">
+              (no content)
+            </Text>
+          )}
         </Message>
       ))}
     </Stack>
@@ -87,11 +139,28 @@ export function ChatView({ messages }: { messages: ChatMessage[] }) {
 function Message({ message, children }: { message: ChatMessage; children: ReactNode }) {
   const color = ROLE_COLORS[message.role] ?? 'gray';
   return (
-    <Paper role="listitem" withBorder radius="md" p="sm" style={{ borderLeft: `3px solid var(--mantine-color-${color}-5)` }} aria-label={`${message.role} message`}>
+    <Paper
+      role="listitem"
+      withBorder
+      radius="md"
+      p="sm"
+      style={{ borderLeft: `3px solid var(--mantine-color-${color}-5)` }}
+      aria-label={`${message.role} message`}
+    >
       <Group gap={6} mb={6}>
-        <Badge size="sm" variant="light" color={color}>{message.role}</Badge>
-        {message.name && <Text size="xs" c="dimmed" ff="monospace">{message.name}</Text>}
-        {message.fromOutput && <Text size="xs" c="dimmed">output</Text>}
+        <Badge size="sm" variant="light" color={color}>
+          {message.role}
+        </Badge>
+        {message.name && (
+          <Text size="xs" c="dimmed" ff="monospace">
+            {message.name}
+          </Text>
+        )}
+        {message.fromOutput && (
+          <Text size="xs" c="dimmed">
+            output
+          </Text>
+        )}
       </Group>
       <Stack gap={6}>{children}</Stack>
     </Paper>

@@ -5,8 +5,12 @@ import { CopyIcon } from './CopyField';
 function Snippet({ code, label }: { code: string; label: string }) {
   return (
     <div style={{ position: 'relative' }}>
-      <div style={{ position: 'absolute', top: 6, right: 6 }}><CopyIcon value={code} label={`Copy the ${label} snippet`} /></div>
-      <Code block fz="xs" style={{ whiteSpace: 'pre', overflowX: 'auto', paddingRight: 40 }}>{code}</Code>
+      <div style={{ position: 'absolute', top: 6, right: 6 }}>
+        <CopyIcon value={code} label={`Copy the ${label} snippet`} />
+      </div>
+      <Code block fz="xs" style={{ whiteSpace: 'pre', overflowX: 'auto', paddingRight: 40 }}>
+        {code}
+      </Code>
     </div>
   );
 }
@@ -18,10 +22,20 @@ function Snippet({ code, label }: { code: string; label: string }) {
 export function ClientSetup({ apiKey, projectName = 'my-app' }: { apiKey: string; projectName?: string }) {
   const baseUrl = `${window.location.origin}/api/svc/v1`;
   const now = new Date().toISOString();
-  const body = JSON.stringify({
-    trace_id: randomUuid(), project_name: projectName, trace_name: 'hello', inputs: { question: 'hi' }, output: 'hello!',
-    status: 'success', start_timestamp: now, end_timestamp: now,
-  }, null, 2).replace(/\n/g, '\n  ');
+  const body = JSON.stringify(
+    {
+      trace_id: randomUuid(),
+      project_name: projectName,
+      trace_name: 'hello',
+      inputs: { question: 'hi' },
+      output: 'hello!',
+      status: 'success',
+      start_timestamp: now,
+      end_timestamp: now,
+    },
+    null,
+    2,
+  ).replace(/\n/g, '\n  ');
   const curl = `curl -s ${baseUrl}/trace_log \\
   -H 'x-api-key: ${apiKey}' \\
   -H 'content-type: application/json' \\
@@ -44,10 +58,21 @@ export <CLIENT>_BASE_URL="${baseUrl}"
       <Stack gap="md">
         <Table withRowBorders={false} verticalSpacing={4} fz="sm">
           <Table.Tbody>
-            {[['Base URL', baseUrl], ['API key', apiKey], ['Project', projectName]].map(([name, value]) => (
+            {[
+              ['Base URL', baseUrl],
+              ['API key', apiKey],
+              ['Project', projectName],
+            ].map(([name, value]) => (
               <Table.Tr key={name}>
-                <Table.Td w={110} c="dimmed">{name}</Table.Td>
-                <Table.Td><Group gap={4} wrap="nowrap"><Code>{value}</Code><CopyIcon value={value!} label={`Copy the ${name!.toLowerCase()}`} /></Group></Table.Td>
+                <Table.Td w={110} c="dimmed">
+                  {name}
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <Code>{value}</Code>
+                    <CopyIcon value={value!} label={`Copy the ${name!.toLowerCase()}`} />
+                  </Group>
+                </Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
@@ -59,13 +84,21 @@ export <CLIENT>_BASE_URL="${baseUrl}"
             <Tabs.Tab value="typescript">TypeScript</Tabs.Tab>
           </Tabs.List>
           <Tabs.Panel value="curl" pt="sm">
-            <Text size="sm" mb="xs">Send a first trace; the project is created on the way:</Text>
+            <Text size="sm" mb="xs">
+              Send a first trace; the project is created on the way:
+            </Text>
             <Snippet code={curl} label="curl" />
           </Tabs.Panel>
-          <Tabs.Panel value="python" pt="sm"><Snippet code={python} label="Python" /></Tabs.Panel>
-          <Tabs.Panel value="typescript" pt="sm"><Snippet code={typescript} label="TypeScript" /></Tabs.Panel>
+          <Tabs.Panel value="python" pt="sm">
+            <Snippet code={python} label="Python" />
+          </Tabs.Panel>
+          <Tabs.Panel value="typescript" pt="sm">
+            <Snippet code={typescript} label="TypeScript" />
+          </Tabs.Panel>
         </Tabs>
-        <Text size="xs" c="dimmed">The key shown is the one you signed in with; create one per service under Settings.</Text>
+        <Text size="xs" c="dimmed">
+          The key shown is the one you signed in with; create one per service under Settings.
+        </Text>
       </Stack>
     </Paper>
   );

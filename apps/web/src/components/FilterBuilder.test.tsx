@@ -13,7 +13,10 @@ function Harness() {
   const location = useLocation();
   return (
     <>
-      <FilterBuilder value={view.filter} onChange={(filter) => setParams(paramsFromView({ ...view, page: 1, filter }))} />
+      <FilterBuilder
+        value={view.filter}
+        onChange={(filter) => setParams(paramsFromView({ ...view, page: 1, filter }))}
+      />
       <output data-testid="url">{location.search}</output>
     </>
   );
@@ -30,7 +33,11 @@ async function choose(label: string, option: string) {
 describe('the filter builder and the URL', () => {
   it('writes a metadata filter with its key into the URL', async () => {
     const user = userEvent.setup();
-    renderWithKit(<MemoryRouter initialEntries={['/p?q=refund&page=3']}><Harness /></MemoryRouter>);
+    renderWithKit(
+      <MemoryRouter initialEntries={['/p?q=refund&page=3']}>
+        <Harness />
+      </MemoryRouter>,
+    );
     await user.click(screen.getByRole('button', { name: 'Filter' }));
     await choose('Field', 'Metadata');
     expect((screen.getByRole('button', { name: 'Apply' }) as HTMLButtonElement).disabled).toBe(true);
@@ -38,13 +45,23 @@ describe('the filter builder and the URL', () => {
     await choose('Operator', 'equals');
     await user.type(screen.getByRole('textbox', { name: 'Value' }), 'production');
     await user.click(screen.getByRole('button', { name: 'Apply' }));
-    expect(Object.fromEntries(url())).toEqual({ q: 'refund', filter: 'metadata', key: 'environment', op: 'equals', value: 'production' });
+    expect(Object.fromEntries(url())).toEqual({
+      q: 'refund',
+      filter: 'metadata',
+      key: 'environment',
+      op: 'equals',
+      value: 'production',
+    });
     expect(screen.getByText('metadata.environment equals production')).toBeTruthy();
   });
 
   it('composes score and annotation fields, and offers only the operators a field takes', async () => {
     const user = userEvent.setup();
-    renderWithKit(<MemoryRouter initialEntries={['/p']}><Harness /></MemoryRouter>);
+    renderWithKit(
+      <MemoryRouter initialEntries={['/p']}>
+        <Harness />
+      </MemoryRouter>,
+    );
     await user.click(screen.getByRole('button', { name: 'Filter' }));
     await choose('Field', 'Score…');
     await user.type(screen.getByRole('textbox', { name: 'Score name' }), 'helpfulness');
@@ -69,7 +86,11 @@ describe('the filter builder and the URL', () => {
 
   it('reads a filter from a link: the chip, the builder and the request', async () => {
     const user = userEvent.setup();
-    renderWithKit(<MemoryRouter initialEntries={['/p?filter=tags&op=in&value=prod,beta&status=error']}><Harness /></MemoryRouter>);
+    renderWithKit(
+      <MemoryRouter initialEntries={['/p?filter=tags&op=in&value=prod,beta&status=error']}>
+        <Harness />
+      </MemoryRouter>,
+    );
     expect(screen.getByText('tags is one of prod,beta')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Filter' }));
     const form = await screen.findByRole('form', { name: 'Filter builder' });
@@ -82,20 +103,44 @@ describe('the filter builder and the URL', () => {
   it('round-trips every part of a view through the URL', () => {
     const views: TraceView[] = [
       DEFAULT_VIEW,
-      { search: 'refund policy', status: 'error', range: '7d', page: 4, pageSize: 250, filter: { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' } },
+      {
+        search: 'refund policy',
+        status: 'error',
+        range: '7d',
+        page: 4,
+        pageSize: 250,
+        filter: { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' },
+      },
       { ...DEFAULT_VIEW, filter: { field: 'annotation:score:12', operator: 'greater_than_or_equal', value: '0.5' } },
       { ...DEFAULT_VIEW, filter: { field: 'score:acc:v2', operator: 'is_null' } },
-      { ...DEFAULT_VIEW, filter: { field: 'start_timestamp', operator: 'between', value: '2026-01-01, 2026-01-31 23:59:59' } },
+      {
+        ...DEFAULT_VIEW,
+        filter: { field: 'start_timestamp', operator: 'between', value: '2026-01-01, 2026-01-31 23:59:59' },
+      },
     ];
-    for (const view of views) expect(viewFromParams(new URLSearchParams(paramsFromView(view).toString()))).toEqual(view);
+    for (const view of views)
+      expect(viewFromParams(new URLSearchParams(paramsFromView(view).toString()))).toEqual(view);
     expect(paramsFromView(DEFAULT_VIEW).toString()).toBe('');
     expect(requestFromView(views[1]!, 'p-1')).toEqual({
-      project_uuid: 'p-1', page: 4, page_size: 250, time_range: '7d', status: 'error', search: 'refund policy',
-      filter_field: 'metadata', filter_operator: 'like', filter_value: 'acme', filter_key: 'customer',
+      project_uuid: 'p-1',
+      page: 4,
+      page_size: 250,
+      time_range: '7d',
+      status: 'error',
+      search: 'refund policy',
+      filter_field: 'metadata',
+      filter_operator: 'like',
+      filter_value: 'acme',
+      filter_key: 'customer',
     });
     // An incomplete filter from a hand-edited link is not sent.
-    expect(requestFromView({ ...DEFAULT_VIEW, filter: { field: 'metadata', operator: 'equals', value: 'x' } }, 'p').filter_field).toBeNull();
+    expect(
+      requestFromView({ ...DEFAULT_VIEW, filter: { field: 'metadata', operator: 'equals', value: 'x' } }, 'p')
+        .filter_field,
+    ).toBeNull();
     // Unknown values fall back to the defaults.
-    expect(viewFromParams(new URLSearchParams('status=maybe&range=2w&page=-1&size=7&op=nope&filter=x'))).toEqual(DEFAULT_VIEW);
+    expect(viewFromParams(new URLSearchParams('status=maybe&range=2w&page=-1&size=7&op=nope&filter=x'))).toEqual(
+      DEFAULT_VIEW,
+    );
   });
 });

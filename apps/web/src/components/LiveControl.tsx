@@ -9,15 +9,31 @@ const LABEL: Record<LiveStatus, [string, string, string]> = {
   off: ['Offline', 'gray', 'The live stream is closed'],
 };
 
-export function LiveControl({ status, paused, onToggle }: { status: LiveStatus; paused: boolean; onToggle: () => void }) {
-  const [label, color, help] = paused ? ['Paused', 'gray', 'New traces wait behind a bar until you resume'] : LABEL[status];
+export function LiveControl({
+  status,
+  paused,
+  onToggle,
+}: {
+  status: LiveStatus;
+  paused: boolean;
+  onToggle: () => void;
+}) {
+  const [label, color, help] = paused
+    ? ['Paused', 'gray', 'New traces wait behind a bar until you resume']
+    : LABEL[status];
   return (
     <Group gap={6} wrap="nowrap">
       <Tooltip label={help} withArrow>
-        <Badge variant="dot" color={color} size="lg" tt="none" fw={500} role="status" aria-live="polite">{label}</Badge>
+        <Badge variant="dot" color={color} size="lg" tt="none" fw={500} role="status" aria-live="polite">
+          {label}
+        </Badge>
       </Tooltip>
-      <Button variant="default" onClick={onToggle} aria-pressed={paused}
-        leftSection={paused ? <IconPlayerPlayFilled size={14} /> : <IconPlayerPauseFilled size={14} />}>
+      <Button
+        variant="default"
+        onClick={onToggle}
+        aria-pressed={paused}
+        leftSection={paused ? <IconPlayerPlayFilled size={14} /> : <IconPlayerPauseFilled size={14} />}
+      >
         {paused ? 'Resume' : 'Pause'}
       </Button>
     </Group>

@@ -8,7 +8,9 @@ export function Logo({ size = 26 }: { size?: number }) {
         <circle cx="16" cy="16" r="7" fill="none" stroke="#fff" strokeWidth="3" />
         <circle cx="16" cy="16" r="2.5" fill="#fff" />
       </svg>
-      <Text fw={700} size="lg" style={{ letterSpacing: -0.3 }}>Sightline</Text>
+      <Text fw={700} size="lg" style={{ letterSpacing: -0.3 }}>
+        Sightline
+      </Text>
     </Group>
   );
 }

@@ -12,21 +12,48 @@ export function Payload({ value, label, maxHeight = 360 }: { value: unknown; lab
   const text = useMemo(() => asText(value), [value]);
   const [all, setAll] = useState(false);
   const { shown, hidden } = preview(text, all);
-  if (value == null || text === '' || text === '{}') return <Text size="sm" c="dimmed">None</Text>;
+  if (value == null || text === '' || text === '{}')
+    return (
+      <Text size="sm" c="dimmed">
+        None
+      </Text>
+    );
   return (
     <div style={{ position: 'relative' }}>
-      <div style={{ position: 'absolute', top: 4, right: 4, zIndex: 1 }}><CopyIcon value={text} label={`Copy ${label}`} /></div>
-      <Code block fz="xs" style={{ maxHeight: all ? undefined : maxHeight, overflow: 'auto', whiteSpace: 'pre-wrap', wordBreak: 'break-word', paddingRight: 36 }}>
+      <div style={{ position: 'absolute', top: 4, right: 4, zIndex: 1 }}>
+        <CopyIcon value={text} label={`Copy ${label}`} />
+      </div>
+      <Code
+        block
+        fz="xs"
+        style={{
+          maxHeight: all ? undefined : maxHeight,
+          overflow: 'auto',
+          whiteSpace: 'pre-wrap',
+          wordBreak: 'break-word',
+          paddingRight: 36,
+        }}
+      >
         {shown}
       </Code>
       {(hidden > 0 || all) && text.length > shown.length - 1 && (
         <Group gap="xs" mt={4}>
           {hidden > 0 ? (
             <>
-              <Text size="xs" c="dimmed">Showing {formatBytes(shown.length)} of {formatBytes(text.length)}.</Text>
-              <Button size="compact-xs" variant="light" onClick={() => setAll(true)}>Show all</Button>
+              <Text size="xs" c="dimmed">
+                Showing {formatBytes(shown.length)} of {formatBytes(text.length)}.
+              </Text>
+              <Button size="compact-xs" variant="light" onClick={() => setAll(true)}>
+                Show all
+              </Button>
             </>
-          ) : text.length > 20_000 && <Button size="compact-xs" variant="subtle" onClick={() => setAll(false)}>Show less</Button>}
+          ) : (
+            text.length > 20_000 && (
+              <Button size="compact-xs" variant="subtle" onClick={() => setAll(false)}>
+                Show less
+              </Button>
+            )
+          )}
         </Group>
       )}
     </div>

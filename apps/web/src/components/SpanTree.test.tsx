@@ -7,10 +7,30 @@ import { renderWithKit } from '../test/render';
 import { SpanTree } from './SpanTree';
 
 const T0 = Date.UTC(2026, 4, 1, 10, 0, 0);
-function span(id: string, parent: string, order: number, startMs: number, latency: number, extra: Partial<SkeletonSpan> = {}): SkeletonSpan {
+function span(
+  id: string,
+  parent: string,
+  order: number,
+  startMs: number,
+  latency: number,
+  extra: Partial<SkeletonSpan> = {},
+): SkeletonSpan {
   return {
-    trace_id: id, parent_trace_id: parent, trace_name: id, kind: null, start_timestamp: new Date(T0 + startMs).toISOString(), end_timestamp: null,
-    latency, status: 'success', input_tokens: null, output_tokens: null, total_tokens: null, cost: null, depth: 0, execution_order: order, ...extra,
+    trace_id: id,
+    parent_trace_id: parent,
+    trace_name: id,
+    kind: null,
+    start_timestamp: new Date(T0 + startMs).toISOString(),
+    end_timestamp: null,
+    latency,
+    status: 'success',
+    input_tokens: null,
+    output_tokens: null,
+    total_tokens: null,
+    cost: null,
+    depth: 0,
+    execution_order: order,
+    ...extra,
   };
 }
 
@@ -27,8 +47,22 @@ function Harness({ initial = 'root' }: { initial?: string }) {
   const tree = buildSpanTree(SKELETON, 'root');
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [selected, setSelected] = useState<string | null>(initial);
-  const toggle = (id: string) => setCollapsed((c) => { const n = new Set(c); if (!n.delete(id)) n.add(id); return n; });
-  return <SpanTree tree={tree} collapsed={collapsed} onToggle={toggle} selected={selected} onSelect={setSelected} height={600} />;
+  const toggle = (id: string) =>
+    setCollapsed((c) => {
+      const n = new Set(c);
+      if (!n.delete(id)) n.add(id);
+      return n;
+    });
+  return (
+    <SpanTree
+      tree={tree}
+      collapsed={collapsed}
+      onToggle={toggle}
+      selected={selected}
+      onSelect={setSelected}
+      height={600}
+    />
+  );
 }
 
 const names = () => screen.getAllByRole('treeitem').map((row) => row.id.replace('span-', ''));
@@ -36,9 +70,20 @@ const names = () => screen.getAllByRole('treeitem').map((row) => row.id.replace(
 describe('the span tree and timeline built from a skeleton', () => {
   it('orders spans depth first by execution order, with depths from the parent links', () => {
     const tree = buildSpanTree(SKELETON, 'root');
-    expect(tree.nodes.map((n) => [n.span.trace_id, n.depth])).toEqual([['root', 0], ['retrieve', 1], ['llm', 1], ['tool', 2], ['orphan', 1]]);
+    expect(tree.nodes.map((n) => [n.span.trace_id, n.depth])).toEqual([
+      ['root', 0],
+      ['retrieve', 1],
+      ['llm', 1],
+      ['tool', 2],
+      ['orphan', 1],
+    ]);
     expect(tree.nodes[0]!.size).toBe(5);
-    expect(visibleNodes(tree, new Set(['llm'])).map((i) => tree.nodes[i]!.span.trace_id)).toEqual(['root', 'retrieve', 'llm', 'orphan']);
+    expect(visibleNodes(tree, new Set(['llm'])).map((i) => tree.nodes[i]!.span.trace_id)).toEqual([
+      'root',
+      'retrieve',
+      'llm',
+      'orphan',
+    ]);
   });
 
   it('draws each span with its kind, metrics and a bar placed by start and duration', () => {
@@ -92,7 +137,9 @@ describe('the span tree and timeline built from a skeleton', () => {
     expect(performance.now() - started).toBeLessThan(500);
     expect(tree.nodes).toHaveLength(10_000);
     expect(visibleNodes(tree, new Set())).toHaveLength(10_000);
-    renderWithKit(<SpanTree tree={tree} collapsed={new Set()} onToggle={() => {}} selected="s0" onSelect={() => {}} height={600} />);
+    renderWithKit(
+      <SpanTree tree={tree} collapsed={new Set()} onToggle={() => {}} selected="s0" onSelect={() => {}} height={600} />,
+    );
     expect(screen.getAllByRole('treeitem').length).toBeLessThan(100);
   });
 });

@@ -8,29 +8,55 @@ export function LoadingState({ label }: { label: string }) {
     <Center py="xl" role="status" aria-live="polite">
       <Stack align="center" gap="xs">
         <Loader size="sm" />
-        <Text size="sm" c="dimmed">{label}…</Text>
+        <Text size="sm" c="dimmed">
+          {label}…
+        </Text>
       </Stack>
     </Center>
   );
 }
 
 /** An error with what to do about it, and a retry when retrying can help. */
-export function ErrorState({ error, title = 'Something went wrong', onRetry }: { error: unknown; title?: string; onRetry?: () => void }) {
+export function ErrorState({
+  error,
+  title = 'Something went wrong',
+  onRetry,
+}: {
+  error: unknown;
+  title?: string;
+  onRetry?: () => void;
+}) {
   return (
     <Alert variant="light" color="red" title={title} icon={<IconAlertTriangle size={18} />} role="alert">
       <Stack gap="xs" align="flex-start">
         <Text size="sm">{errorMessage(error)}</Text>
-        {onRetry && <Button size="xs" variant="light" color="red" onClick={onRetry}>Retry</Button>}
+        {onRetry && (
+          <Button size="xs" variant="light" color="red" onClick={onRetry}>
+            Retry
+          </Button>
+        )}
       </Stack>
     </Alert>
   );
 }
 
-export function EmptyState({ title, children, icon, width = 560 }: { title: string; children?: ReactNode; icon?: ReactNode; width?: number }) {
+export function EmptyState({
+  title,
+  children,
+  icon,
+  width = 560,
+}: {
+  title: string;
+  children?: ReactNode;
+  icon?: ReactNode;
+  width?: number;
+}) {
   return (
     <Center py={48}>
       <Stack align="center" gap="sm" maw={width} w="100%" ta="center">
-        <ThemeIcon size={48} radius="xl" variant="light" color="gray">{icon ?? <IconInbox size={26} />}</ThemeIcon>
+        <ThemeIcon size={48} radius="xl" variant="light" color="gray">
+          {icon ?? <IconInbox size={26} />}
+        </ThemeIcon>
         <Title order={4}>{title}</Title>
         {children}
       </Stack>

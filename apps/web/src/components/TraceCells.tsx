@@ -2,22 +2,60 @@ import { Badge, Group, Text, Tooltip } from '@mantine/core';
 import { formatScore } from '../lib/format';
 
 export function StatusBadge({ status, error }: { status: string | null; error?: string | null }) {
-  if (!status) return <Text span size="sm" c="dimmed">–</Text>;
-  const badge = <Badge variant="light" color={status === 'error' ? 'red' : status === 'success' ? 'teal' : 'gray'} size="sm">{status}</Badge>;
-  return error ? <Tooltip label={error.slice(0, 300)} multiline maw={420} withArrow>{badge}</Tooltip> : badge;
+  if (!status)
+    return (
+      <Text span size="sm" c="dimmed">
+        –
+      </Text>
+    );
+  const badge = (
+    <Badge variant="light" color={status === 'error' ? 'red' : status === 'success' ? 'teal' : 'gray'} size="sm">
+      {status}
+    </Badge>
+  );
+  return error ? (
+    <Tooltip label={error.slice(0, 300)} multiline maw={420} withArrow>
+      {badge}
+    </Tooltip>
+  ) : (
+    badge
+  );
 }
 
 /** At most `max` chips, the rest counted (a row stays one line high). */
 export function Chips({ items, max = 2, color = 'gray' }: { items: string[]; max?: number; color?: string }) {
-  if (!items.length) return <Text span size="sm" c="dimmed">–</Text>;
+  if (!items.length)
+    return (
+      <Text span size="sm" c="dimmed">
+        –
+      </Text>
+    );
   return (
     <Group gap={4} wrap="nowrap">
       {items.slice(0, max).map((t, i) => (
-        <Badge key={`${t}-${i}`} variant="light" color={color} size="sm" tt="none" fw={500} maw={150} style={{ flexShrink: 1 }}>{t}</Badge>
+        <Badge
+          key={`${t}-${i}`}
+          variant="light"
+          color={color}
+          size="sm"
+          tt="none"
+          fw={500}
+          maw={150}
+          style={{ flexShrink: 1 }}
+        >
+          {t}
+        </Badge>
       ))}
-      {items.length > max && <Tooltip label={items.slice(max).join(', ')} multiline maw={320}><Badge variant="outline" color="gray" size="sm">+{items.length - max}</Badge></Tooltip>}
+      {items.length > max && (
+        <Tooltip label={items.slice(max).join(', ')} multiline maw={320}>
+          <Badge variant="outline" color="gray" size="sm">
+            +{items.length - max}
+          </Badge>
+        </Tooltip>
+      )}
     </Group>
   );
 }
 
-export const scoreChips = (scores: { name: string; score: number | null }[]) => scores.map((s) => `${s.name} ${formatScore(s.score)}`);
+export const scoreChips = (scores: { name: string; score: number | null }[]) =>
+  scores.map((s) => `${s.name} ${formatScore(s.score)}`);

@@ -16,7 +16,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const str = (v: unknown) => (typeof v === 'string' ? v : v == null ? '' : JSON.stringify(v, null, 2));
 
 /** Arguments arrive as a JSON string (OpenAI) or an object (Anthropic): shown pretty-printed either way. */
-export function prettyArguments(args: unknown): string {
+function prettyArguments(args: unknown): string {
   if (typeof args === 'string') {
     try {
       return JSON.stringify(JSON.parse(args), null, 2);
@@ -42,31 +42,65 @@ function contentParts(content: unknown): ChatPart[] {
       case 'image_url':
         return [{ type: 'image', url: str(isObject(block.image_url) ? block.image_url.url : block.image_url) }];
       case 'image':
-        return [{ type: 'image', url: isObject(block.source) && block.source.type === 'url' ? str(block.source.url) : '(inline image)' }];
+        return [
+          {
+            type: 'image',
+            url: isObject(block.source) && block.source.type === 'url' ? str(block.source.url) : '(inline image)',
+          },
+        ];
       case 'tool_use':
-        return [{ type: 'tool_call', name: str(block.name), arguments: prettyArguments(block.input), id: block.id as string | undefined }];
+        return [
+          {
+            type: 'tool_call',
+            name: str(block.name),
+            arguments: prettyArguments(block.input),
+            id: block.id as string | undefined,
+          },
+        ];
       case 'tool_result':
-        return [{ type: 'tool_result', content: contentParts(block.content).map((p) => (p.type === 'text' ? p.text : str(p))).join('\n'), id: block.tool_use_id as string | undefined }];
+        return [
+          {
+            type: 'tool_result',
+            content: contentParts(block.content)
+              .map((p) => (p.type === 'text' ? p.text : str(p)))
+              .join('\n'),
+            id: block.tool_use_id as string | undefined,
+          },
+        ];
       default:
         return [{ type: 'json', value: block }];
     }
   });
 }
 
-export function normalizeMessage(raw: unknown): ChatMessage {
+function normalizeMessage(raw: unknown): ChatMessage {
   if (!isObject(raw)) return { role: 'unknown', parts: contentParts(raw) };
   const role = typeof raw.role === 'string' ? raw.role : 'unknown';
   const parts = contentParts(raw.content);
   if (role === 'tool' || role === 'function') {
     // A tool's answer: the content is the result, tied to the call by its id.
     const text = parts.map((p) => (p.type === 'text' ? p.text : str(p))).join('\n');
-    return { role, name: raw.name as string | undefined, parts: [{ type: 'tool_result', content: text, id: raw.tool_call_id as string | undefined }] };
+    return {
+      role,
+      name: raw.name as string | undefined,
+      parts: [{ type: 'tool_result', content: text, id: raw.tool_call_id as string | undefined }],
+    };
   }
   for (const call of Array.isArray(raw.tool_calls) ? raw.tool_calls : []) {
     const fn = isObject(call) && isObject(call.function) ? call.function : (call as Record<string, unknown>);
-    parts.push({ type: 'tool_call', name: str(fn?.name), arguments: prettyArguments(fn?.arguments), id: isObject(call) ? (call.id as string | undefined) : undefined });
+    parts.push({
+      type: 'tool_call',
+      name: str(fn?.name),
+      arguments: prettyArguments(fn?.arguments),
+      id: isObject(call) ? (call.id as string | undefined) : undefined,
+    });
   }
-  if (isObject(raw.function_call)) parts.push({ type: 'tool_call', name: str(raw.function_call.name), arguments: prettyArguments(raw.function_call.arguments) });
+  if (isObject(raw.function_call))
+    parts.push({
+      type: 'tool_call',
+      name: str(raw.function_call.name),
+      arguments: prettyArguments(raw.function_call.arguments),
+    });
   return { role, name: typeof raw.name === 'string' ? raw.name : undefined, parts };
 }
 
@@ -80,8 +114,10 @@ export function outputMessage(output: string | null | undefined): ChatMessage | 
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
       const value = JSON.parse(output);
-      if (isObject(value) && ('role' in value || 'tool_calls' in value || 'function_call' in value)) return { ...normalizeMessage({ role: 'assistant', ...value }), fromOutput: true };
-      if (Array.isArray(value) && value.every((c) => isObject(c) && (isObject(c.function) || 'name' in c))) return { ...normalizeMessage({ role: 'assistant', tool_calls: value }), fromOutput: true };
+      if (isObject(value) && ('role' in value || 'tool_calls' in value || 'function_call' in value))
+        return { ...normalizeMessage({ role: 'assistant', ...value }), fromOutput: true };
+      if (Array.isArray(value) && value.every((c) => isObject(c) && (isObject(c.function) || 'name' in c)))
+        return { ...normalizeMessage({ role: 'assistant', tool_calls: value }), fromOutput: true };
     } catch {
       // Not JSON after all: text.
     }
@@ -90,9 +126,15 @@ export function outputMessage(output: string | null | undefined): ChatMessage | 
 }
 
 /** The conversation of a span, or an empty list when it has no messages (not an LLM call). */
-export function chatOf(span: { configuration?: Record<string, unknown> | null; output?: string | null }): ChatMessage[] {
+export function chatOf(span: {
+  configuration?: Record<string, unknown> | null;
+  output?: string | null;
+}): ChatMessage[] {
   const config = span.configuration ?? {};
-  const sent = [...(Array.isArray(config.history) ? config.history : []), ...(Array.isArray(config.messages) ? config.messages : [])];
+  const sent = [
+    ...(Array.isArray(config.history) ? config.history : []),
+    ...(Array.isArray(config.messages) ? config.messages : []),
+  ];
   if (!sent.length) return [];
   const reply = outputMessage(span.output);
   return [...sent.map(normalizeMessage), ...(reply ? [reply] : [])];

@@ -13,19 +13,28 @@ export function formatCost(usd: number | null | undefined): string {
   if (usd === 0) return '$0';
   if (usd < 0.000001) return '<$0.000001';
   // Four significant digits at most: a cheap call reads $0.000042, not $4.2e-5.
-  if (usd < 1) return `$${usd.toFixed(Math.min(6, 3 - Math.floor(Math.log10(usd)))).replace(/0+$/, '').replace(/\.$/, '')}`;
+  if (usd < 1)
+    return `$${usd
+      .toFixed(Math.min(6, 3 - Math.floor(Math.log10(usd))))
+      .replace(/0+$/, '')
+      .replace(/\.$/, '')}`;
   return `$${usd.toFixed(2)}`;
 }
 
 const integer = new Intl.NumberFormat();
 export const formatCount = (n: number | null | undefined) => (n == null ? '–' : integer.format(n));
 
-export function formatTokens(input: number | null | undefined, output: number | null | undefined, total: number | null | undefined): string {
+export function formatTokens(
+  input: number | null | undefined,
+  output: number | null | undefined,
+  total: number | null | undefined,
+): string {
   const sum = total ?? (input == null && output == null ? null : (input ?? 0) + (output ?? 0));
   return formatCount(sum);
 }
 
-export const formatPercent = (fraction: number | null | undefined) => (fraction == null ? '–' : `${(fraction * 100).toFixed(fraction < 0.1 ? 1 : 0)}%`);
+export const formatPercent = (fraction: number | null | undefined) =>
+  fraction == null ? '–' : `${(fraction * 100).toFixed(fraction < 0.1 ? 1 : 0)}%`;
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -33,4 +42,5 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export const formatScore = (n: number | null | undefined) => (n == null ? '–' : Number.isInteger(n) ? String(n) : n.toFixed(2));
+export const formatScore = (n: number | null | undefined) =>
+  n == null ? '–' : Number.isInteger(n) ? String(n) : n.toFixed(2);

@@ -21,20 +21,26 @@ export type SpanTree = { nodes: TreeNode[]; index: Map<string, number>; startMs:
  */
 export function buildSpanTree(spans: SkeletonSpan[], rootId?: string): SpanTree {
   const ids = new Set(spans.map((s) => s.trace_id));
-  const root = spans.find((s) => s.trace_id === rootId) ?? spans.find((s) => s.parent_trace_id === s.trace_id || !ids.has(s.parent_trace_id)) ?? spans[0];
+  const root =
+    spans.find((s) => s.trace_id === rootId) ??
+    spans.find((s) => s.parent_trace_id === s.trace_id || !ids.has(s.parent_trace_id)) ??
+    spans[0];
   const children = new Map<string, SkeletonSpan[]>();
   for (const s of spans) {
     if (s === root) continue;
     const parent = ids.has(s.parent_trace_id) && s.parent_trace_id !== s.trace_id ? s.parent_trace_id : root!.trace_id;
     (children.get(parent) ?? children.set(parent, []).get(parent)!).push(s);
   }
-  const byOrder = (a: SkeletonSpan, b: SkeletonSpan) => a.execution_order - b.execution_order || (apiTimeMs(a.start_timestamp) ?? 0) - (apiTimeMs(b.start_timestamp) ?? 0);
+  const byOrder = (a: SkeletonSpan, b: SkeletonSpan) =>
+    a.execution_order - b.execution_order || (apiTimeMs(a.start_timestamp) ?? 0) - (apiTimeMs(b.start_timestamp) ?? 0);
   for (const list of children.values()) list.sort(byOrder);
 
   const nodes: TreeNode[] = [];
   const index = new Map<string, number>();
   const seen = new Set<string>();
-  const stack: { span: SkeletonSpan; depth: number; parent: number }[] = root ? [{ span: root, depth: 0, parent: -1 }] : [];
+  const stack: { span: SkeletonSpan; depth: number; parent: number }[] = root
+    ? [{ span: root, depth: 0, parent: -1 }]
+    : [];
   while (stack.length) {
     const { span, depth, parent } = stack.pop()!;
     if (seen.has(span.trace_id)) continue; // a cycle in the parent links
@@ -45,12 +51,14 @@ export function buildSpanTree(spans: SkeletonSpan[], rootId?: string): SpanTree 
     const end = startMs != null && span.latency != null ? startMs + span.latency * 1000 : apiTimeMs(span.end_timestamp);
     index.set(span.trace_id, nodes.length);
     nodes.push({ span, depth, parent, size: 1, childCount: kids.length, startMs, endMs: end });
-    for (let i = kids.length - 1; i >= 0; i--) stack.push({ span: kids[i]!, depth: depth + 1, parent: nodes.length - 1 });
+    for (let i = kids.length - 1; i >= 0; i--)
+      stack.push({ span: kids[i]!, depth: depth + 1, parent: nodes.length - 1 });
   }
   // Subtree sizes, children before parents: depth-first order puts every descendant after its ancestor.
   for (let i = nodes.length - 1; i > 0; i--) nodes[nodes[i]!.parent]!.size += nodes[i]!.size;
 
-  let startMs = Infinity, endMs = -Infinity;
+  let startMs = Infinity,
+    endMs = -Infinity;
   for (const n of nodes) {
     if (n.startMs != null) startMs = Math.min(startMs, n.startMs);
     endMs = Math.max(endMs, n.endMs ?? n.startMs ?? -Infinity);
@@ -62,7 +70,7 @@ export function buildSpanTree(spans: SkeletonSpan[], rootId?: string): SpanTree 
 /** The rows to draw: every node whose ancestors are all expanded. */
 export function visibleNodes(tree: SpanTree, collapsed: ReadonlySet<string>): number[] {
   const rows: number[] = [];
-  for (let i = 0; i < tree.nodes.length; ) {
+  for (let i = 0; i < tree.nodes.length;) {
     rows.push(i);
     const node = tree.nodes[i]!;
     i += collapsed.has(node.span.trace_id) ? node.size : 1;

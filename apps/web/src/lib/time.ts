@@ -10,7 +10,14 @@ export function parseApiTime(value: string | null | undefined): Date | null {
 
 export const apiTimeMs = (value: string | null | undefined) => parseApiTime(value)?.getTime() ?? null;
 
-const local = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const local = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
 const localTime = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 /** In the browser's zone; today's times without the date. */

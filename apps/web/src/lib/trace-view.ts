@@ -15,8 +15,16 @@ export const PAGE_SIZES = [50, 100, 250, 500] as const;
 export const DEFAULT_VIEW: TraceView = { search: '', status: '', range: 'na', page: 1, pageSize: 100, filter: null };
 
 export const TIME_RANGE_LABELS = {
-  na: 'All time', '1h': 'Last hour', '3h': 'Last 3 hours', '6h': 'Last 6 hours', '24h': 'Last 24 hours',
-  '7d': 'Last 7 days', '1m': 'Last month', '3m': 'Last 3 months', '6m': 'Last 6 months', '1y': 'Last year',
+  na: 'All time',
+  '1h': 'Last hour',
+  '3h': 'Last 3 hours',
+  '6h': 'Last 6 hours',
+  '24h': 'Last 24 hours',
+  '7d': 'Last 7 days',
+  '1m': 'Last month',
+  '3m': 'Last 3 months',
+  '6m': 'Last 6 months',
+  '1y': 'Last year',
 } satisfies Record<TimeRange, string>;
 
 const isRange = (s: string | null): s is TimeRange => !!s && s in TIME_RANGE_LABELS;
@@ -33,9 +41,15 @@ export function viewFromParams(params: URLSearchParams): TraceView {
     range: isRange(params.get('range')) ? (params.get('range') as TimeRange) : DEFAULT_VIEW.range,
     page: Number.isInteger(page) && page >= 1 ? page : 1,
     pageSize: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_VIEW.pageSize,
-    filter: field && isOperator(op)
-      ? { field, operator: op, ...(params.has('key') && { key: params.get('key')! }), ...(params.has('value') && { value: params.get('value')! }) }
-      : null,
+    filter:
+      field && isOperator(op)
+        ? {
+            field,
+            operator: op,
+            ...(params.has('key') && { key: params.get('key')! }),
+            ...(params.has('value') && { value: params.get('value')! }),
+          }
+        : null,
   };
 }
 

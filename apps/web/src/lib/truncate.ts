@@ -1,5 +1,5 @@
 /** Past this many characters a payload is shown cut, with a way to show all of it. */
-export const PREVIEW_CHARS = 20_000;
+const PREVIEW_CHARS = 20_000;
 /** Past this, even "show all" draws plain text rather than Markdown, which would take seconds to lay out. */
 export const MARKDOWN_LIMIT = 100_000;
 
@@ -9,4 +9,5 @@ export function preview(text: string, all: boolean): { shown: string; hidden: nu
 }
 
 /** A value as readable text: strings as they are, anything else as indented JSON. */
-export const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value, null, 2) ?? String(value));
+export const asText = (value: unknown): string =>
+  typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value));

@@ -10,7 +10,12 @@ import { liveRowFits, type TraceView } from './trace-view';
  * behind the "N new" bar, so that rows never move under the pointer. A row already on screen is updated
  * where it is.
  */
-export function useLiveRows(projectUuid: string, view: TraceView, results: TraceRow[] | undefined, refetch: () => void) {
+export function useLiveRows(
+  projectUuid: string,
+  view: TraceView,
+  results: TraceRow[] | undefined,
+  refetch: () => void,
+) {
   const [paused, setPaused] = useState(false);
   const [added, setAdded] = useState<TraceRow[]>([]);
   const [queued, setQueued] = useState<TraceRow[]>([]);
@@ -71,11 +76,30 @@ export function useLiveRows(projectUuid: string, view: TraceView, results: Trace
     setQueued([]);
   }, [show, refetch]);
 
-  const setReading = useCallback((r: boolean) => {
-    reading.current = r;
-    // The pointer left and the list is at the top: what queued while reading can come in now.
-    if (!r && current.current.queued.length && canShowDirectly() && current.current.queued.every((q) => liveRowFits(current.current.view, q) === true)) flush();
-  }, [flush]);
+  const setReading = useCallback(
+    (r: boolean) => {
+      reading.current = r;
+      // The pointer left and the list is at the top: what queued while reading can come in now.
+      if (
+        !r &&
+        current.current.queued.length &&
+        canShowDirectly() &&
+        current.current.queued.every((q) => liveRowFits(current.current.view, q) === true)
+      )
+        flush();
+    },
+    [flush],
+  );
 
-  return { status, paused, rows, added: added.length, fresh, pending: queued.length, flush, setReading, togglePause: () => setPaused((p) => !p) };
+  return {
+    status,
+    paused,
+    rows,
+    added: added.length,
+    fresh,
+    pending: queued.length,
+    flush,
+    setReading,
+    togglePause: () => setPaused((p) => !p),
+  };
 }

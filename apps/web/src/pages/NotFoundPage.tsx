@@ -6,8 +6,12 @@ import { EmptyState } from '../components/StateViews';
 export default function NotFoundPage() {
   return (
     <EmptyState title="This page does not exist" icon={<IconMapOff size={26} />}>
-      <Text c="dimmed" size="sm">The link may be mistyped, or point to something that was removed.</Text>
-      <Button component={Link} to="/projects" variant="light">Go to the projects</Button>
+      <Text c="dimmed" size="sm">
+        The link may be mistyped, or point to something that was removed.
+      </Text>
+      <Button component={Link} to="/projects" variant="light">
+        Go to the projects
+      </Button>
     </EmptyState>
   );
 }

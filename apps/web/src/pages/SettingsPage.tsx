@@ -1,10 +1,31 @@
-import { Alert, Badge, Button, Code, Group, Modal, Paper, PasswordInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Code,
+  Group,
+  Modal,
+  Paper,
+  PasswordInput,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/client';
 import {
-  useApiKeys, useCreateApiKey, useDeleteProviderKey, useMe, useProviderKeys, useRevokeApiKey, useSaveProviderKey,
+  useApiKeys,
+  useCreateApiKey,
+  useDeleteProviderKey,
+  useMe,
+  useProviderKeys,
+  useRevokeApiKey,
+  useSaveProviderKey,
 } from '../api/queries';
 import { usePermissions } from '../api/roles';
 import type { ApiKeyCreated, Role } from '../api/types';
@@ -24,7 +45,9 @@ export default function SettingsPage() {
   if (!isAdmin || !me) {
     return (
       <EmptyState title="Settings are for admins">
-        <Text size="sm" c="dimmed">Your key's role is {me?.role}. Ask an admin of {me?.organization_name} to manage keys.</Text>
+        <Text size="sm" c="dimmed">
+          Your key's role is {me?.role}. Ask an admin of {me?.organization_name} to manage keys.
+        </Text>
       </EmptyState>
     );
   }
@@ -32,7 +55,9 @@ export default function SettingsPage() {
     <Stack gap="xl" maw={1100} mx="auto">
       <div>
         <Title order={2}>Settings</Title>
-        <Text size="sm" c="dimmed">Organization {me.organization_name}</Text>
+        <Text size="sm" c="dimmed">
+          Organization {me.organization_name}
+        </Text>
       </div>
       <ApiKeys currentKeyId={me.key_id} />
       <ProviderKeys />
@@ -61,28 +86,95 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string }) {
       <Group justify="space-between">
         <div>
           <Title order={3}>API keys</Title>
-          <Text size="sm" c="dimmed">Keys of this organization. Only their last four characters are kept readable.</Text>
+          <Text size="sm" c="dimmed">
+            Keys of this organization. Only their last four characters are kept readable.
+          </Text>
         </div>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>Create a key</Button>
+        <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+          Create a key
+        </Button>
       </Group>
-      {revokeError && <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} withCloseButton onClose={() => setRevokeError(null)} title="Not revoked">{revokeError}</Alert>}
+      {revokeError && (
+        <Alert
+          color="red"
+          variant="light"
+          icon={<IconAlertTriangle size={18} />}
+          withCloseButton
+          onClose={() => setRevokeError(null)}
+          title="Not revoked"
+        >
+          {revokeError}
+        </Alert>
+      )}
       <Paper withBorder radius="md">
-        {keys.isPending ? <LoadingState label="Loading keys" /> : keys.isError ? <Stack p="md"><ErrorState error={keys.error} onRetry={() => keys.refetch()} /></Stack> : (
+        {keys.isPending ? (
+          <LoadingState label="Loading keys" />
+        ) : keys.isError ? (
+          <Stack p="md">
+            <ErrorState error={keys.error} onRetry={() => keys.refetch()} />
+          </Stack>
+        ) : (
           <Table verticalSpacing="sm" horizontalSpacing="md" aria-label="API keys">
             <Table.Thead>
-              <Table.Tr><Table.Th>Label</Table.Th><Table.Th>Role</Table.Th><Table.Th>Key</Table.Th><Table.Th>Created</Table.Th><Table.Th>Last used</Table.Th><Table.Th /></Table.Tr>
+              <Table.Tr>
+                <Table.Th>Label</Table.Th>
+                <Table.Th>Role</Table.Th>
+                <Table.Th>Key</Table.Th>
+                <Table.Th>Created</Table.Th>
+                <Table.Th>Last used</Table.Th>
+                <Table.Th />
+              </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {keys.data.map((k) => (
                 <Table.Tr key={k.id}>
-                  <Table.Td fw={500}>{k.label ?? <Text span c="dimmed">unlabelled</Text>}{k.id === currentKeyId && <Badge ml={6} size="xs" variant="outline">this session</Badge>}</Table.Td>
-                  <Table.Td><Badge variant="light" color={k.role === 'admin' ? 'indigo' : k.role === 'member' ? 'teal' : 'gray'}>{k.role}</Badge></Table.Td>
-                  <Table.Td><Code>{k.api_key}</Code></Table.Td>
-                  <Table.Td><Timestamp value={k.created_at} size="sm" /></Table.Td>
-                  <Table.Td>{k.last_used_at ? <Timestamp value={k.last_used_at} size="sm" /> : <Text span size="sm" c="dimmed">never</Text>}</Table.Td>
+                  <Table.Td fw={500}>
+                    {k.label ?? (
+                      <Text span c="dimmed">
+                        unlabelled
+                      </Text>
+                    )}
+                    {k.id === currentKeyId && (
+                      <Badge ml={6} size="xs" variant="outline">
+                        this session
+                      </Badge>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge
+                      variant="light"
+                      color={k.role === 'admin' ? 'indigo' : k.role === 'member' ? 'teal' : 'gray'}
+                    >
+                      {k.role}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    <Code>{k.api_key}</Code>
+                  </Table.Td>
+                  <Table.Td>
+                    <Timestamp value={k.created_at} size="sm" />
+                  </Table.Td>
+                  <Table.Td>
+                    {k.last_used_at ? (
+                      <Timestamp value={k.last_used_at} size="sm" />
+                    ) : (
+                      <Text span size="sm" c="dimmed">
+                        never
+                      </Text>
+                    )}
+                  </Table.Td>
                   <Table.Td ta="right">
-                    <Button size="xs" variant="subtle" color="red" leftSection={<IconTrash size={14} />} loading={revoke.isPending && revoke.variables === k.id}
-                      onClick={() => onRevoke(k.id, k.label)} aria-label={`Revoke the key ${k.label ?? k.api_key}`}>Revoke</Button>
+                    <Button
+                      size="xs"
+                      variant="subtle"
+                      color="red"
+                      leftSection={<IconTrash size={14} />}
+                      loading={revoke.isPending && revoke.variables === k.id}
+                      onClick={() => onRevoke(k.id, k.label)}
+                      aria-label={`Revoke the key ${k.label ?? k.api_key}`}
+                    >
+                      Revoke
+                    </Button>
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -90,14 +182,38 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string }) {
           </Table>
         )}
       </Paper>
-      <CreateKeyModal opened={creating} onClose={() => setCreating(false)} onCreated={(k) => { setCreating(false); setCreated(k); }} />
-      <Modal opened={!!created} onClose={() => setCreated(null)} title="Your new API key" size="lg" closeOnClickOutside={false}>
+      <CreateKeyModal
+        opened={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(k) => {
+          setCreating(false);
+          setCreated(k);
+        }}
+      />
+      <Modal
+        opened={!!created}
+        onClose={() => setCreated(null)}
+        title="Your new API key"
+        size="lg"
+        closeOnClickOutside={false}
+      >
         {created && (
           <Stack>
-            <Alert color="yellow" variant="light" icon={<IconKey size={18} />}>Copy it now: it is shown this once, and Sightline keeps only a hash of it.</Alert>
-            <Group gap={4} wrap="nowrap"><Code block style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }} data-testid="new-key">{created.key}</Code><CopyIcon value={created.key} label="Copy the key" /></Group>
-            <Text size="sm" c="dimmed">{created.label} · {ROLE_HELP[created.role]}</Text>
-            <Group justify="flex-end"><Button onClick={() => setCreated(null)}>I have copied it</Button></Group>
+            <Alert color="yellow" variant="light" icon={<IconKey size={18} />}>
+              Copy it now: it is shown this once, and Sightline keeps only a hash of it.
+            </Alert>
+            <Group gap={4} wrap="nowrap">
+              <Code block style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }} data-testid="new-key">
+                {created.key}
+              </Code>
+              <CopyIcon value={created.key} label="Copy the key" />
+            </Group>
+            <Text size="sm" c="dimmed">
+              {created.label} · {ROLE_HELP[created.role]}
+            </Text>
+            <Group justify="flex-end">
+              <Button onClick={() => setCreated(null)}>I have copied it</Button>
+            </Group>
           </Stack>
         )}
       </Modal>
@@ -105,23 +221,64 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string }) {
   );
 }
 
-function CreateKeyModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (k: ApiKeyCreated) => void }) {
+function CreateKeyModal({
+  opened,
+  onClose,
+  onCreated,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  onCreated: (k: ApiKeyCreated) => void;
+}) {
   const create = useCreateApiKey();
   const [label, setLabel] = useState('');
   const [role, setRole] = useState<Role>('member');
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ role, label: label.trim() }, { onSuccess: (k) => { setLabel(''); create.reset(); onCreated(k); } });
+    create.mutate(
+      { role, label: label.trim() },
+      {
+        onSuccess: (k) => {
+          setLabel('');
+          create.reset();
+          onCreated(k);
+        },
+      },
+    );
   };
   return (
     <Modal opened={opened} onClose={onClose} title="Create an API key">
       <Stack component="form" onSubmit={submit}>
-        <TextInput label="Label" description="Who holds it: a person's email or a service's name" placeholder="ada@example.com" value={label}
-          onChange={(e) => setLabel(e.currentTarget.value)} required data-autofocus />
-        <Select label="Role" description={ROLE_HELP[role]} data={Object.keys(ROLE_HELP)} value={role} allowDeselect={false}
-          onChange={(r) => r && setRole(r as Role)} />
-        {create.isError && <Alert color="red" variant="light">{errorMessage(create.error)}</Alert>}
-        <Group justify="flex-end"><Button variant="default" onClick={onClose}>Cancel</Button><Button type="submit" loading={create.isPending} disabled={!label.trim()}>Create</Button></Group>
+        <TextInput
+          label="Label"
+          description="Who holds it: a person's email or a service's name"
+          placeholder="ada@example.com"
+          value={label}
+          onChange={(e) => setLabel(e.currentTarget.value)}
+          required
+          data-autofocus
+        />
+        <Select
+          label="Role"
+          description={ROLE_HELP[role]}
+          data={Object.keys(ROLE_HELP)}
+          value={role}
+          allowDeselect={false}
+          onChange={(r) => r && setRole(r as Role)}
+        />
+        {create.isError && (
+          <Alert color="red" variant="light">
+            {errorMessage(create.error)}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={create.isPending} disabled={!label.trim()}>
+            Create
+          </Button>
+        </Group>
       </Stack>
     </Modal>
   );
@@ -136,32 +293,80 @@ function ProviderKeys() {
   const [baseUrl, setBaseUrl] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate({ provider: provider.trim(), api_key: apiKey, base_url: baseUrl.trim() || null }, {
-      onSuccess: () => { setApiKey(''); setBaseUrl(''); setProvider(''); notifications.show({ color: 'teal', message: 'Provider key saved' }); },
-    });
+    save.mutate(
+      { provider: provider.trim(), api_key: apiKey, base_url: baseUrl.trim() || null },
+      {
+        onSuccess: () => {
+          setApiKey('');
+          setBaseUrl('');
+          setProvider('');
+          notifications.show({ color: 'teal', message: 'Provider key saved' });
+        },
+      },
+    );
   };
   return (
     <Stack gap="sm">
       <div>
         <Title order={3}>Provider keys</Title>
-        <Text size="sm" c="dimmed">Keys the completion gateway uses for this organization's calls, sealed at rest. A request's own key, then these, then the server's.</Text>
+        <Text size="sm" c="dimmed">
+          Keys the completion gateway uses for this organization's calls, sealed at rest. A request's own key, then
+          these, then the server's.
+        </Text>
       </div>
       <Paper withBorder radius="md">
-        {keys.isPending ? <LoadingState label="Loading provider keys" /> : keys.isError ? <Stack p="md"><ErrorState error={keys.error} onRetry={() => keys.refetch()} /></Stack> : keys.data.length === 0 ? (
-          <Text size="sm" c="dimmed" p="md">No provider key saved: completions use the server's keys, if it has any.</Text>
+        {keys.isPending ? (
+          <LoadingState label="Loading provider keys" />
+        ) : keys.isError ? (
+          <Stack p="md">
+            <ErrorState error={keys.error} onRetry={() => keys.refetch()} />
+          </Stack>
+        ) : keys.data.length === 0 ? (
+          <Text size="sm" c="dimmed" p="md">
+            No provider key saved: completions use the server's keys, if it has any.
+          </Text>
         ) : (
           <Table verticalSpacing="sm" horizontalSpacing="md" aria-label="Provider keys">
-            <Table.Thead><Table.Tr><Table.Th>Provider</Table.Th><Table.Th>Key</Table.Th><Table.Th>Base URL</Table.Th><Table.Th>Updated</Table.Th><Table.Th /></Table.Tr></Table.Thead>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Provider</Table.Th>
+                <Table.Th>Key</Table.Th>
+                <Table.Th>Base URL</Table.Th>
+                <Table.Th>Updated</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
             <Table.Tbody>
               {keys.data.map((k) => (
                 <Table.Tr key={k.provider}>
                   <Table.Td fw={500}>{k.provider}</Table.Td>
-                  <Table.Td><Code>{k.api_key}</Code></Table.Td>
-                  <Table.Td>{k.base_url ?? <Text span c="dimmed" size="sm">provider's own</Text>}</Table.Td>
-                  <Table.Td><Timestamp value={k.updated_at} size="sm" /></Table.Td>
+                  <Table.Td>
+                    <Code>{k.api_key}</Code>
+                  </Table.Td>
+                  <Table.Td>
+                    {k.base_url ?? (
+                      <Text span c="dimmed" size="sm">
+                        provider's own
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Timestamp value={k.updated_at} size="sm" />
+                  </Table.Td>
                   <Table.Td ta="right">
-                    <Button size="xs" variant="subtle" color="red" leftSection={<IconTrash size={14} />} aria-label={`Delete the ${k.provider} key`}
-                      onClick={() => window.confirm(`Delete the saved ${k.provider} key?`) && remove.mutate(k.provider, { onError: (err) => notifications.show({ color: 'red', message: errorMessage(err) }) })}>
+                    <Button
+                      size="xs"
+                      variant="subtle"
+                      color="red"
+                      leftSection={<IconTrash size={14} />}
+                      aria-label={`Delete the ${k.provider} key`}
+                      onClick={() =>
+                        window.confirm(`Delete the saved ${k.provider} key?`) &&
+                        remove.mutate(k.provider, {
+                          onError: (err) => notifications.show({ color: 'red', message: errorMessage(err) }),
+                        })
+                      }
+                    >
                       Delete
                     </Button>
                   </Table.Td>
@@ -173,14 +378,47 @@ function ProviderKeys() {
       </Paper>
       <Paper withBorder radius="md" p="md" component="form" onSubmit={submit} aria-label="Save a provider key">
         <Stack gap="sm">
-          <Text fw={600} size="sm">Save a provider key (replaces the saved one of that provider)</Text>
+          <Text fw={600} size="sm">
+            Save a provider key (replaces the saved one of that provider)
+          </Text>
           <Group grow align="flex-start">
-            <TextInput inputWrapperOrder={['label', 'input', 'description']} label="Provider" placeholder="openai" description="Lower-case: openai, anthropic, azure_openai, or a name of yours" value={provider} onChange={(e) => setProvider(e.currentTarget.value)} required />
-            <PasswordInput inputWrapperOrder={['label', 'input', 'description']} description="Shown again only by its last 4 characters" label="API key" value={apiKey} onChange={(e) => setApiKey(e.currentTarget.value)} required autoComplete="off" />
-            <TextInput inputWrapperOrder={['label', 'input', 'description']} label="Base URL (optional)" placeholder="https://…" description="For OpenAI-compatible servers" value={baseUrl} onChange={(e) => setBaseUrl(e.currentTarget.value)} />
+            <TextInput
+              inputWrapperOrder={['label', 'input', 'description']}
+              label="Provider"
+              placeholder="openai"
+              description="Lower-case: openai, anthropic, azure_openai, or a name of yours"
+              value={provider}
+              onChange={(e) => setProvider(e.currentTarget.value)}
+              required
+            />
+            <PasswordInput
+              inputWrapperOrder={['label', 'input', 'description']}
+              description="Shown again only by its last 4 characters"
+              label="API key"
+              value={apiKey}
+              onChange={(e) => setApiKey(e.currentTarget.value)}
+              required
+              autoComplete="off"
+            />
+            <TextInput
+              inputWrapperOrder={['label', 'input', 'description']}
+              label="Base URL (optional)"
+              placeholder="https://…"
+              description="For OpenAI-compatible servers"
+              value={baseUrl}
+              onChange={(e) => setBaseUrl(e.currentTarget.value)}
+            />
           </Group>
-          {save.isError && <Alert color="red" variant="light">{errorMessage(save.error)}</Alert>}
-          <Group justify="flex-end"><Button type="submit" loading={save.isPending} disabled={!provider.trim() || !apiKey}>Save</Button></Group>
+          {save.isError && (
+            <Alert color="red" variant="light">
+              {errorMessage(save.error)}
+            </Alert>
+          )}
+          <Group justify="flex-end">
+            <Button type="submit" loading={save.isPending} disabled={!provider.trim() || !apiKey}>
+              Save
+            </Button>
+          </Group>
         </Stack>
       </Paper>
     </Stack>

@@ -18,7 +18,8 @@ export default function SignInPage() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   // Only a path of this console: a link must not send a signed-in user to another site.
-  const next = params.get('next')?.startsWith('/') && !params.get('next')!.startsWith('//') ? params.get('next')! : '/projects';
+  const next =
+    params.get('next')?.startsWith('/') && !params.get('next')!.startsWith('//') ? params.get('next')! : '/projects';
 
   if (apiKey) return <Navigate to={next} replace />;
 
@@ -35,9 +36,11 @@ export default function SignInPage() {
       session.signIn(candidate);
       navigate(next, { replace: true });
     } catch (err) {
-      setError(err instanceof ApiError && err.status === 401
-        ? 'This API key is not valid on this server. Check that you copied all of it, and that it has not been revoked.'
-        : errorMessage(err));
+      setError(
+        err instanceof ApiError && err.status === 401
+          ? 'This API key is not valid on this server. Check that you copied all of it, and that it has not been revoked.'
+          : errorMessage(err),
+      );
     } finally {
       setBusy(false);
     }
@@ -45,16 +48,37 @@ export default function SignInPage() {
 
   return (
     <Center mih="100vh" p="md" bg="var(--mantine-color-body)">
-      <div style={{ position: 'absolute', top: 16, right: 16 }}><ThemeToggle /></div>
+      <div style={{ position: 'absolute', top: 16, right: 16 }}>
+        <ThemeToggle />
+      </div>
       <Stack w={420} gap="lg">
-        <Center><Logo size={34} /></Center>
-        <Paper withBorder shadow="sm" p="xl" radius="lg" component="form" onSubmit={submit} aria-labelledby="sign-in-title">
+        <Center>
+          <Logo size={34} />
+        </Center>
+        <Paper
+          withBorder
+          shadow="sm"
+          p="xl"
+          radius="lg"
+          component="form"
+          onSubmit={submit}
+          aria-labelledby="sign-in-title"
+        >
           <Stack gap="md">
             <div>
-              <Title order={3} id="sign-in-title">Sign in</Title>
-              <Text size="sm" c="dimmed">Use an API key of your organization. It is kept in this browser tab only, until you sign out or close the tab.</Text>
+              <Title order={3} id="sign-in-title">
+                Sign in
+              </Title>
+              <Text size="sm" c="dimmed">
+                Use an API key of your organization. It is kept in this browser tab only, until you sign out or close
+                the tab.
+              </Text>
             </div>
-            {message && !error && <Alert variant="light" color="blue" icon={<IconInfoCircle size={18} />}>{message}</Alert>}
+            {message && !error && (
+              <Alert variant="light" color="blue" icon={<IconInfoCircle size={18} />}>
+                {message}
+              </Alert>
+            )}
             <PasswordInput
               label="API key"
               placeholder="sl_…"
@@ -66,11 +90,19 @@ export default function SignInPage() {
               autoComplete="off"
               data-autofocus
             />
-            <Button type="submit" loading={busy} fullWidth>Sign in</Button>
+            <Button type="submit" loading={busy} fullWidth>
+              Sign in
+            </Button>
           </Stack>
         </Paper>
         <Text size="xs" c="dimmed" ta="center">
-          No key yet? On the server, run <Code>npm run apikey -- create --org &lt;name&gt; --role admin --label you@example.com</Code>, or ask an admin of your organization. The <Anchor href="/docs" size="xs">API reference</Anchor> is at /docs.
+          No key yet? On the server, run{' '}
+          <Code>npm run apikey -- create --org &lt;name&gt; --role admin --label you@example.com</Code>, or ask an admin
+          of your organization. The{' '}
+          <Anchor href="/docs" size="xs">
+            API reference
+          </Anchor>{' '}
+          is at /docs.
         </Text>
       </Stack>
     </Center>

@@ -1,4 +1,16 @@
-import { Anchor, Breadcrumbs, Button, Group, Pagination, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Anchor,
+  Breadcrumbs,
+  Button,
+  Group,
+  Pagination,
+  Paper,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconArrowUp, IconSearch } from '@tabler/icons-react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
@@ -13,9 +25,20 @@ import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
 import { ColumnChooser, TracesTable } from '../components/TracesTable';
 import { formatCount } from '../lib/format';
 import { useLiveRows } from '../lib/use-live-rows';
-import { PAGE_SIZES, paramsFromView, requestFromView, TIME_RANGE_LABELS, viewFromParams, type TraceView } from '../lib/trace-view';
+import {
+  PAGE_SIZES,
+  paramsFromView,
+  requestFromView,
+  TIME_RANGE_LABELS,
+  viewFromParams,
+  type TraceView,
+} from '../lib/trace-view';
 
-const STATUS_OPTIONS = [{ value: '', label: 'Any status' }, { value: 'success', label: 'Success' }, { value: 'error', label: 'Error' }];
+const STATUS_OPTIONS = [
+  { value: '', label: 'Any status' },
+  { value: 'success', label: 'Success' },
+  { value: 'error', label: 'Error' },
+];
 
 export default function TracesPage() {
   const { projectUuid = '' } = useParams();
@@ -24,7 +47,8 @@ export default function TracesPage() {
   // From the address bar, not this render's view: two quick changes (a reset, then a status) must not
   // have the second bring back what the first removed while the first was still rendering.
   const setView = useCallback(
-    (change: Partial<TraceView>) => setParams(paramsFromView({ ...viewFromParams(new URLSearchParams(window.location.search)), page: 1, ...change })),
+    (change: Partial<TraceView>) =>
+      setParams(paramsFromView({ ...viewFromParams(new URLSearchParams(window.location.search)), page: 1, ...change })),
     [setParams],
   );
   const navigate = useNavigate();
@@ -32,7 +56,10 @@ export default function TracesPage() {
   const traces = useTraces(requestFromView(view, projectUuid));
   const { apiKey } = useSession();
   // Rows that wait for a search or a filter are the server's to judge: page 1, asked again.
-  const refetch = useCallback(() => (view.page === 1 ? void traces.refetch() : setView({ page: 1 })), [view.page, traces, setView]);
+  const refetch = useCallback(
+    () => (view.page === 1 ? void traces.refetch() : setView({ page: 1 })),
+    [view.page, traces, setView],
+  );
   const live = useLiveRows(projectUuid, view, traces.data?.results, refetch);
   const rows = live.rows;
   const traceLink = (r: TraceRow) => `/projects/${projectUuid}/traces/${r.trace_id}`;
@@ -42,7 +69,12 @@ export default function TracesPage() {
     <Stack gap="sm" h="calc(100vh - 56px - 2 * var(--mantine-spacing-md))">
       <Group justify="space-between" align="flex-end" wrap="nowrap">
         <div>
-          <Breadcrumbs fz="sm"><Anchor component={Link} to="/projects">Projects</Anchor><Text size="sm">{project?.name ?? 'Project'}</Text></Breadcrumbs>
+          <Breadcrumbs fz="sm">
+            <Anchor component={Link} to="/projects">
+              Projects
+            </Anchor>
+            <Text size="sm">{project?.name ?? 'Project'}</Text>
+          </Breadcrumbs>
           <Title order={2}>Traces</Title>
         </div>
         <LiveControl status={live.status} paused={live.paused} onToggle={live.togglePause} />
@@ -50,54 +82,110 @@ export default function TracesPage() {
 
       <Group gap="xs" wrap="wrap">
         <SearchBox value={view.search} onSearch={(search) => setView({ search })} />
-        <Select aria-label="Time range" w={160} data={Object.entries(TIME_RANGE_LABELS).map(([value, label]) => ({ value, label }))} value={view.range}
-          allowDeselect={false} onChange={(range) => range && setView({ range: range as TraceView['range'] })} />
-        <Select aria-label="Status" w={140} data={STATUS_OPTIONS} value={view.status} allowDeselect={false}
-          onChange={(status) => setView({ status: (status ?? '') as TraceView['status'] })} />
+        <Select
+          aria-label="Time range"
+          w={160}
+          data={Object.entries(TIME_RANGE_LABELS).map(([value, label]) => ({ value, label }))}
+          value={view.range}
+          allowDeselect={false}
+          onChange={(range) => range && setView({ range: range as TraceView['range'] })}
+        />
+        <Select
+          aria-label="Status"
+          w={140}
+          data={STATUS_OPTIONS}
+          value={view.status}
+          allowDeselect={false}
+          onChange={(status) => setView({ status: (status ?? '') as TraceView['status'] })}
+        />
         <FilterBuilder value={view.filter} onChange={(filter) => setView({ filter })} />
-        {narrowed && <Button variant="subtle" color="gray" onClick={() => setParams(new URLSearchParams())}>Reset</Button>}
+        {narrowed && (
+          <Button variant="subtle" color="gray" onClick={() => setParams(new URLSearchParams())}>
+            Reset
+          </Button>
+        )}
         <div style={{ flex: 1 }} />
         <ColumnChooser />
       </Group>
 
       {live.pending > 0 && (
-        <Button variant="light" fullWidth leftSection={<IconArrowUp size={16} />} onClick={live.flush} aria-live="polite">
-          {live.pending} new trace{live.pending === 1 ? '' : 's'}{live.paused ? ' (paused)' : ''}: show
+        <Button
+          variant="light"
+          fullWidth
+          leftSection={<IconArrowUp size={16} />}
+          onClick={live.flush}
+          aria-live="polite"
+        >
+          {live.pending} new trace{live.pending === 1 ? '' : 's'}
+          {live.paused ? ' (paused)' : ''}: show
         </Button>
       )}
 
-      <Paper withBorder radius="md" style={{ flex: 1, minHeight: 240, overflow: 'hidden', display: 'flex', flexDirection: 'column' }}>
+      <Paper
+        withBorder
+        radius="md"
+        style={{ flex: 1, minHeight: 240, overflow: 'hidden', display: 'flex', flexDirection: 'column' }}
+      >
         {traces.isPending ? (
           <LoadingState label="Loading traces" />
         ) : traces.isError ? (
-          <Stack p="md"><ErrorState error={traces.error} title="Could not load the traces" onRetry={() => traces.refetch()} /></Stack>
+          <Stack p="md">
+            <ErrorState error={traces.error} title="Could not load the traces" onRetry={() => traces.refetch()} />
+          </Stack>
         ) : rows.length === 0 ? (
           narrowed ? (
             <EmptyState title="No trace matches this view">
-              <Text size="sm" c="dimmed">Widen the time range, change the filter or the search, or reset the view.</Text>
-              <Button variant="light" onClick={() => setParams(new URLSearchParams())}>Reset the view</Button>
+              <Text size="sm" c="dimmed">
+                Widen the time range, change the filter or the search, or reset the view.
+              </Text>
+              <Button variant="light" onClick={() => setParams(new URLSearchParams())}>
+                Reset the view
+              </Button>
             </EmptyState>
           ) : (
             <EmptyState title="No traces in this project yet" width={760}>
-              <Text size="sm" c="dimmed">Traces written to this project appear here as they arrive.</Text>
+              <Text size="sm" c="dimmed">
+                Traces written to this project appear here as they arrive.
+              </Text>
               <ClientSetup apiKey={apiKey ?? ''} projectName={project?.name} />
             </EmptyState>
           )
         ) : (
-          <TracesTable rows={rows} linkTo={traceLink} onOpen={(r) => navigate(traceLink(r))} fresh={live.fresh} onReadingChange={live.setReading} height="100%" />
+          <TracesTable
+            rows={rows}
+            linkTo={traceLink}
+            onOpen={(r) => navigate(traceLink(r))}
+            fresh={live.fresh}
+            onReadingChange={live.setReading}
+            height="100%"
+          />
         )}
       </Paper>
 
       {traces.data && rows.length > 0 && (
         <Group justify="space-between">
           <Text size="sm" c="dimmed" aria-live="polite">
-            {formatCount(traces.data.total + live.added)} trace{traces.data.total === 1 ? '' : 's'}{traces.isFetching ? ' · updating…' : ''}
+            {formatCount(traces.data.total + live.added)} trace{traces.data.total === 1 ? '' : 's'}
+            {traces.isFetching ? ' · updating…' : ''}
           </Text>
           <Group gap="sm">
-            <Select aria-label="Rows per page" w={120} size="xs" data={PAGE_SIZES.map((n) => ({ value: String(n), label: `${n} / page` }))}
-              value={String(view.pageSize)} allowDeselect={false} onChange={(s) => s && setView({ pageSize: Number(s) })} />
+            <Select
+              aria-label="Rows per page"
+              w={120}
+              size="xs"
+              data={PAGE_SIZES.map((n) => ({ value: String(n), label: `${n} / page` }))}
+              value={String(view.pageSize)}
+              allowDeselect={false}
+              onChange={(s) => s && setView({ pageSize: Number(s) })}
+            />
             {traces.data.total_pages > 1 && (
-              <Pagination size="sm" total={traces.data.total_pages} value={view.page} onChange={(page) => setView({ page })} getItemProps={(p) => ({ 'aria-label': `Page ${p}` })} />
+              <Pagination
+                size="sm"
+                total={traces.data.total_pages}
+                value={view.page}
+                onChange={(page) => setView({ page })}
+                getItemProps={(p) => ({ 'aria-label': `Page ${p}` })}
+              />
             )}
           </Group>
         </Group>
@@ -115,7 +203,14 @@ function SearchBox({ value, onSearch }: { value: string; onSearch: (s: string) =
     // Only the typed text triggers a search (not a new `value` from the URL, which resets the box above).
   }, [debounced]);
   return (
-    <TextInput aria-label="Search inputs, output and metadata" placeholder="Search inputs, output, metadata…" leftSection={<IconSearch size={16} />} w={300}
-      value={text} onChange={(e) => setText(e.currentTarget.value)} onKeyDown={(e) => e.key === 'Enter' && onSearch(text)} />
+    <TextInput
+      aria-label="Search inputs, output and metadata"
+      placeholder="Search inputs, output, metadata…"
+      leftSection={<IconSearch size={16} />}
+      w={300}
+      value={text}
+      onChange={(e) => setText(e.currentTarget.value)}
+      onKeyDown={(e) => e.key === 'Enter' && onSearch(text)}
+    />
   );
 }

@@ -4,16 +4,41 @@ import { afterEach } from 'vitest';
 // jsdom has no layout: Mantine asks for media queries and element sizes, and the virtual lists measure
 // their scroll box. Give every element a screen-sized box so that virtual lists draw their first rows.
 window.matchMedia ??= ((query: string) => ({
-  matches: false, media: query, onchange: null,
-  addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {}, dispatchEvent: () => false,
+  matches: false,
+  media: query,
+  onchange: null,
+  addListener() {},
+  removeListener() {},
+  addEventListener() {},
+  removeEventListener() {},
+  dispatchEvent: () => false,
 })) as typeof window.matchMedia;
-globalThis.ResizeObserver ??= class { observe() {} unobserve() {} disconnect() {} } as unknown as typeof ResizeObserver;
+globalThis.ResizeObserver ??= class {
+  observe() {}
+  unobserve() {}
+  disconnect() {}
+} as unknown as typeof ResizeObserver;
 Element.prototype.scrollIntoView ??= function () {};
 Element.prototype.scrollTo ??= function () {};
 Element.prototype.getBoundingClientRect = function () {
-  return { x: 0, y: 0, top: 0, left: 0, bottom: 800, right: 1200, width: 1200, height: 800, toJSON: () => ({}) } as DOMRect;
+  return {
+    x: 0,
+    y: 0,
+    top: 0,
+    left: 0,
+    bottom: 800,
+    right: 1200,
+    width: 1200,
+    height: 800,
+    toJSON: () => ({}),
+  } as DOMRect;
 };
-for (const [name, size] of [['offsetHeight', 800], ['offsetWidth', 1200], ['clientHeight', 800], ['clientWidth', 1200]] as const) {
+for (const [name, size] of [
+  ['offsetHeight', 800],
+  ['offsetWidth', 1200],
+  ['clientHeight', 800],
+  ['clientWidth', 1200],
+] as const) {
   Object.defineProperty(HTMLElement.prototype, name, { configurable: true, get: () => size });
 }
 

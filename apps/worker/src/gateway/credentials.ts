@@ -15,7 +15,10 @@ export type CredentialDeps = {
  * The provider adapter and key for a call, by precedence: the request's own key, the organization's saved
  * key, the server's environment.
  */
-export async function resolveCredentials(deps: CredentialDeps, call: Pick<CompletionJob, 'organization_id' | 'request' | 'provider_api_key'>) {
+export async function resolveCredentials(
+  deps: CredentialDeps,
+  call: Pick<CompletionJob, 'organization_id' | 'request' | 'provider_api_key'>,
+) {
   const fromRequest = requestKey(deps, call.provider_api_key);
   return resolveProvider(call.request.provider, {
     requestKey: fromRequest,
@@ -40,5 +43,9 @@ async function savedKey(deps: CredentialDeps, org: string, provider: string) {
   const guarded = row.base_url && !deps.allowPrivateUrls;
   const refused = guarded ? nonPublicLiteral(row.base_url!) : null;
   if (refused) throw new ProviderError(nonPublicMessage(refused), false);
-  return { apiKey: unseal(deps.secretsKey, row.sealed_key), baseURL: row.base_url, fetch: guarded ? publicOnlyFetch : undefined };
+  return {
+    apiKey: unseal(deps.secretsKey, row.sealed_key),
+    baseURL: row.base_url,
+    fetch: guarded ? publicOnlyFetch : undefined,
+  };
 }

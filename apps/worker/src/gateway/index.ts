@@ -21,12 +21,18 @@ export type Completed = { response: CompletionResponse; log: SpanEvent[] };
  */
 export function createGateway(deps: GatewayDeps) {
   return {
-    async complete(call: GatewayCall, onChunk: ((text: string) => void) | undefined, logger: Logger): Promise<Completed> {
+    async complete(
+      call: GatewayCall,
+      onChunk: ((text: string) => void) | undefined,
+      logger: Logger,
+    ): Promise<Completed> {
       const startedAt = new Date();
       const outcome = await callProvider(deps, call, onChunk, logger);
       const { response, priceKnown } = priceAnswer(call.request, call.trace_id, outcome, startedAt, logger);
       const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);
-      const log = sampled ? await deps.spans.reserve([completionSpanEvent(call, response, outcome.timeToFirstToken, priceKnown)]) : [];
+      const log = sampled
+        ? await deps.spans.reserve([completionSpanEvent(call, response, outcome.timeToFirstToken, priceKnown)])
+        : [];
       return { response, log };
     },
     writeLog: async (log: SpanEvent[]) => (log.length ? deps.spans.enqueue(log) : undefined),

@@ -2,7 +2,12 @@ import { spanCreateEvent, type NewSpanEvent } from '@sightline/queues';
 import type { CompletionJob, CompletionResponse } from '@sightline/schemas';
 
 /** The completion's trace log: the call as configured (unless inputs are omitted) and its answer. */
-export function completionSpanEvent(call: Omit<CompletionJob, 'reply_to'>, response: CompletionResponse, timeToFirstToken: number | null, priceKnown: boolean): NewSpanEvent {
+export function completionSpanEvent(
+  call: Omit<CompletionJob, 'reply_to'>,
+  response: CompletionResponse,
+  timeToFirstToken: number | null,
+  priceKnown: boolean,
+): NewSpanEvent {
   const { log, request: req } = call;
   return spanCreateEvent({
     organization_id: call.organization_id,
@@ -16,7 +21,11 @@ export function completionSpanEvent(call: Omit<CompletionJob, 'reply_to'>, respo
       configuration: {
         model: response.model,
         provider: req.provider,
-        ...(!log.omit_inputs && { model_params: req.params, messages: req.messages, ...(req.tools && { functions: req.tools }) }),
+        ...(!log.omit_inputs && {
+          model_params: req.params,
+          messages: req.messages,
+          ...(req.tools && { functions: req.tools }),
+        }),
       },
       inputs: log.omit_inputs ? null : (log.inputs ?? null),
       output: log.omit_outputs ? null : response.content,

@@ -22,7 +22,10 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
       await deps.gateway.writeLog(log);
       return response;
     } finally {
-      if (!answered) await send({ error: 'the completion failed inside the gateway; see the worker log', status: 500 }).catch(() => {});
+      if (!answered)
+        await send({ error: 'the completion failed inside the gateway; see the worker log', status: 500 }).catch(
+          () => {},
+        );
     }
   };
 }

@@ -22,8 +22,14 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     const seq = await takeWatermark(deps.redis, deps.keys);
     const span = await findSpanForEval(deps.sql, job.organization_id, job.trace_id);
     if (!span) return void (await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member));
-    const input: EvalInput = { output: span.output_for_eval_metrics ?? span.output ?? '', target: span.target, inputs: span.inputs ?? {} };
-    const metrics = new Map((await findEvalMetrics(deps.sql, job.organization_id, { names: job.metric_names })).map((m) => [m.name, m]));
+    const input: EvalInput = {
+      output: span.output_for_eval_metrics ?? span.output ?? '',
+      target: span.target,
+      inputs: span.inputs ?? {},
+    };
+    const metrics = new Map(
+      (await findEvalMetrics(deps.sql, job.organization_id, { names: job.metric_names })).map((m) => [m.name, m]),
+    );
     const results: Record<string, EvalResult> = {};
     const failed: Record<string, string> = {};
     const done = new Set(job.completed ?? []);
@@ -35,7 +41,15 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
     if (lastAttempt) for (const [name, error] of Object.entries(failed)) results[name] = { error };
     if (Object.keys(results).length) {
-      await applySpanEvents(deps.sql, [{ kind: 'eval', organization_id: job.organization_id, trace_id: job.trace_id, seq, fields: { eval_scores: results } }]);
+      await applySpanEvents(deps.sql, [
+        {
+          kind: 'eval',
+          organization_id: job.organization_id,
+          trace_id: job.trace_id,
+          seq,
+          fields: { eval_scores: results },
+        },
+      ]);
     }
     if (!lastAttempt && Object.keys(failed).length) {
       log.warn({ traceId: job.trace_id, failed }, 'eval metrics failed; retrying');
@@ -46,9 +60,24 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
   };
 }
 
-async function judge(deps: Deps, metric: Extract<EvalMetric, { type: 'llm_judge' }>, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, log: Logger): Promise<EvalResult> {
+async function judge(
+  deps: Deps,
+  metric: Extract<EvalMetric, { type: 'llm_judge' }>,
+  job: EvalJob,
+  span: { project_id: string; root_trace_id: string },
+  input: EvalInput,
+  log: Logger,
+): Promise<EvalResult> {
   const c = metric.config;
-  const request = buildLlmRequest({ model: c.model, provider: c.provider, model_params: c.model_params ?? null, messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }] }, {});
+  const request = buildLlmRequest(
+    {
+      model: c.model,
+      provider: c.provider,
+      model_params: c.model_params ?? null,
+      messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }],
+    },
+    {},
+  );
   // Through the gateway, so the judge's call is logged (as a child of the span), costed and cached.
   const { response, log: judgeLog } = await deps.gateway.complete(
     {
@@ -57,7 +86,14 @@ async function judge(deps: Deps, metric: Extract<EvalMetric, { type: 'llm_judge'
       stream: false,
       cache: c.cache ?? true,
       request,
-      log: { trace_name: `eval-${metric.name}`, project_id: span.project_id, parent_trace_id: job.trace_id, root_trace_id: span.root_trace_id, omit_inputs: false, omit_outputs: false },
+      log: {
+        trace_name: `eval-${metric.name}`,
+        project_id: span.project_id,
+        parent_trace_id: job.trace_id,
+        root_trace_id: span.root_trace_id,
+        omit_inputs: false,
+        omit_outputs: false,
+      },
       request_id: job.request_id,
     },
     undefined,
@@ -69,14 +105,29 @@ async function judge(deps: Deps, metric: Extract<EvalMetric, { type: 'llm_judge'
 }
 
 /** A metric's result, or the judge's failure (retried while attempts remain). */
-async function runMetric(deps: Deps, name: string, metric: EvalMetric | undefined, job: EvalJob, span: { project_id: string; root_trace_id: string }, input: EvalInput, log: Logger): Promise<{ result: EvalResult } | { failed: string }> {
+async function runMetric(
+  deps: Deps,
+  name: string,
+  metric: EvalMetric | undefined,
+  job: EvalJob,
+  span: { project_id: string; root_trace_id: string },
+  input: EvalInput,
+  log: Logger,
+): Promise<{ result: EvalResult } | { failed: string }> {
   if (!metric) {
     log.warn({ traceId: job.trace_id, metric: name }, 'unknown eval metric');
     return { result: { error: `unknown eval metric '${name}'` } };
   }
   try {
-    return { result: metric.type === 'llm_judge' ? await judge(deps, metric, job, span, input, log) : deterministicMetrics[metric.type](input, metric.config) };
+    return {
+      result:
+        metric.type === 'llm_judge'
+          ? await judge(deps, metric, job, span, input, log)
+          : deterministicMetrics[metric.type](input, metric.config),
+    };
   } catch (err) {
-    return metric.type === 'llm_judge' ? { failed: (err as Error).message } : { result: { error: (err as Error).message } };
+    return metric.type === 'llm_judge'
+      ? { failed: (err as Error).message }
+      : { result: { error: (err as Error).message } };
   }
 }

@@ -4,14 +4,18 @@ import { queues } from '@sightline/queues';
 import { RetentionJobSchema, type RetentionJob, type WorkerEnv } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
-export const RETENTION_SCHEDULER_ID = 'retention';
+const RETENTION_SCHEDULER_ID = 'retention';
 /** How often the retention job runs; each run removes everything expired by then. */
-export const RETENTION_EVERY_MS = 10 * 60_000;
+const RETENTION_EVERY_MS = 10 * 60_000;
 
 /** Removes expired traces; stops early (the next run goes on) when the worker is shutting down. */
 export function retentionProcessor(deps: { sql: Sql; shouldStop: () => boolean }): Processor<'retention'> {
   return async (job, _bullJob, log) => {
-    const result = await deleteExpiredTraces(deps.sql, { days: job.retention_days, batchSize: job.batch_size, shouldStop: deps.shouldStop });
+    const result = await deleteExpiredTraces(deps.sql, {
+      days: job.retention_days,
+      batchSize: job.batch_size,
+      shouldStop: deps.shouldStop,
+    });
     log.info(result, 'expired traces removed');
     return result;
   };
@@ -25,13 +29,20 @@ export function retentionProcessor(deps: { sql: Sql; shouldStop: () => boolean }
  * one job per period whichever worker upserted it, and a global concurrency of 1 keeps a slow run from
  * overlapping the next one on another worker (two runs would only repeat each other's deletes).
  */
-export async function scheduleRetention(queue: Queue, env: Pick<WorkerEnv, 'RETENTION_DAYS' | 'RETENTION_BATCH_SIZE'>): Promise<RetentionJob | null> {
+export async function scheduleRetention(
+  queue: Queue,
+  env: Pick<WorkerEnv, 'RETENTION_DAYS' | 'RETENTION_BATCH_SIZE'>,
+): Promise<RetentionJob | null> {
   if (env.RETENTION_DAYS === 0) {
     await queue.removeJobScheduler(RETENTION_SCHEDULER_ID);
   } else if (env.RETENTION_DAYS !== undefined) {
     const data = RetentionJobSchema.parse({ retention_days: env.RETENTION_DAYS, batch_size: env.RETENTION_BATCH_SIZE });
     await queue.setGlobalConcurrency(1);
-    await queue.upsertJobScheduler(RETENTION_SCHEDULER_ID, { every: RETENTION_EVERY_MS }, { name: 'retention', data, opts: queues.retention.options });
+    await queue.upsertJobScheduler(
+      RETENTION_SCHEDULER_ID,
+      { every: RETENTION_EVERY_MS },
+      { name: 'retention', data, opts: queues.retention.options },
+    );
   }
   // The setting in force, whoever set it: what the worker logs at start.
   const data = (await queue.getJobScheduler(RETENTION_SCHEDULER_ID))?.template?.data;

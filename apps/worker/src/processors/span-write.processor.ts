@@ -1,5 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { createBatcher } from '@sightline/core';
 import { applySpanEvents, type EvalTrigger, type Sql } from '@sightline/db';
 import { clearPending, holdPending, publishLiveRoots, type Producer, type RedisKeys } from '@sightline/queues';
@@ -13,54 +14,92 @@ const isDataError = (err: unknown) => /^(22|23|54)/.test(String((err as { code?:
 
 type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; batchSize: number; evals: Producer<'eval'> };
 
-/** Writes span events from many jobs in one transaction; each job completes once its events are committed. */
-export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
-  // Evaluations are held pending before the span's own pending marks go, so that nothing waiting for
-  // the span (an experiment finish) can start between the two. The job id makes a redelivered span
-  // write schedule its evaluations once.
-  async function scheduleEvals(triggers: EvalTrigger[], events: SpanEvent[]) {
-    const requestIds = triggers.length ? new Map(events.map((e) => [e.seq, e.request_id])) : null;
-    for (const t of triggers) {
-      const member = `eval:${t.trace_id}:${t.seq}`;
-      await holdPending(deps.redis, deps.keys, t.organization_id, member, t.seq);
-      await deps.evals.add({ organization_id: t.organization_id, trace_id: t.trace_id, metric_names: t.metric_names, pending_member: member, request_id: requestIds?.get(t.seq) }, { jobId: `${t.organization_id}-${t.trace_id}-${t.seq}` });
+// Evaluations are held pending before the span's own pending marks go, so that nothing waiting for
+// the span (an experiment finish) can start between the two. The job id makes a redelivered span
+// write schedule its evaluations once.
+async function scheduleEvals(deps: Deps, triggers: EvalTrigger[], events: SpanEvent[]) {
+  const requestIds = triggers.length ? new Map(events.map((e) => [e.seq, e.request_id])) : null;
+  for (const t of triggers) {
+    const member = `eval:${t.trace_id}:${t.seq}`;
+    await holdPending(deps.redis, deps.keys, t.organization_id, member, t.seq);
+    await deps.evals.add(
+      {
+        organization_id: t.organization_id,
+        trace_id: t.trace_id,
+        metric_names: t.metric_names,
+        pending_member: member,
+        request_id: requestIds?.get(t.seq),
+      },
+      { jobId: `${t.organization_id}-${t.trace_id}-${t.seq}` },
+    );
+  }
+}
+
+async function write(deps: Deps, events: SpanEvent[]) {
+  await scheduleEvals(deps, await applySpanEvents(deps.sql, events), events);
+  spanWriteTransactionEvents.observe(events.length);
+  // After the commit: a read that waits on these sets now finds the data.
+  await clearPending(deps.redis, deps.keys, events);
+  // Best effort: the live tail is a convenience, and the write is already durable and answered.
+  await publishLiveRoots(deps.redis, deps.keys, events).catch(() => {});
+}
+
+/**
+ * The fallback once PostgreSQL refused a job's batch: writes its events one by one, drops (and logs) the
+ * ones refused, and fails the job for good if there were any.
+ */
+async function writeOneByOne(deps: Deps, events: SpanEvent[], log: Logger): Promise<void> {
+  // A job holds the spans of many requests: find the events PostgreSQL refuses and keep the rest.
+  const refused: { event: SpanEvent; err: Error }[] = [];
+  for (const event of events) {
+    try {
+      await write(deps, [event]);
+    } catch (eventErr) {
+      if (!isDataError(eventErr)) throw eventErr;
+      refused.push({ event, err: eventErr as Error });
     }
   }
+  if (!refused.length) return;
+  log.error(
+    {
+      refused: refused.map(({ event, err }) => ({
+        trace_id: event.trace_id,
+        kind: event.kind,
+        reqId: event.request_id,
+        err: err.message,
+      })),
+    },
+    'span events refused by PostgreSQL; dropped',
+  );
+  await clearPending(
+    deps.redis,
+    deps.keys,
+    refused.map((r) => r.event),
+  );
+  // The job stays in the failed set as a record; the events that were written are not retried.
+  throw new UnrecoverableError(
+    `${refused.length} of ${events.length} span events refused by PostgreSQL: ${refused[0].err.message}`,
+  );
+}
 
-  async function write(events: SpanEvent[]) {
-    await scheduleEvals(await applySpanEvents(deps.sql, events), events);
-    spanWriteTransactionEvents.observe(events.length);
-    // After the commit: a read that waits on these sets now finds the data.
-    await clearPending(deps.redis, deps.keys, events);
-    // Best effort: the live tail is a convenience, and the write is already durable and answered.
-    await publishLiveRoots(deps.redis, deps.keys, events).catch(() => {});
-  }
-  const batcher = createBatcher<SpanEvent>(write, { maxItems: deps.batchSize, lingerMs: 2 });
+/** Writes span events from many jobs in one transaction; each job completes once its events are committed. */
+export function spanWriteProcessor(deps: Deps): Processor<'span-write'> {
+  const batcher = createBatcher<SpanEvent>((events) => write(deps, events), {
+    maxItems: deps.batchSize,
+    lingerMs: 2,
+  });
 
   return async (payload, job, log) => {
     try {
       // A job can hold up to 1000 events; no transaction takes more than a batch of them (each span and
       // each trace takes a lock, and PostgreSQL's lock table is shared by every connection).
       const chunks = [];
-      for (let i = 0; i < payload.events.length; i += deps.batchSize) chunks.push(payload.events.slice(i, i + deps.batchSize));
+      for (let i = 0; i < payload.events.length; i += deps.batchSize)
+        chunks.push(payload.events.slice(i, i + deps.batchSize));
       await Promise.all(chunks.map((chunk) => batcher.add(chunk)));
     } catch (err) {
       if (!isDataError(err)) throw err;
-      // A job holds the spans of many requests: find the events PostgreSQL refuses and keep the rest.
-      const refused: { event: SpanEvent; err: Error }[] = [];
-      for (const event of payload.events) {
-        try {
-          await write([event]);
-        } catch (eventErr) {
-          if (!isDataError(eventErr)) throw eventErr;
-          refused.push({ event, err: eventErr as Error });
-        }
-      }
-      if (!refused.length) return;
-      log.error({ refused: refused.map(({ event, err }) => ({ trace_id: event.trace_id, kind: event.kind, reqId: event.request_id, err: err.message })) }, 'span events refused by PostgreSQL; dropped');
-      await clearPending(deps.redis, deps.keys, refused.map((r) => r.event));
-      // The job stays in the failed set as a record; the events that were written are not retried.
-      throw new UnrecoverableError(`${refused.length} of ${payload.events.length} span events refused by PostgreSQL: ${refused[0].err.message}`);
+      await writeOneByOne(deps, payload.events, log);
     }
   };
 }

@@ -15,7 +15,9 @@ export async function nonPublicReason(baseUrl: string): Promise<string | null> {
   const host = new URL(baseUrl).hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: string[];
   try {
-    addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    addresses = ipaddr.isValid(host)
+      ? [host]
+      : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
   } catch {
     return `its host ${host} does not resolve`;
   }
@@ -24,7 +26,8 @@ export async function nonPublicReason(baseUrl: string): Promise<string | null> {
 }
 
 /** The message for a base URL refused by nonPublicReason. */
-export const nonPublicMessage = (reason: string) => `base_url refused: ${reason}; the server allows this only with ALLOW_PRIVATE_PROVIDER_URLS=true`;
+export const nonPublicMessage = (reason: string) =>
+  `base_url refused: ${reason}; the server allows this only with ALLOW_PRIVATE_PROVIDER_URLS=true`;
 
 const isPublic = (address: string) => ipaddr.process(address).range() === 'unicast';
 
@@ -41,15 +44,24 @@ export function guardedFetch(allowed: (address: string) => boolean): typeof fetc
         dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
           if (err) return callback(err, '', 0);
           const refused = addresses.find((a) => !allowed(a.address));
-          if (refused) return callback(Object.assign(new Error(`${hostname} resolves to a non-public address (${refused.address})`), { code: 'ENONPUBLIC' }), '', 0);
+          if (refused)
+            return callback(
+              Object.assign(new Error(`${hostname} resolves to a non-public address (${refused.address})`), {
+                code: 'ENONPUBLIC',
+              }),
+              '',
+              0,
+            );
           // Node asks for every address when it tries them in turn (autoSelectFamily), otherwise for one.
-          if ((options as { all?: boolean }).all) return (callback as unknown as (err: null, all: LookupAddress[]) => void)(null, addresses);
+          if ((options as { all?: boolean }).all)
+            return (callback as unknown as (err: null, all: LookupAddress[]) => void)(null, addresses);
           callback(null, addresses[0].address, addresses[0].family);
         });
       },
     },
   });
-  return ((input: string | URL | Request, init?: RequestInit) => undiciFetch(input as never, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    undiciFetch(input as never, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
 }
 
 /** The fetch for provider calls to an organization's saved base URL: it connects only to public addresses. */

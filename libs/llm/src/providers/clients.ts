@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { CallOptions } from './types';
 // SDK clients are kept and reused: building one per call (its options, headers and resource tree) is CPU
 // on every completion's path, and a client holds nothing but its options. Connections are pooled by Node's
 // fetch per origin either way, so reuse changes no behaviour: each call brings its own abort
@@ -12,21 +13,45 @@ export const clientCache = <C extends object>() => new LRUCache<string, C>({ max
  * Providers answer where they are asked; a redirect is refused rather than followed, so that a base URL
  * that passed the public-address check (base-url.ts) cannot bounce the call to an internal address.
  */
-export const NO_REDIRECTS = { redirect: 'error' } as const;
+const NO_REDIRECTS = { redirect: 'error' } as const;
 
 const fetchIds = new WeakMap<typeof fetch, number>();
 let lastFetchId = 0;
 /** A client's fetch as part of its cache key: 0 for the global one, a number of its own for each other. */
-export function fetchId(custom: typeof fetch | undefined): number {
+function fetchId(custom: typeof fetch | undefined): number {
   if (!custom) return 0;
   if (!fetchIds.has(custom)) fetchIds.set(custom, ++lastFetchId);
   return fetchIds.get(custom)!;
 }
 
 /** The client made for these options, made once while it stays in the cache. */
-export function reuseClient<C extends object>(cache: LRUCache<string, C>, options: readonly unknown[], make: () => C): C {
+export function reuseClient<C extends object>(
+  cache: LRUCache<string, C>,
+  options: readonly unknown[],
+  make: () => C,
+): C {
   const key = JSON.stringify(options);
   let client = cache.get(key);
   if (!client) cache.set(key, (client = make()));
   return client;
 }
+
+/** What every SDK client is built with from a call's options. */
+export const sdkOptions = (opts: CallOptions) => ({
+  apiKey: opts.apiKey,
+  baseURL: opts.baseURL,
+  timeout: opts.timeoutMs,
+  maxRetries: opts.maxRetries,
+  fetchOptions: NO_REDIRECTS,
+  fetch: opts.fetch,
+});
+
+/** The parts of a call's options that tell its client apart, with any of the provider's own. */
+export const clientKey = (opts: CallOptions, ...own: unknown[]) => [
+  opts.apiKey,
+  opts.baseURL ?? null,
+  opts.timeoutMs,
+  opts.maxRetries,
+  fetchId(opts.fetch),
+  ...own,
+];

@@ -4,7 +4,12 @@ import { ProviderError, type ProviderAdapter } from './types';
 
 export * from './types';
 
-type Known = { protocol: 'openai' | 'anthropic' | 'azure'; baseURL?: string; keyOptional?: boolean; pricingId?: string };
+type Known = {
+  protocol: 'openai' | 'anthropic' | 'azure';
+  baseURL?: string;
+  keyOptional?: boolean;
+  pricingId?: string;
+};
 
 // Providers Sightline knows by name. Any other name works as an OpenAI-compatible server once a base URL
 // is configured for it (a saved provider key's base_url, or <NAME>_BASE_URL in the environment).
@@ -22,11 +27,16 @@ const KNOWN: Record<string, Known> = {
   vllm: { protocol: 'openai', keyOptional: true },
 };
 
-const envName = (provider: string) => (provider === 'azure' ? 'AZURE_OPENAI' : provider.toUpperCase().replace(/[^A-Z0-9]/g, '_'));
+const envName = (provider: string) =>
+  provider === 'azure' ? 'AZURE_OPENAI' : provider.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
 export type ResolvedProvider = { adapter: ProviderAdapter; apiKey: string; baseURL?: string; fetch?: typeof fetch };
 /** `saved.fetch` goes with the saved base URL: the one to reach it with (see base-url.ts). */
-export type KeySources = { requestKey?: string | null; saved?: { apiKey: string; baseURL?: string | null; fetch?: typeof fetch } | null; env: NodeJS.ProcessEnv };
+export type KeySources = {
+  requestKey?: string | null;
+  saved?: { apiKey: string; baseURL?: string | null; fetch?: typeof fetch } | null;
+  env: NodeJS.ProcessEnv;
+};
 
 /** The adapter, key and base URL for a provider. Keys: the request's, then the organization's saved key, then the environment. */
 export function resolveProvider(provider: string, { requestKey, saved, env }: KeySources): ResolvedProvider {
@@ -34,9 +44,13 @@ export function resolveProvider(provider: string, { requestKey, saved, env }: Ke
   const prefix = envName(provider);
   const baseURL = saved?.baseURL ?? env[`${prefix}_BASE_URL`] ?? known?.baseURL;
   if (!known && !baseURL) {
-    throw new ProviderError(`unknown provider '${provider}': save a key with a base_url for it, or set ${prefix}_BASE_URL`, false);
+    throw new ProviderError(
+      `unknown provider '${provider}': save a key with a base_url for it, or set ${prefix}_BASE_URL`,
+      false,
+    );
   }
-  const apiKey = requestKey ?? saved?.apiKey ?? env[`${prefix}_API_KEY`] ?? (known?.keyOptional || !known ? 'none' : undefined);
+  const apiKey =
+    requestKey ?? saved?.apiKey ?? env[`${prefix}_API_KEY`] ?? (known?.keyOptional || !known ? 'none' : undefined);
   if (!apiKey) {
     throw new ProviderError(
       `no API key for provider '${provider}': send provider_api_key, save one with POST /api/svc/v1/provider-keys, or set ${prefix}_API_KEY on the server`,
@@ -46,12 +60,18 @@ export function resolveProvider(provider: string, { requestKey, saved, env }: Ke
   const protocol = known?.protocol ?? 'openai';
   // Without its own base URL an OpenAI-compatible provider would reach OpenAI with this key.
   if (provider !== 'openai' && protocol !== 'anthropic' && !baseURL) {
-    throw new ProviderError(`no base URL for provider '${provider}': save a key with a base_url for it, or set ${prefix}_BASE_URL`, false);
+    throw new ProviderError(
+      `no base URL for provider '${provider}': save a key with a base_url for it, or set ${prefix}_BASE_URL`,
+      false,
+    );
   }
   const adapter =
-    protocol === 'anthropic' ? anthropicAdapter() : openAiAdapter(protocol, provider, protocol === 'azure' ? env.AZURE_OPENAI_API_VERSION : undefined);
+    protocol === 'anthropic'
+      ? anthropicAdapter()
+      : openAiAdapter(protocol, provider, protocol === 'azure' ? env.AZURE_OPENAI_API_VERSION : undefined);
   return { adapter, apiKey, baseURL, ...(saved?.baseURL && { fetch: saved.fetch }) };
 }
 
 /** The provider id the price tables know this provider by. */
-export const pricingProviderId = (provider: string) => (Object.hasOwn(KNOWN, provider) && KNOWN[provider].pricingId) || provider;
+export const pricingProviderId = (provider: string) =>
+  (Object.hasOwn(KNOWN, provider) && KNOWN[provider].pricingId) || provider;

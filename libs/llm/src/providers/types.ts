@@ -15,14 +15,17 @@ export type CallOptions = {
   onDelta?: (text: string) => void;
 };
 
-
 export interface ProviderAdapter {
   call(request: LlmRequest, options: CallOptions): Promise<LlmResult>;
 }
 
 /** A failed provider call; `retryable` says whether the same call could succeed later (429, 5xx, timeouts). */
 export class ProviderError extends Error {
-  constructor(message: string, readonly retryable: boolean, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
     super(message);
   }
 }
@@ -38,9 +41,13 @@ export function callBudgetMs(timeoutMs: number, maxRetries: number): number {
  */
 export function callDeadline(options: CallOptions) {
   const controller = new AbortController();
-  const total = setTimeout(() => controller.abort(new ProviderError('timed out: the call took longer than its budget', true)), callBudgetMs(options.timeoutMs, options.maxRetries));
+  const total = setTimeout(
+    () => controller.abort(new ProviderError('timed out: the call took longer than its budget', true)),
+    callBudgetMs(options.timeoutMs, options.maxRetries),
+  );
   let idle: NodeJS.Timeout | undefined;
-  const stalled = () => controller.abort(new ProviderError(`timed out: the stream sent nothing for ${options.timeoutMs} ms`, true));
+  const stalled = () =>
+    controller.abort(new ProviderError(`timed out: the stream sent nothing for ${options.timeoutMs} ms`, true));
   return {
     signal: controller.signal,
     /** Call on every streamed event. */
@@ -56,7 +63,8 @@ export function callDeadline(options: CallOptions) {
 }
 
 export function toProviderError(err: unknown, provider: string, signal?: AbortSignal): ProviderError {
-  if (signal?.aborted && signal.reason instanceof ProviderError) return new ProviderError(`${provider} error (${signal.reason.message})`, true);
+  if (signal?.aborted && signal.reason instanceof ProviderError)
+    return new ProviderError(`${provider} error (${signal.reason.message})`, true);
   if (err instanceof ProviderError) return err;
   const e = err as { status?: number; message?: string; name?: string };
   const status = typeof e.status === 'number' ? e.status : undefined;
@@ -64,6 +72,11 @@ export function toProviderError(err: unknown, provider: string, signal?: AbortSi
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
     return new ProviderError(`${provider} error (HTTP ${status}): ${e.message}`, retryable, status);
   }
-  const reason = e.name === 'APIConnectionTimeoutError' ? 'timeout' : e.name === 'APIConnectionError' ? 'connection failed' : 'failed';
+  const reason =
+    e.name === 'APIConnectionTimeoutError'
+      ? 'timeout'
+      : e.name === 'APIConnectionError'
+        ? 'connection failed'
+        : 'failed';
   return new ProviderError(`${provider} error (${reason}): ${e.message ?? String(err)}`, reason !== 'failed');
 }

@@ -17,41 +17,53 @@ export default async function liveTraceRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
   const { listen, streams } = liveRootsHub(app);
 
-  app.get('/traces/live', { config: { keyInQuery: true }, sse: { kind: 'manual' }, schema: { querystring: LiveTracesQuery, summary: "A project's new root traces as Server-Sent Events (each a TraceRow)", tags: ['console'] } }, async (req, reply) => {
-    const org = req.organizationId;
-    const project = req.query.project_uuid;
-    let pending: string[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    let writes: Promise<unknown> = Promise.resolve();
-    const flush = () => {
-      const ids = pending;
-      pending = [];
-      timer = undefined;
-      writes = writes
-        .then(async () => {
-          const rows = JSON.parse(await traceRowsOf(app.sql, org, ids)) as unknown[];
-          for (const row of rows) await reply.sse.send({ event: 'trace', data: row });
-        })
-        .catch((err) => req.log.warn({ err: (err as Error).message }, 'live traces: rows not sent'));
-    };
-    const stopListening = await listen(app.keys.liveRoots(org), (roots) => {
-      const mine = roots.filter((r) => r.project_id === project).map((r) => r.trace_id);
-      if (!mine.length) return;
-      pending.push(...mine);
-      timer ??= setTimeout(flush, BATCH_MS);
-    });
-    let end!: () => void;
-    const closed = new Promise<void>((resolve) => (end = resolve));
-    reply.sse.onClose(end);
-    streams.add(end);
-    // The browser learns the stream is open (and that nothing it sends is lost from here on).
-    await reply.sse.send({ event: 'ready', data: { project_uuid: project } });
-    await closed;
-    streams.delete(end);
-    clearTimeout(timer);
-    stopListening();
-    reply.sse.close();
-  });
+  app.get(
+    '/traces/live',
+    {
+      config: { keyInQuery: true },
+      sse: { kind: 'manual' },
+      schema: {
+        querystring: LiveTracesQuery,
+        summary: "A project's new root traces as Server-Sent Events (each a TraceRow)",
+        tags: ['console'],
+      },
+    },
+    async (req, reply) => {
+      const org = req.organizationId;
+      const project = req.query.project_uuid;
+      let pending: string[] = [];
+      let timer: NodeJS.Timeout | undefined;
+      let writes: Promise<unknown> = Promise.resolve();
+      const flush = () => {
+        const ids = pending;
+        pending = [];
+        timer = undefined;
+        writes = writes
+          .then(async () => {
+            const rows = JSON.parse(await traceRowsOf(app.sql, org, ids)) as unknown[];
+            for (const row of rows) await reply.sse.send({ event: 'trace', data: row });
+          })
+          .catch((err) => req.log.warn({ err: (err as Error).message }, 'live traces: rows not sent'));
+      };
+      const stopListening = await listen(app.keys.liveRoots(org), (roots) => {
+        const mine = roots.filter((r) => r.project_id === project).map((r) => r.trace_id);
+        if (!mine.length) return;
+        pending.push(...mine);
+        timer ??= setTimeout(flush, BATCH_MS);
+      });
+      let end!: () => void;
+      const closed = new Promise<void>((resolve) => (end = resolve));
+      reply.sse.onClose(end);
+      streams.add(end);
+      // The browser learns the stream is open (and that nothing it sends is lost from here on).
+      await reply.sse.send({ event: 'ready', data: { project_uuid: project } });
+      await closed;
+      streams.delete(end);
+      clearTimeout(timer);
+      stopListening();
+      reply.sse.close();
+    },
+  );
 }
 
 /** One Redis subscriber for the node; a channel is subscribed while someone listens to it. */

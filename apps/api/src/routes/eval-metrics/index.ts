@@ -4,7 +4,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { formatTimestamp, jsonSchemaError } from '@sightline/core';
 import { createEvalMetric, deleteEvalMetric, listEvalMetrics, type EvalMetric } from '@sightline/db';
 import { z } from 'zod';
-import { DeletedSchema, DetailSchema, errorResponses, EvalMetricCreateSchema, EvalMetricParams, EvalMetricSchema } from '@sightline/schemas';
+import {
+  DeletedSchema,
+  DetailSchema,
+  errorResponses,
+  EvalMetricCreateSchema,
+  EvalMetricParams,
+  EvalMetricSchema,
+} from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 
 const metricToWire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.created_at) });
@@ -13,21 +20,56 @@ const metricToWire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.c
 export default async function evalMetricRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/eval-metrics', { schema: { body: EvalMetricCreateSchema, response: { 200: EvalMetricSchema, 409: DetailSchema, ...errorResponses }, summary: 'Create an evaluation metric', tags: ['evals'] } }, async (req) => {
-    const { name, type, config } = req.body;
-    if (type === 'json_schema') {
-      const problem = jsonSchemaError(config.schema, isSafeRegex);
-      if (problem) throw new RequestValidationError([{ loc: ['body', 'config', 'schema'], msg: `not a valid JSON schema: ${problem}`, type: 'value_error' }]);
-    }
-    const created = await createEvalMetric(app.sql, req.organizationId, { name, type, config: config ?? {} });
-    if (!created) throw new AppError(409, `an eval metric named '${name}' already exists`);
-    return metricToWire(created);
-  });
+  app.post(
+    '/eval-metrics',
+    {
+      schema: {
+        body: EvalMetricCreateSchema,
+        response: { 200: EvalMetricSchema, 409: DetailSchema, ...errorResponses },
+        summary: 'Create an evaluation metric',
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      const { name, type, config } = req.body;
+      if (type === 'json_schema') {
+        const problem = jsonSchemaError(config.schema, isSafeRegex);
+        if (problem)
+          throw new RequestValidationError([
+            { loc: ['body', 'config', 'schema'], msg: `not a valid JSON schema: ${problem}`, type: 'value_error' },
+          ]);
+      }
+      const created = await createEvalMetric(app.sql, req.organizationId, { name, type, config: config ?? {} });
+      if (!created) throw new AppError(409, `an eval metric named '${name}' already exists`);
+      return metricToWire(created);
+    },
+  );
 
-  app.get('/eval-metrics', { schema: { response: { 200: z.array(EvalMetricSchema), ...errorResponses }, summary: 'List evaluation metrics', tags: ['evals'] } }, async (req) => (await listEvalMetrics(app.sql, req.organizationId)).map(metricToWire));
+  app.get(
+    '/eval-metrics',
+    {
+      schema: {
+        response: { 200: z.array(EvalMetricSchema), ...errorResponses },
+        summary: 'List evaluation metrics',
+        tags: ['evals'],
+      },
+    },
+    async (req) => (await listEvalMetrics(app.sql, req.organizationId)).map(metricToWire),
+  );
 
-  app.delete('/eval-metrics/:id', { schema: { params: EvalMetricParams, response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses }, summary: 'Delete an evaluation metric', tags: ['evals'] } }, async (req) => {
-    if (!(await deleteEvalMetric(app.sql, req.organizationId, req.params.id))) throw notFound('eval metric');
-    return { id: req.params.id, deleted: true };
-  });
+  app.delete(
+    '/eval-metrics/:id',
+    {
+      schema: {
+        params: EvalMetricParams,
+        response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses },
+        summary: 'Delete an evaluation metric',
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      if (!(await deleteEvalMetric(app.sql, req.organizationId, req.params.id))) throw notFound('eval metric');
+      return { id: req.params.id, deleted: true };
+    },
+  );
 }

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { takeWatermark } from '@sightline/queues';
-import { DetailSchema, errorResponses, ExperimentFinishSchema, ExperimentParams, ExperimentStatsSchema } from '@sightline/schemas';
+import {
+  DetailSchema,
+  errorResponses,
+  ExperimentFinishSchema,
+  ExperimentParams,
+  ExperimentStatsSchema,
+} from '@sightline/schemas';
 import { sendJsonStream } from '../../json-stream';
 import { ownExperiment, statsBody } from './reads';
 
@@ -13,7 +19,15 @@ export default async function experimentFinishRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/experiment/:experiment_uuid/finished',
-    { schema: { params: ExperimentParams, body: ExperimentFinishSchema, response: { 200: ExperimentStatsSchema, 404: DetailSchema, ...errorResponses }, summary: 'Finish an experiment and compute its stats', tags: ['experiments'] } },
+    {
+      schema: {
+        params: ExperimentParams,
+        body: ExperimentFinishSchema,
+        response: { 200: ExperimentStatsSchema, 404: DetailSchema, ...errorResponses },
+        summary: 'Finish an experiment and compute its stats',
+        tags: ['experiments'],
+      },
+    },
     async (req, reply) => {
       const { experiment_uuid } = req.params;
       const org = req.organizationId;
@@ -36,7 +50,11 @@ export default async function experimentFinishRoutes(base: FastifyInstance) {
             watermark,
             request_id: req.id,
           }),
-        { timeoutMs: FINISH_TIMEOUT_MS, timeoutMessage: 'the experiment finish did not complete in time; the workers may be overloaded or down', signal: closed.signal },
+        {
+          timeoutMs: FINISH_TIMEOUT_MS,
+          timeoutMessage: 'the experiment finish did not complete in time; the workers may be overloaded or down',
+          signal: closed.signal,
+        },
       );
       return sendJsonStream(reply, await statsBody(app, org, experiment_uuid));
     },

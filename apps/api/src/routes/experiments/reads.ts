@@ -2,7 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { findExperiment, rootIds, rootStats, spanTextsOfRoots } from '@sightline/db';
 import { currentWatermark, waitUntilApplied } from '@sightline/queues';
-import { DetailSchema, errorResponses, ExperimentParams, ExperimentStatsSchema, FilterSchema, TraceTreeListResponseSchema } from '@sightline/schemas';
+import {
+  DetailSchema,
+  errorResponses,
+  ExperimentParams,
+  ExperimentStatsSchema,
+  FilterSchema,
+  TraceTreeListResponseSchema,
+} from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
 import { jsonArrayStream, sendJsonStream, sendSerializedJson } from '../../json-stream';
 import { treeDialect } from '../../tree-dialect';
@@ -17,7 +24,7 @@ export async function ownExperiment(app: FastifyInstance, org: string, uuid: str
 }
 
 /** Reads reflect every trace-log write answered 200 before them (bounded wait, then an honest 503). */
-export async function waitForAcceptedWrites(app: FastifyInstance, org: string) {
+async function waitForAcceptedWrites(app: FastifyInstance, org: string) {
   const watermark = await currentWatermark(app.redis, app.keys);
   if (!(await waitUntilApplied(app.redis, app.keys, org, watermark, READ_YOUR_WRITES_MS))) {
     throw new AppError(503, 'accepted trace logs are still being written; retry shortly');
@@ -25,27 +32,55 @@ export async function waitForAcceptedWrites(app: FastifyInstance, org: string) {
 }
 
 /** The stats answer, streamed in small chunks: each is serialized on the event loop, so other requests wait at most for one. */
-export const statsBody = (app: FastifyInstance, org: string, uuid: string) => jsonArrayStream('{"parent_trace_stats":', rootStats(app.sql, org, uuid, 1000), '}');
+export const statsBody = (app: FastifyInstance, org: string, uuid: string) =>
+  jsonArrayStream('{"parent_trace_stats":', rootStats(app.sql, org, uuid, 1000), '}');
 
 /** `GET /experiment/{uuid}/stats` and `POST /experiment/{uuid}/trace_logs`. */
 export default async function experimentReadRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
-  app.get('/experiment/:experiment_uuid/stats', { schema: { params: ExperimentParams, response: { 200: ExperimentStatsSchema, 404: DetailSchema, ...errorResponses }, summary: "Stats of the experiment's root trace logs", tags: ['experiments'] } }, async (req, reply) => {
-    const { experiment_uuid } = req.params;
-    await ownExperiment(app, req.organizationId, experiment_uuid);
-    await waitForAcceptedWrites(app, req.organizationId);
-    return sendJsonStream(reply, await statsBody(app, req.organizationId, experiment_uuid));
-  });
+  app.get(
+    '/experiment/:experiment_uuid/stats',
+    {
+      schema: {
+        params: ExperimentParams,
+        response: { 200: ExperimentStatsSchema, 404: DetailSchema, ...errorResponses },
+        summary: "Stats of the experiment's root trace logs",
+        tags: ['experiments'],
+      },
+    },
+    async (req, reply) => {
+      const { experiment_uuid } = req.params;
+      await ownExperiment(app, req.organizationId, experiment_uuid);
+      await waitForAcceptedWrites(app, req.organizationId);
+      return sendJsonStream(reply, await statsBody(app, req.organizationId, experiment_uuid));
+    },
+  );
 
   app.post(
     '/experiment/:experiment_uuid/trace_logs',
-    { config: { access: 'read' }, schema: { params: ExperimentParams, body: FilterSchema.nullish(), response: { 200: TraceTreeListResponseSchema, 404: DetailSchema, ...errorResponses }, summary: "The experiment's root trace logs as trees", tags: ['experiments'] } },
+    {
+      config: { access: 'read' },
+      schema: {
+        params: ExperimentParams,
+        body: FilterSchema.nullish(),
+        response: { 200: TraceTreeListResponseSchema, 404: DetailSchema, ...errorResponses },
+        summary: "The experiment's root trace logs as trees",
+        tags: ['experiments'],
+      },
+    },
     async (req, reply) => {
       const { experiment_uuid } = req.params;
       const org = req.organizationId;
       await ownExperiment(app, org, experiment_uuid);
       await waitForAcceptedWrites(app, org);
-      const ids = await rootIds(app.sql, { organizationId: org, projectId: null, experimentUuid: experiment_uuid, filter: req.body ?? undefined, page: 1, pageSize: 100_000 });
+      const ids = await rootIds(app.sql, {
+        organizationId: org,
+        projectId: null,
+        experimentUuid: experiment_uuid,
+        filter: req.body ?? undefined,
+        page: 1,
+        pageSize: 100_000,
+      });
       const trees = await app.renderTrees(await spanTextsOfRoots(app.sql, org, ids, treeDialect(req, reply)), ids);
       return sendSerializedJson(reply, Buffer.concat([Buffer.from('['), trees, Buffer.from(']')]));
     },

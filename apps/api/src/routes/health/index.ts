@@ -6,8 +6,16 @@ import { errorResponses, HealthSchema } from '@sightline/schemas';
 const CHECK_TIMEOUT_MS = 1000;
 function check(probe: Promise<unknown>): Promise<'ok' | 'unavailable'> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'unavailable'>((resolve) => (timer = setTimeout(resolve, CHECK_TIMEOUT_MS, 'unavailable')));
-  return Promise.race([probe.then(() => 'ok' as const, () => 'unavailable' as const), timeout]).finally(() => clearTimeout(timer));
+  const timeout = new Promise<'unavailable'>(
+    (resolve) => (timer = setTimeout(resolve, CHECK_TIMEOUT_MS, 'unavailable')),
+  );
+  return Promise.race([
+    probe.then(
+      () => 'ok' as const,
+      () => 'unavailable' as const,
+    ),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
 }
 
 async function dependencies(app: FastifyInstance) {
@@ -28,8 +36,12 @@ export default async function healthRoutes(app: FastifyInstance) {
 
 /** `GET /api/svc/v1/`: the authenticated health check of api.md; every value is a string. */
 healthRoutes.v1 = async function v1HealthRoute(app: FastifyInstance) {
-  app.get('/', { schema: { response: { 200: HealthSchema, ...errorResponses }, summary: 'Health check', tags: ['health'] } }, async () => {
-    const deps = await dependencies(app);
-    return { status: deps.postgres === 'ok' && deps.redis === 'ok' ? 'ok' : 'degraded', version: '0.1.0', ...deps };
-  });
+  app.get(
+    '/',
+    { schema: { response: { 200: HealthSchema, ...errorResponses }, summary: 'Health check', tags: ['health'] } },
+    async () => {
+      const deps = await dependencies(app);
+      return { status: deps.postgres === 'ok' && deps.redis === 'ok' ? 'ok' : 'degraded', version: '0.1.0', ...deps };
+    },
+  );
 };

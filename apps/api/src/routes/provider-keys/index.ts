@@ -4,7 +4,14 @@ import { z } from 'zod';
 import { formatTimestamp, seal } from '@sightline/core';
 import { deleteProviderKey, listProviderKeys, saveProviderKey, type SavedProviderKey } from '@sightline/db';
 import { nonPublicMessage, nonPublicReason } from '@sightline/llm/base-url';
-import { DeletedSchema, DetailSchema, errorResponses, ProviderKeyCreateSchema, ProviderKeySchema, UrlText } from '@sightline/schemas';
+import {
+  DeletedSchema,
+  DetailSchema,
+  errorResponses,
+  ProviderKeyCreateSchema,
+  ProviderKeySchema,
+  UrlText,
+} from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 
 // Only the last four characters of a saved key are ever shown.
@@ -15,26 +22,73 @@ const keyToWire = (k: Pick<SavedProviderKey, 'provider' | 'key_hint' | 'base_url
   updated_at: formatTimestamp(k.updated_at),
 });
 
+/** Seals and saves the key; a base URL must be public unless the server allows private ones. */
+async function saveKey(
+  app: FastifyInstance,
+  organizationId: string,
+  { provider, api_key, base_url }: z.infer<typeof ProviderKeyCreateSchema>,
+) {
+  const secretsKey = app.config.SECRETS_KEY;
+  if (!secretsKey) throw new AppError(503, 'saving provider keys needs SECRETS_KEY to be configured on the server');
+  const refused = base_url && !app.config.ALLOW_PRIVATE_PROVIDER_URLS ? await nonPublicReason(base_url) : null;
+  if (refused)
+    throw new RequestValidationError([
+      { loc: ['body', 'base_url'], msg: nonPublicMessage(refused), type: 'value_error' },
+    ]);
+  const hint = api_key.slice(-4);
+  await saveProviderKey(app.sql, organizationId, {
+    provider,
+    sealed: seal(secretsKey, api_key),
+    hint,
+    baseUrl: base_url ?? null,
+  });
+  return { provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() };
+}
+
 export default async function providerKeyRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/provider-keys', { config: { access: 'admin' }, schema: { body: ProviderKeyCreateSchema, response: { 200: ProviderKeySchema, ...errorResponses }, summary: "Save (or replace) the organization's key for a provider", tags: ['provider keys'] } }, async (req) => {
-    const secretsKey = app.config.SECRETS_KEY;
-    if (!secretsKey) throw new AppError(503, 'saving provider keys needs SECRETS_KEY to be configured on the server');
-    const { provider, api_key, base_url } = req.body;
-    const refused = base_url && !app.config.ALLOW_PRIVATE_PROVIDER_URLS ? await nonPublicReason(base_url) : null;
-    if (refused) throw new RequestValidationError([{ loc: ['body', 'base_url'], msg: nonPublicMessage(refused), type: 'value_error' }]);
-    const hint = api_key.slice(-4);
-    await saveProviderKey(app.sql, req.organizationId, { provider, sealed: seal(secretsKey, api_key), hint, baseUrl: base_url ?? null });
-    return keyToWire({ provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() });
-  });
-
-  app.get('/provider-keys', { config: { access: 'admin' }, schema: { response: { 200: z.array(ProviderKeySchema), ...errorResponses }, summary: "The organization's saved provider keys (last 4 characters only)", tags: ['provider keys'] } }, async (req) =>
-    (await listProviderKeys(app.sql, req.organizationId)).map(keyToWire),
+  app.post(
+    '/provider-keys',
+    {
+      config: { access: 'admin' },
+      schema: {
+        body: ProviderKeyCreateSchema,
+        response: { 200: ProviderKeySchema, ...errorResponses },
+        summary: "Save (or replace) the organization's key for a provider",
+        tags: ['provider keys'],
+      },
+    },
+    async (req) => keyToWire(await saveKey(app, req.organizationId, req.body)),
   );
 
-  app.delete('/provider-keys/:provider', { config: { access: 'admin' }, schema: { params: z.object({ provider: UrlText.pipe(z.string().min(1)) }), response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses }, summary: 'Delete a saved provider key', tags: ['provider keys'] } }, async (req) => {
-    if (!(await deleteProviderKey(app.sql, req.organizationId, req.params.provider))) throw notFound('provider key');
-    return { provider: req.params.provider, deleted: true };
-  });
+  app.get(
+    '/provider-keys',
+    {
+      config: { access: 'admin' },
+      schema: {
+        response: { 200: z.array(ProviderKeySchema), ...errorResponses },
+        summary: "The organization's saved provider keys (last 4 characters only)",
+        tags: ['provider keys'],
+      },
+    },
+    async (req) => (await listProviderKeys(app.sql, req.organizationId)).map(keyToWire),
+  );
+
+  app.delete(
+    '/provider-keys/:provider',
+    {
+      config: { access: 'admin' },
+      schema: {
+        params: z.object({ provider: UrlText.pipe(z.string().min(1)) }),
+        response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses },
+        summary: 'Delete a saved provider key',
+        tags: ['provider keys'],
+      },
+    },
+    async (req) => {
+      if (!(await deleteProviderKey(app.sql, req.organizationId, req.params.provider))) throw notFound('provider key');
+      return { provider: req.params.provider, deleted: true };
+    },
+  );
 }

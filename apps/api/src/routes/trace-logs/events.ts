@@ -12,10 +12,16 @@ export function pickFields(source: Record<string, unknown>): Record<string, unkn
 }
 
 /** Whether the span's trace is kept (`log_sample_rate` decides per root, so a trace is kept whole). */
-export const sampledIn = (body: TraceLogCreate, traceId: string) => isSampledIn(body.root_trace_id ?? traceId, body.log_sample_rate);
+export const sampledIn = (body: TraceLogCreate, traceId: string) =>
+  isSampledIn(body.root_trace_id ?? traceId, body.log_sample_rate);
 
 /** The create event of one posted span. */
-export const createEvent = (organizationId: string, body: TraceLogCreate, projectId: string, traceId: string): NewSpanEvent =>
+export const createEvent = (
+  organizationId: string,
+  body: TraceLogCreate,
+  projectId: string,
+  traceId: string,
+): NewSpanEvent =>
   spanCreateEvent({
     organization_id: organizationId,
     trace_id: traceId,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import batch from './batch';
 import chainlib from './chainlib';
+import list from './list';
 import read from './read';
 import write from './write';
 
@@ -10,4 +11,5 @@ export default async function traceLogRoutes(app: FastifyInstance) {
   await app.register(batch);
   await app.register(chainlib);
   await app.register(read);
+  await app.register(list);
 }

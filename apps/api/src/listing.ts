@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import type { RootQuery } from '@sightline/db';
+import type { GetTraceLogsSchema } from '@sightline/schemas';
+import type { z } from 'zod';
+
+type ListingBody = z.infer<typeof GetTraceLogsSchema> & { project_uuid?: string | null; search?: string | null };
+
+/**
+ * The root listing a get_trace_logs-shaped body asks for, or null when it names a project the
+ * organization does not have (an empty page, not a 404, as api.md answers).
+ */
+export async function rootQueryOf(
+  app: FastifyInstance,
+  organizationId: string,
+  body: ListingBody,
+): Promise<RootQuery | null> {
+  let projectId = body.project_uuid ?? null;
+  if (!projectId && body.project_name) {
+    projectId = await app.findProjectId(organizationId, body.project_name);
+    if (!projectId) return null;
+  }
+  return {
+    organizationId,
+    projectId,
+    filter: body,
+    timeRange: body.time_range,
+    status: body.status,
+    search: body.search,
+    page: body.page,
+    pageSize: body.page_size,
+  };
+}
+
+/** A page's JSON around its results, which are already JSON (a `[...]` array). */
+export function pageJson(body: { page: number; page_size: number }, total: number, results: Buffer): Buffer {
+  const head = JSON.stringify({
+    total,
+    page: body.page,
+    total_pages: Math.ceil(total / body.page_size),
+    page_size: body.page_size,
+  });
+  return Buffer.concat([Buffer.from(`${head.slice(0, -1)},"results":`), results, Buffer.from('}')]);
+}

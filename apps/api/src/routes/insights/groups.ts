@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { traceGroups, tracesOfGroup, type GroupBy } from '@sightline/db';
+import {
+  DetailSchema,
+  errorResponses,
+  TraceGroupRequestSchema,
+  TraceGroupSchema,
+  TraceGroupsRequestSchema,
+  TraceGroupsSchema,
+} from '@sightline/schemas';
+import { sendSerializedJson } from '../../json-stream';
+import { ownProject, RANGE_SECONDS } from './projects';
+
+const GROUP_BY: Record<'session' | 'user', GroupBy> = { session: 'session_id', user: 'end_user_identifier' };
+
+/** Traces grouped by session or by user, and one group's traces as a conversation. */
+export default async function traceGroupRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    '/trace-groups',
+    {
+      config: { access: 'read' },
+      schema: {
+        body: TraceGroupsRequestSchema,
+        response: { 200: TraceGroupsSchema, 404: DetailSchema, ...errorResponses },
+        summary: "A project's traces grouped by session or by user, most recently active first",
+        tags: ['console'],
+      },
+    },
+    async (req) => {
+      const b = req.body;
+      const since = b.time_range === 'na' ? null : new Date(Date.now() - RANGE_SECONDS[b.time_range] * 1000);
+      const rows = await traceGroups(app.sql, {
+        organizationId: req.organizationId,
+        projectId: await ownProject(app, req.organizationId, b.project_uuid),
+        by: GROUP_BY[b.by],
+        since,
+        page: b.page,
+        pageSize: b.page_size,
+      });
+      return {
+        total: (rows[0]?.total as number | undefined) ?? 0,
+        results: rows.map(({ total: _total, ...row }) => row),
+      } as never;
+    },
+  );
+
+  app.post(
+    '/trace-group',
+    {
+      config: { access: 'read' },
+      schema: {
+        body: TraceGroupRequestSchema,
+        response: { 200: TraceGroupSchema, 404: DetailSchema, ...errorResponses },
+        summary: "One session's (or user's) traces in the order they happened",
+        tags: ['console'],
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const traces = await tracesOfGroup(app.sql, {
+        organizationId: req.organizationId,
+        projectId: await ownProject(app, req.organizationId, b.project_uuid),
+        by: GROUP_BY[b.by],
+        key: b.key,
+      });
+      return sendSerializedJson(reply, Buffer.from(`{"key":${JSON.stringify(b.key)},"traces":${traces}}`));
+    },
+  );
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { formatTimestamp } from '@sightline/core';
+import { createCriterion, deleteCriterion, listCriteria, type AnnotationCriterion } from '@sightline/db';
+import {
+  CriterionCreateSchema,
+  CriterionParams,
+  CriterionSchema,
+  DeletedSchema,
+  DetailSchema,
+  errorResponses,
+} from '@sightline/schemas';
+import { AppError, notFound } from '../../errors';
+
+const criterionToWire = (c: AnnotationCriterion) => ({ ...c, created_at: formatTimestamp(c.created_at) });
+
+/** The criteria annotations use. */
+export default async function criterionRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+
+  app.get(
+    '/annotation-criteria',
+    {
+      schema: {
+        response: { 200: z.array(CriterionSchema), ...errorResponses },
+        summary: 'Annotation criteria',
+        tags: ['annotations'],
+      },
+    },
+    async (req) => (await listCriteria(app.sql, req.organizationId)).map(criterionToWire),
+  );
+  app.post(
+    '/annotation-criteria',
+    {
+      config: { access: 'admin' },
+      schema: {
+        body: CriterionCreateSchema,
+        response: { 200: CriterionSchema, 409: DetailSchema, ...errorResponses },
+        summary: 'Create an annotation criterion',
+        tags: ['annotations'],
+      },
+    },
+    async (req) => {
+      const b = req.body;
+      const created = await createCriterion(app.sql, req.organizationId, {
+        name: b.name,
+        kind: b.kind,
+        description: b.description ?? null,
+        min: b.min ?? null,
+        max: b.max ?? null,
+        options: b.options ?? null,
+      });
+      if (!created) throw new AppError(409, `a criterion named '${b.name}' already exists`);
+      return criterionToWire(created);
+    },
+  );
+  app.delete(
+    '/annotation-criteria/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        params: CriterionParams,
+        response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses },
+        summary: 'Delete an annotation criterion (annotations made with it stay on their spans)',
+        tags: ['annotations'],
+      },
+    },
+    async (req) => {
+      if (!(await deleteCriterion(app.sql, req.organizationId, req.params.id))) throw notFound('annotation criterion');
+      return { id: req.params.id, deleted: true };
+    },
+  );
+}

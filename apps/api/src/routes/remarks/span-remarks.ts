@@ -1,0 +1,42 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { findSpanForRemarks } from '@sightline/db';
+import { waitUntilWritten } from '@sightline/queues';
+import type { Remarks } from '@sightline/schemas';
+import { AppError, notFound } from '../../errors';
+
+const READ_YOUR_WRITES_MS = 2000;
+
+/** Who remarks: the key's label (a person's email), else the key itself. */
+export const userOf = (req: FastifyRequest) => req.caller.label ?? `key:${req.caller.keyId}`;
+
+/** The span remarked on, once the writes accepted for it are applied. */
+export async function spanFor(app: FastifyInstance, org: string, traceId: string) {
+  if (!(await waitUntilWritten(app.redis, [app.keys.pendingSpan(org, traceId)], READ_YOUR_WRITES_MS))) {
+    throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
+  }
+  const span = await findSpanForRemarks(app.sql, org, traceId);
+  if (!span) throw notFound('trace log');
+  return span;
+}
+
+/** Writes remarks on a span as a span event. */
+export const remark = (
+  app: FastifyInstance,
+  req: FastifyRequest & { organizationId: string },
+  traceId: string,
+  root: string,
+  remarks: Remarks,
+) =>
+  app.acceptSpanEvents(
+    [
+      {
+        kind: 'remark',
+        organization_id: req.organizationId,
+        trace_id: traceId,
+        pending_root: root,
+        fields: {},
+        remarks,
+      },
+    ],
+    req.id,
+  );

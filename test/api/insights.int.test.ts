@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, readTrace } from '../support/app';
+import { useStack } from '../support/fixtures';
+
+const {
+  stack,
+  orgs: [{ key }, other],
+} = useStack({ orgs: ['insights', 'insights-other'] });
+let projectUuid: string;
+
+const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+// Five traces over the last hours: two sessions, two users, one failure, LLM calls on two models.
+const TRACES = [
+  {
+    minutes: 300,
+    session: 's-1',
+    user: 'ann',
+    latency: 1,
+    status: 'success',
+    cost: 0.1,
+    model: 'gpt-4o-mini',
+    score: 0.5,
+    feedback: 1,
+  },
+  {
+    minutes: 240,
+    session: 's-1',
+    user: 'ann',
+    latency: 2,
+    status: 'error',
+    cost: 0.2,
+    model: 'gpt-4o-mini',
+    score: 1,
+    feedback: null,
+  },
+  {
+    minutes: 120,
+    session: 's-2',
+    user: 'ben',
+    latency: 3,
+    status: 'success',
+    cost: 0.3,
+    model: 'claude-3-5-haiku',
+    score: null,
+    feedback: 0,
+  },
+  {
+    minutes: 60,
+    session: 's-2',
+    user: 'ben',
+    latency: 4,
+    status: 'success',
+    cost: 0.4,
+    model: 'claude-3-5-haiku',
+    score: 0,
+    feedback: null,
+  },
+  {
+    minutes: 30,
+    session: null,
+    user: 'ann',
+    latency: 10,
+    status: 'success',
+    cost: 1,
+    model: 'gpt-4o-mini',
+    score: null,
+    feedback: null,
+  },
+];
+
+beforeAll(async () => {
+  const spans = TRACES.flatMap((t, i) => {
+    const root = randomUUID();
+    return [
+      {
+        trace_id: root,
+        project_name: 'insights',
+        trace_name: `turn-${i}`,
+        inputs: { message: `question ${i}` },
+        output: `answer ${i}`,
+        start_timestamp: ago(t.minutes),
+        latency: t.latency,
+        status: t.status,
+        session_id: t.session,
+        end_user_identifier: t.user,
+        scores: t.score === null ? [] : [{ name: 'quality', score: t.score }],
+        feedback_score: t.feedback,
+      },
+      {
+        trace_id: randomUUID(),
+        root_trace_id: root,
+        parent_trace_id: root,
+        project_name: 'insights',
+        trace_name: 'llm',
+        start_timestamp: ago(t.minutes),
+        cost: t.cost,
+        input_tokens: 10,
+        output_tokens: i,
+        configuration: { model: t.model },
+      },
+    ];
+  });
+  expect((await call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs: spans })).statusCode).toBe(200);
+  expect((await readTrace(stack.app, key, spans.at(-2)!.trace_id)).statusCode).toBe(200);
+  projectUuid = (await call(stack.app, key, 'POST', '/project', { name: 'insights' })).json().uuid;
+});
+
+describe('the dashboard', () => {
+  it('adds up to the traces table, with latency percentiles, cost by model, scores and feedback', async () => {
+    const res = await call(stack.app, key, 'POST', '/dashboard', { project_uuid: projectUuid, time_range: '24h' });
+    expect(res.statusCode, res.body).toBe(200);
+    const d = res.json();
+    const rows = (
+      await call(stack.app, key, 'POST', '/traces', { project_uuid: projectUuid, time_range: '24h', page_size: 100 })
+    ).json().results as { cost: number; input_tokens: number; output_tokens: number; status: string }[];
+    const sum = (f: (r: (typeof rows)[number]) => number) => rows.reduce((n, r) => n + f(r), 0);
+    expect(d.totals).toMatchObject({
+      traces: rows.length,
+      errors: rows.filter((r) => r.status === 'error').length,
+      input_tokens: sum((r) => r.input_tokens),
+      output_tokens: sum((r) => r.output_tokens),
+    });
+    expect(d.totals.traces).toBe(5);
+    expect(d.totals.cost).toBeCloseTo(
+      sum((r) => r.cost),
+      10,
+    );
+    expect(d.totals.error_rate).toBeCloseTo(0.2, 10);
+    // Latencies 1, 2, 3, 4, 10: the median is 3; p95 interpolates between 4 and 10.
+    expect(d.totals.latency_p50).toBe(3);
+    expect(d.totals.latency_p95).toBeCloseTo(4 + 0.8 * 6, 10);
+    expect(d.bucket_seconds).toBe(1800);
+    expect(d.buckets.reduce((n: number, b: { traces: number }) => n + b.traces, 0)).toBe(5);
+    expect(d.buckets.reduce((n: number, b: { cost: number }) => n + b.cost, 0)).toBeCloseTo(d.totals.cost, 10);
+    expect(d.cost_by_model).toEqual([
+      { model: 'gpt-4o-mini', calls: 3, cost: expect.closeTo(1.3, 10) },
+      { model: 'claude-3-5-haiku', calls: 2, cost: expect.closeTo(0.7, 10) },
+    ]);
+    const quality = d.scores.filter((s: { name: string }) => s.name === 'quality');
+    expect(quality.reduce((n: number, s: { count: number }) => n + s.count, 0)).toBe(3);
+    expect(d.feedback.reduce((n: number, f: { count: number }) => n + f.count, 0)).toBe(2);
+  });
+  it('narrows to the window, and answers 404 for another organization’s project', async () => {
+    const hour = (
+      await call(stack.app, key, 'POST', '/dashboard', { project_uuid: projectUuid, time_range: '1h' })
+    ).json();
+    expect(hour.totals).toMatchObject({ traces: 1, cost: 1, latency_p50: 10 });
+    expect(hour.bucket_seconds).toBe(60);
+    expect((await call(stack.app, other.key, 'POST', '/dashboard', { project_uuid: projectUuid })).statusCode).toBe(
+      404,
+    );
+    expect(
+      (await call(stack.app, key, 'POST', '/dashboard', { project_uuid: projectUuid, from: ago(10), to: ago(20) }))
+        .statusCode,
+    ).toBe(422);
+  });
+});
+
+describe('sessions and users', () => {
+  it('groups traces by session and by user with counts, cost, errors and feedback', async () => {
+    const sessions = (
+      await call(stack.app, key, 'POST', '/trace-groups', { project_uuid: projectUuid, by: 'session' })
+    ).json();
+    expect(sessions.total).toBe(2);
+    expect(sessions.results.map((s: { key: string }) => s.key)).toEqual(['s-2', 's-1']);
+    expect(sessions.results[1]).toMatchObject({
+      key: 's-1',
+      traces: 2,
+      errors: 1,
+      latency_avg: 1.5,
+      cost: expect.closeTo(0.3, 10),
+      feedback_mean: 1,
+    });
+    const users = (
+      await call(stack.app, key, 'POST', '/trace-groups', { project_uuid: projectUuid, by: 'user' })
+    ).json();
+    expect(users.results.map((u: { key: string; traces: number }) => [u.key, u.traces])).toEqual([
+      ['ann', 3],
+      ['ben', 2],
+    ]);
+  });
+  it('reads one session as a conversation, in order', async () => {
+    const session = (
+      await call(stack.app, key, 'POST', '/trace-group', { project_uuid: projectUuid, by: 'session', key: 's-2' })
+    ).json();
+    expect(session.traces.map((t: { inputs: unknown; output: unknown }) => [t.inputs, t.output])).toEqual([
+      [{ message: 'question 2' }, 'answer 2'],
+      [{ message: 'question 3' }, 'answer 3'],
+    ]);
+  });
+});

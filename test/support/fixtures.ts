@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { afterAll, beforeAll } from 'vitest';
+import type { Sql } from '@sightline/db';
+import { buildStack, type StackOptions, type TestStack } from './app';
+import { startGateway, type Gateway } from './gateway';
+import { newOrganization, testSql } from './services';
+
+// The set-up most test files share. Each fixture registers its own beforeAll and afterAll in the file or
+// describe block that calls it, and answers at once: what exists only once beforeAll has run (a stack, an
+// organization's id) is filled into the answered objects then, so that a file can name them at load time
+// and use them in its hooks and tests:
+//
+//   const { stack, sql, orgs: [{ key }, other] } = useStack({ worker: false, orgs: ['a', 'b'] });
+//
+// A file's own beforeAll hooks, registered after the fixture, run after its hooks, and its afterAll hooks
+// before them (vitest's default sequence.hooks, 'stack').
+
+export type Organization = { id: string; key: string };
+type Orgs = { orgs?: string[] };
+
+/**
+ * A PostgreSQL client (it connects on first use), and a fresh organization for each label of `orgs`. Their
+ * keys are made now, so that a file can take one into a const (`orgs: [{ key }]`); their ids come in beforeAll.
+ */
+export function useSql({ orgs: labels = [] }: Orgs = {}): { sql: Sql; orgs: Organization[] } {
+  const sql = testSql();
+  const orgs = labels.map(() => ({ id: '', key: `sl_${randomBytes(32).toString('base64url')}` }));
+  beforeAll(async () => {
+    for (const [i, label] of labels.entries()) orgs[i].id = (await newOrganization(sql, label, orgs[i].key)).id;
+  });
+  afterAll(() => sql.end());
+  return { sql, orgs };
+}
+
+/** buildStack(options), as `stack`, with useSql's client and organizations. */
+export function useStack({ orgs, ...options }: StackOptions & Orgs = {}): {
+  stack: TestStack;
+  sql: Sql;
+  orgs: Organization[];
+} {
+  const services = useSql({ orgs });
+  const stack = startedInBeforeAll(async () => {
+    const stack = await buildStack(options);
+    await redisReady(stack);
+    return stack;
+  });
+  return { ...services, stack };
+}
+
+/** startGateway(env), as `gw`, with useSql's client and organizations. */
+export function useGateway({ orgs, env }: { env?: Record<string, string | undefined> } & Orgs = {}): {
+  gw: Gateway;
+  sql: Sql;
+  orgs: Organization[];
+} {
+  const services = useSql({ orgs });
+  const gw = startedInBeforeAll(async () => {
+    const gw = await startGateway(env);
+    await redisReady(gw.stack);
+    return gw;
+  });
+  return { ...services, gw };
+}
+
+/**
+ * The API's own Redis connection queues no commands while it connects (enableOfflineQueue: false), and may
+ * still be connecting when the app is ready: a first request that uses Redis could be answered 503.
+ */
+async function redisReady(stack: TestStack) {
+  if (stack.app.redis.status !== 'ready') await once(stack.app.redis, 'ready');
+}
+
+/** An object that beforeAll fills with what `start` answers, and afterAll closes. */
+function startedInBeforeAll<T extends { close(): Promise<void> }>(start: () => Promise<T>): T {
+  const handle = {} as T;
+  beforeAll(async () => {
+    Object.assign(handle, await start());
+  });
+  afterAll(async () => {
+    // Empty when start failed: there is nothing to close then.
+    await handle.close?.();
+  });
+  return handle;
+}
