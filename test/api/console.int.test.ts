@@ -95,7 +95,7 @@ describe('the console reads', () => {
       traces_24h: 2,
       cost_24h: 0.5,
       error_rate_24h: 0.5,
-      last_activity: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      last_activity: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
   });
 
@@ -161,6 +161,10 @@ describe('the console reads', () => {
       [first.child, 1, 'retriever'],
       [first.llm, 2, 'llm'],
     ]);
+    // Starts to the millisecond, for the timeline: the LLM call began a second after its trace.
+    expect(skeleton.spans[0].start_timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const gap = Date.parse(skeleton.spans[2].start_timestamp) - Date.parse(skeleton.spans[0].start_timestamp);
+    expect(Math.abs(gap - 1000)).toBeLessThan(20);
     expect(skeleton.spans[2]).toMatchObject({
       parent_trace_id: first.child,
       trace_name: 'answer',

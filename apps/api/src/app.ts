@@ -1,5 +1,5 @@
 import sse from '@fastify/sse';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ZodType } from 'zod';
 import type { ApiEnv } from '@sightline/schemas';
 import { RequestValidationError } from './errors';
@@ -50,22 +50,19 @@ declare module 'fastify' {
 const LOCATION: Record<string, string> = { body: 'body', params: 'path', querystring: 'query', headers: 'header' };
 
 /** The API as a Fastify instance, without listening: `server.ts` serves it, tests call `inject`. */
+/** Fastify's own request fields, with a key sent in the query (the live tail's) redacted. */
+const loggedRequest = (req: FastifyRequest) => ({
+  method: req.method,
+  url: req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]'),
+  host: req.host,
+  remoteAddress: req.ip,
+  remotePort: req.socket?.remotePort,
+});
+
 export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {}) {
   const app = Fastify({
     bodyLimit: config.BODY_LIMIT_BYTES,
-    logger: {
-      level: config.LOG_LEVEL,
-      // Fastify's own request fields, with a key sent in the query (the live tail's) redacted.
-      serializers: {
-        req: (req) => ({
-          method: req.method,
-          url: req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]'),
-          host: req.host,
-          remoteAddress: req.ip,
-          remotePort: req.socket?.remotePort,
-        }),
-      },
-    },
+    logger: { level: config.LOG_LEVEL, serializers: { req: loggedRequest } },
     genReqId: requestId,
     // Errors raised before routing (a malformed URL, a bad content type) keep the API's error shape.
     frameworkErrors: (err, req, reply) =>

@@ -4,7 +4,8 @@ import { rootIds, type RootQuery } from './spans';
 // Reads for the web console. PostgreSQL writes the JSON: a 10,000-span skeleton is one text value that
 // goes to the browser as it is.
 
-const utc = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
+// ISO 8601 in UTC to the millisecond: a timeline places spans of a few milliseconds by their starts.
+const utc = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 /**
  * A trace's total of a measure (cost, tokens): the root's own value when the client set one there (it
  * then already covers the trace), else the sum over the trace's spans.
