@@ -8,6 +8,8 @@ const SignInPage = lazy(() => import('./pages/SignInPage'));
 const ProjectsPage = lazy(() => import('./pages/ProjectsPage'));
 const TracesPage = lazy(() => import('./pages/TracesPage'));
 const TracePage = lazy(() => import('./pages/TracePage'));
+const DashboardPage = lazy(() => import('./pages/DashboardPage'));
+const SessionsPage = lazy(() => import('./pages/SessionsPage'));
 const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 const NotFoundPage = lazy(() => import('./pages/NotFoundPage'));
 
@@ -27,6 +29,8 @@ export const router = createBrowserRouter([
       { path: 'projects', element: <ProjectsPage /> },
       { path: 'projects/:projectUuid/traces', element: <TracesPage /> },
       { path: 'projects/:projectUuid/traces/:traceId', element: <TracePage /> },
+      { path: 'projects/:projectUuid/dashboard', element: <DashboardPage /> },
+      { path: 'projects/:projectUuid/sessions', element: <SessionsPage /> },
       { path: 'settings', element: <SettingsPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

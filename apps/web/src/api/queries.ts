@@ -4,10 +4,17 @@ import { useSession } from './session';
 import type {
   ApiKey,
   ApiKeyCreated,
+  Criterion,
+  CriterionCreate,
+  Dashboard,
+  DashboardRequest,
   ProjectSummary,
   ProviderKey,
   Role,
   Span,
+  TraceGroup,
+  TraceGroups,
+  TraceGroupsRequest,
   TraceRows,
   TraceRowsRequest,
   TraceSkeleton,
@@ -102,5 +109,79 @@ export function useDeleteProviderKey() {
     mutationFn: (provider: string) =>
       api<unknown>(`/provider-keys/${encodeURIComponent(provider)}`, { method: 'DELETE' }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['provider-keys'] }),
+  });
+}
+
+export function useCriteria() {
+  return useQuery({
+    queryKey: ['annotation-criteria'],
+    queryFn: () => api<Criterion[]>('/annotation-criteria'),
+    staleTime: 60_000,
+  });
+}
+
+export function useCreateCriterion() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CriterionCreate) => api<Criterion>('/annotation-criteria', { method: 'POST', body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['annotation-criteria'] }),
+  });
+}
+
+export function useDeleteCriterion() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<unknown>(`/annotation-criteria/${id}`, { method: 'DELETE' }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['annotation-criteria'] }),
+  });
+}
+
+/** Comments and annotations of one span: each write refetches the span, which holds them. */
+export function useRemarks(traceId: string) {
+  const client = useQueryClient();
+  const onSuccess = () => client.invalidateQueries({ queryKey: ['span', traceId] });
+  const base = `/trace_log/${traceId}`;
+  return {
+    addComment: useMutation({
+      mutationFn: (comment: string) => api<unknown>(`${base}/comments`, { method: 'POST', body: { comment } }),
+      onSuccess,
+    }),
+    deleteComment: useMutation({
+      mutationFn: (id: string) => api<unknown>(`${base}/comments/${id}`, { method: 'DELETE' }),
+      onSuccess,
+    }),
+    annotate: useMutation({
+      mutationFn: ({ criterionId, body }: { criterionId: string; body: { score?: number; value?: string } }) =>
+        api<unknown>(`${base}/annotations/${criterionId}`, { method: 'PUT', body }),
+      onSuccess,
+    }),
+    unannotate: useMutation({
+      mutationFn: (criterionId: string) => api<unknown>(`${base}/annotations/${criterionId}`, { method: 'DELETE' }),
+      onSuccess,
+    }),
+  };
+}
+
+export function useDashboard(request: DashboardRequest) {
+  return useQuery({
+    queryKey: ['dashboard', request],
+    queryFn: ({ signal }) => api<Dashboard>('/dashboard', { method: 'POST', body: request, signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useTraceGroups(request: TraceGroupsRequest) {
+  return useQuery({
+    queryKey: ['trace-groups', request],
+    queryFn: ({ signal }) => api<TraceGroups>('/trace-groups', { method: 'POST', body: request, signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useTraceGroup(request: { project_uuid: string; by: 'session' | 'user'; key: string | null }) {
+  return useQuery({
+    queryKey: ['trace-group', request],
+    queryFn: ({ signal }) => api<TraceGroup>('/trace-group', { method: 'POST', body: request, signal }),
+    enabled: !!request.key,
   });
 }

@@ -5,9 +5,16 @@ import type {
   ApiKeyCreatedSchema,
   ApiKeyRole,
   ApiKeySchema,
+  CriterionCreateSchema,
+  CriterionSchema,
+  DashboardRequestSchema,
+  DashboardSchema,
   ProjectSummarySchema,
   ProviderKeySchema,
   TraceLogFields,
+  TraceGroupSchema,
+  TraceGroupsRequestSchema,
+  TraceGroupsSchema,
   TraceRowsRequestSchema,
   TraceRowsSchema,
   TraceSkeletonSchema,
@@ -30,6 +37,15 @@ export type ApiKey = z.output<typeof ApiKeySchema>;
 export type ApiKeyCreated = z.output<typeof ApiKeyCreatedSchema>;
 export type ProviderKey = z.output<typeof ProviderKeySchema>;
 export type Role = ApiKeyRole;
+export type Criterion = z.output<typeof CriterionSchema>;
+export type CriterionCreate = z.input<typeof CriterionCreateSchema>;
+export type DashboardRequest = z.input<typeof DashboardRequestSchema>;
+export type Dashboard = z.output<typeof DashboardSchema>;
+export type TraceGroupsRequest = z.input<typeof TraceGroupsRequestSchema>;
+export type TraceGroups = z.output<typeof TraceGroupsSchema>;
+export type TraceGroup = z.output<typeof TraceGroupSchema>;
+/** A console comment as `GET /span` answers it: the client's own comments have no `id`. */
+export type SpanComment = NonNullable<Span['comments']>[number] & { id?: string };
 
 /**
  * `GET /span/{trace_id}`: one span with every field, as a trace log reads back, without its children.

@@ -24,6 +24,7 @@ import { formatCost, formatCount, formatLatency, formatScore } from '../lib/form
 import { KIND_COLORS } from '../theme';
 import { ChatView } from './ChatView';
 import { Payload } from './Payload';
+import { SpanRemarks } from './SpanRemarks';
 import { ErrorState, LoadingState } from './StateViews';
 import { Timestamp } from './Timestamp';
 import { Chips, StatusBadge } from './TraceCells';
@@ -142,6 +143,9 @@ function SpanBody({ span }: { span: Span }) {
   const config = span.configuration ?? {};
   const { messages: _m, history: _h, model_params: params, ...configRest } = config as Record<string, unknown>;
   const scores = span.scores ?? [];
+  const remarkCount =
+    (span.comments?.length ?? 0) +
+    Object.values(span.annotations ?? {}).reduce((n, byUser) => n + Object.keys(byUser).length, 0);
   const [tab, setTab] = useState<string | null>(messages.length ? 'messages' : 'io');
   return (
     <Stack gap="sm">
@@ -164,6 +168,7 @@ function SpanBody({ span }: { span: Span }) {
           <Tabs.Tab value="io">Input &amp; output</Tabs.Tab>
           <Tabs.Tab value="model">Model &amp; metadata</Tabs.Tab>
           <Tabs.Tab value="scores">Scores &amp; feedback{scores.length ? ` (${scores.length})` : ''}</Tabs.Tab>
+          <Tabs.Tab value="remarks">Comments &amp; annotations{remarkCount ? ` (${remarkCount})` : ''}</Tabs.Tab>
         </Tabs.List>
         {messages.length > 0 && (
           <Tabs.Panel value="messages" pt="sm">
@@ -252,26 +257,10 @@ function SpanBody({ span }: { span: Span }) {
             <KeyValues
               rows={[['Feedback score', span.feedback_score == null ? null : formatScore(span.feedback_score)]]}
             />
-            {(span.comments ?? []).length > 0 && (
-              <Section title="Comments">
-                <Stack gap={6}>
-                  {span.comments!.map((c, i) => (
-                    <Paper key={i} withBorder p="xs" radius="sm">
-                      <Group gap={6}>
-                        <Text size="xs" fw={600}>
-                          {c.user_id}
-                        </Text>
-                        <Timestamp value={c.created_at} size="xs" c="dimmed" />
-                      </Group>
-                      <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
-                        {c.comment}
-                      </Text>
-                    </Paper>
-                  ))}
-                </Stack>
-              </Section>
-            )}
           </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="remarks" pt="sm">
+          <SpanRemarks span={span} />
         </Tabs.Panel>
       </Tabs>
     </Stack>

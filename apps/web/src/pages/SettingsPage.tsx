@@ -30,6 +30,7 @@ import {
 import { usePermissions } from '../api/roles';
 import type { ApiKeyCreated, Role } from '../api/types';
 import { CopyIcon } from '../components/CopyField';
+import { CriteriaSettings } from '../components/CriteriaSettings';
 import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
 import { Timestamp } from '../components/Timestamp';
 
@@ -61,6 +62,7 @@ export default function SettingsPage() {
       </div>
       <ApiKeys currentKeyId={me.key_id} />
       <ProviderKeys />
+      <CriteriaSettings />
     </Stack>
   );
 }

@@ -1,26 +1,15 @@
-import {
-  Anchor,
-  Breadcrumbs,
-  Button,
-  Group,
-  Pagination,
-  Paper,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Button, Group, Pagination, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconArrowUp, IconSearch } from '@tabler/icons-react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { useProjects, useTraces } from '../api/queries';
 import { useSession } from '../api/session';
 import type { TraceRow } from '../api/types';
 import { ClientSetup } from '../components/ClientSetup';
 import { FilterBuilder } from '../components/FilterBuilder';
 import { LiveControl } from '../components/LiveControl';
+import { ProjectHeader } from '../components/ProjectHeader';
 import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
 import { ColumnChooser, TracesTable } from '../components/TracesTable';
 import { formatCount } from '../lib/format';
@@ -67,18 +56,12 @@ export default function TracesPage() {
 
   return (
     <Stack gap="sm" h="calc(100vh - 56px - 2 * var(--mantine-spacing-md))">
-      <Group justify="space-between" align="flex-end" wrap="nowrap">
-        <div>
-          <Breadcrumbs fz="sm">
-            <Anchor component={Link} to="/projects">
-              Projects
-            </Anchor>
-            <Text size="sm">{project?.name ?? 'Project'}</Text>
-          </Breadcrumbs>
-          <Title order={2}>Traces</Title>
-        </div>
-        <LiveControl status={live.status} paused={live.paused} onToggle={live.togglePause} />
-      </Group>
+      <ProjectHeader
+        projectUuid={projectUuid}
+        section="traces"
+        title="Traces"
+        right={<LiveControl status={live.status} paused={live.paused} onToggle={live.togglePause} />}
+      />
 
       <Group gap="xs" wrap="wrap">
         <SearchBox value={view.search} onSearch={(search) => setView({ search })} />

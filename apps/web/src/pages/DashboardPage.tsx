@@ -1,0 +1,283 @@
+import { Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useMemo, type ReactElement, type ReactNode } from 'react';
+import { useParams, useSearchParams } from 'react-router';
+import {
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+  Bar,
+  BarChart,
+} from 'recharts';
+import { useDashboard } from '../api/queries';
+import type { Dashboard, TimeRange } from '../api/types';
+import { ProjectHeader } from '../components/ProjectHeader';
+import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
+import { formatCost, formatCount, formatLatency, formatPercent, formatScore } from '../lib/format';
+import { TIME_RANGE_LABELS } from '../lib/trace-view';
+
+type Range = Exclude<TimeRange, 'na'>;
+const RANGES = Object.entries(TIME_RANGE_LABELS)
+  .filter(([value]) => value !== 'na')
+  .map(([value, label]) => ({ value, label }));
+const COLORS = ['#4c6ef5', '#f76707', '#12b886', '#e64980', '#7950f2', '#fab005', '#15aabf', '#82c91e'];
+
+function tickOf(bucketSeconds: number) {
+  const fmt = new Intl.DateTimeFormat(
+    undefined,
+    bucketSeconds < 86_400
+      ? { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }
+      : { month: 'short', day: 'numeric' },
+  );
+  return (iso: string) => fmt.format(new Date(iso));
+}
+
+export default function DashboardPage() {
+  const { projectUuid = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const asked = params.get('range');
+  const range: Range = asked && asked !== 'na' && asked in TIME_RANGE_LABELS ? (asked as Range) : '7d';
+  const dashboard = useDashboard({ project_uuid: projectUuid, time_range: range });
+  return (
+    <Stack gap="md">
+      <ProjectHeader
+        projectUuid={projectUuid}
+        section="dashboard"
+        title="Dashboard"
+        right={
+          <Select
+            aria-label="Time range"
+            w={170}
+            data={RANGES}
+            value={range}
+            allowDeselect={false}
+            onChange={(r) => r && setParams({ range: r })}
+          />
+        }
+      />
+      {dashboard.isPending ? (
+        <LoadingState label="Loading the dashboard" />
+      ) : dashboard.isError ? (
+        <ErrorState error={dashboard.error} title="Could not load the dashboard" onRetry={() => dashboard.refetch()} />
+      ) : (
+        <DashboardBody data={dashboard.data} range={range} updating={dashboard.isPlaceholderData} />
+      )}
+    </Stack>
+  );
+}
+
+function DashboardBody({ data, range, updating }: { data: Dashboard; range: Range; updating: boolean }) {
+  const t = data.totals;
+  const tick = useMemo(() => tickOf(data.bucket_seconds), [data.bucket_seconds]);
+  const series = useMemo(
+    () =>
+      data.buckets.map((b) => ({
+        start: b.start,
+        traces: b.traces,
+        errors: b.errors,
+        p50: b.latency_p50,
+        p95: b.latency_p95,
+        p99: b.latency_p99,
+        tokens: b.input_tokens + b.output_tokens,
+        cost: b.cost,
+      })),
+    [data.buckets],
+  );
+  const scores = useMemo(() => {
+    const names = [...new Set(data.scores.map((s) => s.name))].sort();
+    const byStart = new Map<string, Record<string, number | string>>();
+    for (const s of data.scores) {
+      const row = byStart.get(s.start) ?? { start: s.start };
+      row[s.name] = s.mean;
+      byStart.set(s.start, row);
+    }
+    for (const f of data.feedback) {
+      const row = byStart.get(f.start) ?? { start: f.start };
+      row.feedback = f.mean;
+      byStart.set(f.start, row);
+    }
+    const rows = [...byStart.values()].sort((a, b) => String(a.start).localeCompare(String(b.start)));
+    return { names: data.feedback.length ? [...names, 'feedback'] : names, rows };
+  }, [data.scores, data.feedback]);
+
+  return (
+    <Stack gap="md" style={{ opacity: updating ? 0.6 : 1, transition: 'opacity 150ms' }}>
+      <SimpleGrid cols={{ base: 2, md: 4, xl: 7 }} spacing="sm">
+        <StatCard label="Traces" testId="dashboard-traces">
+          {formatCount(t.traces)}
+        </StatCard>
+        <StatCard label="Errors" hint={`${formatPercent(t.error_rate)} of traces`}>
+          {formatCount(t.errors)}
+        </StatCard>
+        <StatCard label="Latency p50">{formatLatency(t.latency_p50)}</StatCard>
+        <StatCard label="Latency p95">{formatLatency(t.latency_p95)}</StatCard>
+        <StatCard label="Latency p99">{formatLatency(t.latency_p99)}</StatCard>
+        <StatCard label="Tokens" hint={`${formatCount(t.input_tokens)} in / ${formatCount(t.output_tokens)} out`}>
+          {formatCount(t.input_tokens + t.output_tokens)}
+        </StatCard>
+        <StatCard label="Cost">{formatCost(t.cost)}</StatCard>
+      </SimpleGrid>
+      {t.traces === 0 ? (
+        <Paper withBorder radius="md">
+          <EmptyState title={`No traces in the ${TIME_RANGE_LABELS[range].toLowerCase()}`}>
+            <Text size="sm" c="dimmed">
+              Pick a longer time range, or send traces to this project.
+            </Text>
+          </EmptyState>
+        </Paper>
+      ) : (
+        <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="md">
+          <ChartCard title="Traces and errors">
+            <BarChart data={series}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
+              <YAxis allowDecimals={false} fontSize={11} width={40} />
+              <Tooltip labelFormatter={(l) => tick(String(l))} />
+              <Legend />
+              <Bar dataKey="traces" name="Traces" fill={COLORS[0]} />
+              <Bar dataKey="errors" name="Errors" fill="#fa5252" />
+            </BarChart>
+          </ChartCard>
+          <ChartCard title="Latency">
+            <LineChart data={series}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
+              <YAxis tickFormatter={(v: number) => formatLatency(v)} fontSize={11} width={60} />
+              <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatLatency(Number(v))} />
+              <Legend />
+              <Line type="monotone" dataKey="p50" name="p50" stroke={COLORS[2]} dot={false} connectNulls />
+              <Line type="monotone" dataKey="p95" name="p95" stroke={COLORS[1]} dot={false} connectNulls />
+              <Line type="monotone" dataKey="p99" name="p99" stroke="#fa5252" dot={false} connectNulls />
+            </LineChart>
+          </ChartCard>
+          <ChartCard title="Tokens">
+            <BarChart data={series}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
+              <YAxis fontSize={11} width={60} tickFormatter={(v: number) => formatCount(v)} />
+              <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatCount(Number(v))} />
+              <Bar dataKey="tokens" name="Tokens" fill={COLORS[4]} />
+            </BarChart>
+          </ChartCard>
+          <ChartCard title="Cost">
+            <BarChart data={series}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
+              <YAxis fontSize={11} width={70} tickFormatter={(v: number) => formatCost(v)} />
+              <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatCost(Number(v))} />
+              <Bar dataKey="cost" name="Cost" fill={COLORS[2]} />
+            </BarChart>
+          </ChartCard>
+          <ChartCard
+            title="Scores and feedback (mean)"
+            empty={scores.rows.length === 0 ? 'No scores or feedback in this range.' : undefined}
+          >
+            {
+              <LineChart data={scores.rows}>
+                <CartesianGrid strokeDasharray="3 3" vertical={false} />
+                <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
+                <YAxis fontSize={11} width={40} />
+                <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatScore(Number(v))} />
+                <Legend />
+                {scores.names.map((n, i) => (
+                  <Line
+                    key={n}
+                    type="monotone"
+                    dataKey={n}
+                    stroke={COLORS[i % COLORS.length]}
+                    dot={scores.rows.length < 3}
+                    connectNulls
+                  />
+                ))}
+              </LineChart>
+            }
+          </ChartCard>
+          <Paper withBorder radius="md" p="md">
+            <Title order={5} mb="xs">
+              Cost by model
+            </Title>
+            {data.cost_by_model.length === 0 ? (
+              <Text size="sm" c="dimmed">
+                No model calls in this range.
+              </Text>
+            ) : (
+              <Table verticalSpacing={6} aria-label="Cost by model">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Model</Table.Th>
+                    <Table.Th ta="right">Calls</Table.Th>
+                    <Table.Th ta="right">Cost</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {data.cost_by_model.map((m) => (
+                    <Table.Tr key={m.model}>
+                      <Table.Td ff="monospace">{m.model}</Table.Td>
+                      <Table.Td ta="right">{formatCount(m.calls)}</Table.Td>
+                      <Table.Td ta="right" ff="monospace">
+                        {formatCost(m.cost)}
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            )}
+          </Paper>
+        </SimpleGrid>
+      )}
+    </Stack>
+  );
+}
+
+function StatCard({
+  label,
+  hint,
+  testId,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  testId?: string;
+  children: ReactNode;
+}) {
+  return (
+    <Paper withBorder radius="md" px="md" py="sm">
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600} style={{ letterSpacing: 0.3 }}>
+        {label}
+      </Text>
+      <Text size="xl" fw={650} ff="monospace" data-testid={testId}>
+        {children}
+      </Text>
+      {hint && (
+        <Text size="xs" c="dimmed">
+          {hint}
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
+function ChartCard({ title, empty, children }: { title: string; empty?: string; children: ReactElement }) {
+  return (
+    <Paper withBorder radius="md" p="md">
+      <Group justify="space-between" mb="xs">
+        <Title order={5}>{title}</Title>
+      </Group>
+      {empty ? (
+        <Text size="sm" c="dimmed" h={240}>
+          {empty}
+        </Text>
+      ) : (
+        <div style={{ height: 240 }}>
+          <ResponsiveContainer width="100%" height="100%">
+            {children}
+          </ResponsiveContainer>
+        </div>
+      )}
+    </Paper>
+  );
+}
