@@ -80,7 +80,7 @@ describe('the console served by the API node', () => {
     expect(bytes).toBeLessThan(400 * 1024);
     // Every page is a chunk of its own, not in the entry.
     const assets = readdirSync(join(CONSOLE_DIST, 'assets'));
-    for (const page of ['TracesPage', 'TracePage', 'SettingsPage', 'ProjectsPage'])
+    for (const page of ['TracesPage', 'TracePage', 'SettingsPage', 'ProjectsPage', 'DashboardPage', 'SessionsPage'])
       expect(
         assets.some((f) => f.startsWith(page) && !initial.includes(`assets/${f}`)),
         page,

@@ -23,6 +23,8 @@ let browser: Browser;
 let page: Page;
 const keys = { admin: '', viewer: '' };
 let agent: ReturnType<typeof agentTrace>;
+let criterion: { id: string; name: string };
+let projectId = '';
 
 const env = () => ({ DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), LOG_LEVEL: 'warn' });
 
@@ -211,6 +213,88 @@ describe('the web console', { timeout: 60_000 }, () => {
     await shot('trace-io');
   });
 
+  it('comments on a span and annotates it, then finds the trace by the annotation', async () => {
+    const projectUuid = (projectId = new URL(page.url()).pathname.split('/')[2]!);
+    const res = await fetch(`${api}/annotation-criteria`, {
+      method: 'POST',
+      headers: { 'x-api-key': keys.admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `helpfulness-${randomUUID().slice(0, 4)}`, kind: 'score', min: 1, max: 5 }),
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    criterion = (await res.json()) as { id: string; name: string };
+    await page.goto(`${origin}/projects/${projectUuid}/traces/${agent.root}?span=${agent.root}`);
+    await page.getByRole('tab', { name: /Comments & annotations/ }).click();
+    await page.getByRole('textbox', { name: 'New comment' }).fill('The answer cites the right page.');
+    await page.getByRole('button', { name: 'Comment', exact: true }).click();
+    await page.getByTestId('comment').filter({ hasText: 'The answer cites the right page.' }).waitFor();
+    await expect(page.getByRole('textbox', { name: 'New comment' }).inputValue()).resolves.toBe('');
+    await page.getByRole('button', { name: 'Delete the comment' }).waitFor();
+    await page.getByRole('textbox', { name: `Your ${criterion.name}` }).fill('4');
+    await page.getByRole('button', { name: 'Annotate', exact: true }).click();
+    await page.getByRole('button', { name: 'Update', exact: true }).waitFor();
+    await page.getByLabel(`Criterion ${criterion.name}`).getByText('ada@example.com', { exact: true }).waitFor();
+    await shot('trace-annotations');
+
+    await page.goto(
+      `${origin}/projects/${projectUuid}/traces?filter=annotation:score:${criterion.id}&op=greater_than&value=3`,
+    );
+    await expect.poll(tableTotal, { timeout: 15_000 }).toBe(1);
+    await page.getByRole('link', { name: agent.spans[0]!.trace_name as string }).waitFor();
+  });
+
+  it('manages annotation criteria in Settings', async () => {
+    await page.goto(`${origin}/settings`);
+    await page.getByRole('table', { name: 'Annotation criteria' }).getByText(criterion.name).waitFor();
+    const form = page.getByRole('form', { name: 'Create a criterion' });
+    await form.getByRole('textbox', { name: 'Name' }).fill('tone');
+    await form.getByText('Value', { exact: true }).click();
+    const options = form.getByLabel('Options');
+    for (const o of ['friendly', 'neutral', 'curt']) {
+      await options.fill(o);
+      await options.press('Enter');
+    }
+    await form.getByRole('button', { name: 'Create criterion' }).click();
+    const table = page.getByRole('table', { name: 'Annotation criteria' });
+    await table.getByText('friendly, neutral, curt').waitFor();
+    await page.getByRole('heading', { name: 'Annotation criteria' }).scrollIntoViewIfNeeded();
+    await shot('settings-criteria');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete the criterion tone' }).click();
+    await expect.poll(() => table.getByText('friendly, neutral, curt').count()).toBe(0);
+  });
+
+  it("shows a dashboard whose trace count is the API's", async () => {
+    const projectUuid = projectId;
+    await page.goto(`${origin}/projects/${projectUuid}/dashboard?range=7d`);
+    const shown = page.getByTestId('dashboard-traces');
+    await shown.waitFor();
+    const res = await fetch(`${api}/traces`, {
+      method: 'POST',
+      headers: { 'x-api-key': keys.admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ project_uuid: projectUuid, time_range: '7d', page_size: 1 }),
+    });
+    const { total } = (await res.json()) as { total: number };
+    expect(total).toBeGreaterThan(0);
+    await expect.poll(async () => Number((await shown.textContent())!.replace(/[^\d]/g, ''))).toBe(total);
+    await page.getByText('Cost by model').waitFor();
+    await page.locator('.recharts-surface').first().waitFor();
+    await shot('dashboard');
+  });
+
+  it('groups traces by session and reads one as a conversation', async () => {
+    await page.getByRole('tab', { name: 'Sessions & users' }).click();
+    const table = page.getByRole('table', { name: 'Sessions' });
+    await table.getByText('session-42', { exact: true }).waitFor();
+    await shot('sessions');
+    await table.getByText('session-42', { exact: true }).click();
+    const turns = page.getByRole('dialog').getByTestId('turn');
+    await turns.first().waitFor();
+    expect(await turns.count()).toBeGreaterThanOrEqual(3);
+    await shot('session-conversation');
+    await turns.first().getByRole('link', { name: 'Open the trace' }).click();
+    await page.getByRole('tree').waitFor();
+  });
+
   it('opens a 10,000-span trace quickly and scrolls it', async () => {
     const wide = wideTrace(PROJECT, 10_000);
     await writeSpans(api, keys.admin, wide.spans);
@@ -316,6 +400,12 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect(page.getByRole('button', { name: /Create|Revoke|Save|Delete/ }).count()).resolves.toBe(0);
     await page.goto(`${origin}/projects/x/traces/${agent.root}`);
     await page.getByRole('tree').waitFor();
+    // Everyone's comments and annotations, read-only.
+    await page.getByRole('tab', { name: /Comments & annotations/ }).click();
+    await page.getByTestId('comment').filter({ hasText: 'The answer cites the right page.' }).waitFor();
+    await page.getByLabel(`Criterion ${criterion.name}`).getByText('ada@example.com', { exact: true }).waitFor();
+    await expect(page.getByRole('textbox', { name: 'New comment' }).count()).resolves.toBe(0);
+    await shot('viewer-annotations');
     await expect(
       page.getByRole('button', { name: /Create|Revoke|Save|Delete|Comment|Annotate/ }).count(),
     ).resolves.toBe(0);
