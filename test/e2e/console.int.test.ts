@@ -290,6 +290,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     const turns = page.getByRole('dialog').getByTestId('turn');
     await turns.first().waitFor();
     expect(await turns.count()).toBeGreaterThanOrEqual(3);
+    await sleep(500); // the drawer's slide-in
     await shot('session-conversation');
     await turns.first().getByRole('link', { name: 'Open the trace' }).click();
     await page.getByRole('tree').waitFor();

@@ -18,6 +18,7 @@ import type { Dashboard, TimeRange } from '../api/types';
 import { ProjectHeader } from '../components/ProjectHeader';
 import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
 import { formatCost, formatCount, formatLatency, formatPercent, formatScore } from '../lib/format';
+import { fillBuckets } from '../lib/dashboard';
 import { TIME_RANGE_LABELS } from '../lib/trace-view';
 
 type Range = Exclude<TimeRange, 'na'>;
@@ -73,20 +74,7 @@ export default function DashboardPage() {
 function DashboardBody({ data, range, updating }: { data: Dashboard; range: Range; updating: boolean }) {
   const t = data.totals;
   const tick = useMemo(() => tickOf(data.bucket_seconds), [data.bucket_seconds]);
-  const series = useMemo(
-    () =>
-      data.buckets.map((b) => ({
-        start: b.start,
-        traces: b.traces,
-        errors: b.errors,
-        p50: b.latency_p50,
-        p95: b.latency_p95,
-        p99: b.latency_p99,
-        tokens: b.input_tokens + b.output_tokens,
-        cost: b.cost,
-      })),
-    [data.buckets],
-  );
+  const series = useMemo(() => fillBuckets(data), [data]);
   const scores = useMemo(() => {
     const names = [...new Set(data.scores.map((s) => s.name))].sort();
     const byStart = new Map<string, Record<string, number | string>>();
@@ -149,9 +137,9 @@ function DashboardBody({ data, range, updating }: { data: Dashboard; range: Rang
               <YAxis tickFormatter={(v: number) => formatLatency(v)} fontSize={11} width={60} />
               <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatLatency(Number(v))} />
               <Legend />
-              <Line type="monotone" dataKey="p50" name="p50" stroke={COLORS[2]} dot={false} connectNulls />
-              <Line type="monotone" dataKey="p95" name="p95" stroke={COLORS[1]} dot={false} connectNulls />
-              <Line type="monotone" dataKey="p99" name="p99" stroke="#fa5252" dot={false} connectNulls />
+              <Line type="monotone" dataKey="p50" name="p50" stroke={COLORS[2]} dot={{ r: 2 }} connectNulls />
+              <Line type="monotone" dataKey="p95" name="p95" stroke={COLORS[1]} dot={{ r: 2 }} connectNulls />
+              <Line type="monotone" dataKey="p99" name="p99" stroke="#fa5252" dot={{ r: 2 }} connectNulls />
             </LineChart>
           </ChartCard>
           <ChartCard title="Tokens">
