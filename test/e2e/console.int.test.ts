@@ -279,6 +279,12 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByText('Cost by model').waitFor();
     await page.locator('.recharts-surface').first().waitFor();
     await shot('dashboard');
+    await page.getByRole('combobox', { name: 'Time range' }).click();
+    await page.getByRole('option', { name: 'Last 24 hours' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('24h');
+    await page.getByText('Cost by model').scrollIntoViewIfNeeded();
+    await sleep(300); // the charts' entry animation
+    await shot('dashboard-24h');
   });
 
   it('groups traces by session and reads one as a conversation', async () => {

@@ -19,6 +19,7 @@ import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/client';
 import { useCreateCriterion, useCriteria, useDeleteCriterion } from '../api/queries';
 import type { Criterion } from '../api/types';
+import { CopyIcon } from './CopyField';
 import { ErrorState, LoadingState } from './StateViews';
 import { Timestamp } from './Timestamp';
 
@@ -97,7 +98,17 @@ export function CriteriaSettings() {
             <Table.Tbody>
               {criteria.data.map((c) => (
                 <Table.Tr key={c.id}>
-                  <Table.Td fw={500}>{c.name}</Table.Td>
+                  <Table.Td>
+                    <Text size="sm" fw={500}>
+                      {c.name}
+                    </Text>
+                    <Group gap={2} wrap="nowrap">
+                      <Text size="xs" c="dimmed" ff="monospace">
+                        {c.id}
+                      </Text>
+                      <CopyIcon value={c.id} label={`Copy the id of ${c.name}`} />
+                    </Group>
+                  </Table.Td>
                   <Table.Td>
                     <Badge variant="light" color={c.kind === 'score' ? 'blue' : 'grape'} radius="sm">
                       {c.kind}

@@ -18,6 +18,12 @@ globalThis.ResizeObserver ??= class {
   unobserve() {}
   disconnect() {}
 } as unknown as typeof ResizeObserver;
+// Mantine's autosizing textarea listens for web fonts loading, which jsdom does not have.
+if (!('fonts' in document))
+  Object.defineProperty(document, 'fonts', {
+    configurable: true,
+    value: { addEventListener() {}, removeEventListener() {} },
+  });
 Element.prototype.scrollIntoView ??= function () {};
 Element.prototype.scrollTo ??= function () {};
 Element.prototype.getBoundingClientRect = function () {
