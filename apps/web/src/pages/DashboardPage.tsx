@@ -75,22 +75,22 @@ function DashboardBody({ data, range, updating }: { data: Dashboard; range: Rang
   const t = data.totals;
   const tick = useMemo(() => tickOf(data.bucket_seconds), [data.bucket_seconds]);
   const series = useMemo(() => fillBuckets(data), [data]);
+  // Means by name on the same time grid as the other charts: a bucket without a score leaves a gap.
   const scores = useMemo(() => {
     const names = [...new Set(data.scores.map((s) => s.name))].sort();
-    const byStart = new Map<string, Record<string, number | string>>();
-    for (const s of data.scores) {
-      const row = byStart.get(s.start) ?? { start: s.start };
-      row[s.name] = s.mean;
-      byStart.set(s.start, row);
-    }
-    for (const f of data.feedback) {
-      const row = byStart.get(f.start) ?? { start: f.start };
-      row.feedback = f.mean;
-      byStart.set(f.start, row);
-    }
-    const rows = [...byStart.values()].sort((a, b) => String(a.start).localeCompare(String(b.start)));
-    return { names: data.feedback.length ? [...names, 'feedback'] : names, rows };
-  }, [data.scores, data.feedback]);
+    const rows = series.map((p) => ({ start: p.start }) as Record<string, number | string>);
+    const byMs = new Map(rows.map((r) => [Date.parse(String(r.start)), r]));
+    const rowOf = (start: string) => {
+      let row = byMs.get(Date.parse(start));
+      if (!row) byMs.set(Date.parse(start), (row = { start }));
+      return row;
+    };
+    for (const s of data.scores) rowOf(s.start)[s.name] = s.mean;
+    for (const f of data.feedback) rowOf(f.start).feedback = f.mean;
+    const all = [...byMs.values()].sort((x, y) => Date.parse(String(x.start)) - Date.parse(String(y.start)));
+    const empty = !data.scores.length && !data.feedback.length;
+    return { names: data.feedback.length ? [...names, 'feedback'] : names, rows: empty ? [] : all };
+  }, [series, data.scores, data.feedback]);
 
   return (
     <Stack gap="md" style={{ opacity: updating ? 0.6 : 1, transition: 'opacity 150ms' }}>
@@ -174,10 +174,10 @@ function DashboardBody({ data, range, updating }: { data: Dashboard; range: Rang
                 {scores.names.map((n, i) => (
                   <Line
                     key={n}
-                    type="monotone"
+                    type="linear"
                     dataKey={n}
                     stroke={COLORS[i % COLORS.length]}
-                    dot={scores.rows.length < 3}
+                    dot={{ r: 2 }}
                     connectNulls
                   />
                 ))}
