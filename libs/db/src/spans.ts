@@ -456,11 +456,13 @@ export function rootListingSql(q: RootQuery): { count: string; page: string; par
   if (interval) conditions.push(`s.start_ts >= now() - $${params.push(interval)}::interval`);
   if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
   const { include, exclude } = parseSearch(q.search ?? '');
-  // The trace has a span holding every included term, and none holding an excluded one.
+  // The trace has a span holding every included term, and none holding an excluded one. The matching
+  // traces are found first, through the index, as one array: written as `in (subquery)`, the planner
+  // walked the project's roots newest first testing each one, 21 s for a rare word over 1M spans (now 2 ms).
   const holding = (terms: string[]) =>
     `select x.root_trace_id from spans x where x.organization_id = $1 and x.created and ${SEARCH_DOCUMENT} @@ (${terms.map((t) => `phraseto_tsquery('sightline_words', $${params.push(t)}::text)`).join(' && ')})`;
-  if (include.length) conditions.push(`s.trace_id in (${holding(include)})`);
-  for (const term of exclude) conditions.push(`s.trace_id not in (${holding([term])})`);
+  if (include.length) conditions.push(`s.trace_id = any(array(${holding(include)}))`);
+  for (const term of exclude) conditions.push(`s.trace_id <> all(array(${holding([term])}))`);
   const where = conditions.join(' and ');
   const limit = params.push(q.pageSize),
     offset = params.push((q.page - 1) * q.pageSize);
