@@ -232,6 +232,40 @@ describe('the console reads', () => {
     const plan = (await sql.unsafe(`explain ${page}`, params as never[])).map((r) => r['QUERY PLAN']).join('\n');
     expect(plan).toMatch(/Bitmap Index Scan on spans_search/);
   });
+
+  it('walks the newest traces for a word most spans hold: the newest page, its total a lower bound', async () => {
+    // After the test above, 'filler' is in 20,000 spans: the statistics make it common, and the index
+    // would hand back every one of them. Another project holds 2,500 traces without the word, and a small
+    // one holds three traces, one with it.
+    const addRoots = (project: string, n: number, output: (i: number) => string) =>
+      sql`
+        insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, project_id, created, trace_name, output, depth, start_ts)
+        select ${org.id}, id, id, id, ${project}, true, 'other', (${sql.array(Array.from({ length: n }, (_, i) => output(i)))}::text[])[i],
+               0, now() - i * interval '1 second'
+        from (select gen_random_uuid() as id, i from generate_series(1, ${n}) i) f`;
+    const plain = (await call(stack.app, org.key, 'POST', '/project', { name: 'plain' })).json().uuid;
+    const small = (await call(stack.app, org.key, 'POST', '/project', { name: 'small' })).json().uuid;
+    await addRoots(plain, 2500, () => 'nothing to see');
+    await addRoots(small, 3, (i) => (i === 1 ? 'filler here' : 'quiet'));
+    await sql`analyze spans`;
+    const traces = async (body: object) =>
+      (await call(stack.app, org.key, 'POST', '/traces', { page_size: 20, ...body })).json();
+
+    const page = await traces({ project_uuid: projectUuid, search: 'filler' });
+    const newest = await sql`
+      select trace_id from spans where project_id = ${projectUuid} and output like 'filler%' order by start_ts desc limit 20`;
+    expect(page.results.map((r: { trace_id: string }) => r.trace_id)).toEqual(newest.map((r) => r.trace_id));
+    expect(page).toMatchObject({ total: 20, total_exact: false, total_pages: 2, searched_roots: null });
+    expect((await traces({ project_uuid: projectUuid, search: 'filler', page: 2 })).results).toHaveLength(20);
+
+    // Only the newest 2,000 traces of the plain project are tested, and it says so.
+    const none = await traces({ project_uuid: plain, search: 'filler' });
+    expect(none).toMatchObject({ total: 0, total_exact: false, searched_roots: 2000, results: [] });
+    // The walk saw every trace of the small project: its total is exact.
+    const one = await traces({ project_uuid: small, search: 'filler' });
+    expect(one).toMatchObject({ total: 1, total_exact: true, total_pages: 1, searched_roots: null });
+    expect((await traces({ project_uuid: small, search: '-filler' })).total).toBe(2);
+  });
 });
 
 describe('the live tail', () => {

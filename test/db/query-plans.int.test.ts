@@ -14,10 +14,11 @@ beforeAll(async () => {
   const projects = await Promise.all(['p0', 'p1', 'p2', 'p3', 'p4'].map((n) => getOrCreateProject(sql, org, n)));
   project = projects[0].uuid;
   await sql`
-    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth, trace_name, start_ts, status, metadata, tags, latency)
+    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth, trace_name, start_ts, status, metadata, tags, latency, scores)
     select ${org}::uuid, id, (${sql.array(projects.map((p) => p.uuid))}::uuid[])[1 + i % 5], id, id, true, 0,
            'name-' || (i % 100), now() - i * interval '1 second', case when i % 7 = 0 then 'error' else 'success' end,
-           jsonb_build_object('customer', 'c' || (i % 1000)), array['tag' || (i % 50)], (i % 1000) / 100.0
+           jsonb_build_object('customer', 'c' || (i % 1000)), array['tag' || (i % 50)], (i % 1000) / 100.0,
+           jsonb_build_array(jsonb_build_object('name', 'accuracy', 'score', (i % 1000) / 1000.0))
     from (select gen_random_uuid() as id, i from generate_series(1, 50000) i) g`;
   await sql`analyze spans`;
 }, 60_000);
@@ -66,5 +67,15 @@ describe('query plans of get_trace_logs', () => {
     expect(await plan(filter('trace_name', 'equals', 'name-5'), 'count')).toMatch(/spans_roots_by_name/);
     expect(await plan(undefined, 'count', 'error')).toMatch(/spans_roots_by_status/);
     expect(await plan(undefined, 'page', 'error')).toMatch(/spans_roots_by_status/);
+  });
+  it('reads a score filter from the span_scores index, not from the scores JSON of each root', async () => {
+    // Unnesting every root's scores JSON to count 10% of 200k roots took about 800 ms; the index, 150 ms.
+    const accurate = filter('score:accuracy', 'greater_than_or_equal', '0.9');
+    for (const part of ['count', 'page'] as const) {
+      const p = await plan(accurate, part);
+      expect(p).toMatch(/span_scores_by_name|span_scores_of_span/);
+      expect(p).not.toMatch(/jsonb|Seq Scan on spans/);
+    }
+    expect(await plan(accurate, 'count')).toMatch(/span_scores_by_name/);
   });
 });

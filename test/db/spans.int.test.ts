@@ -152,4 +152,29 @@ describe('applySpanEvents', () => {
       expect(rows!.find((r) => r.trace_id === child)).toMatchObject({ depth: 1, execution_order: 1 });
     }
   });
+
+  it('keeps span_scores equal to the scores the span holds, through updates and deletes', async () => {
+    // The score filter reads span_scores; a stale or missing row there would find the wrong traces.
+    const id = randomUUID();
+    const scoresOf = () =>
+      sql`select name, score::float as score from span_scores where organization_id = ${org} and trace_id = ${id} order by name`;
+    await applySpanEvents(sql, [
+      ev('create', id, {
+        scores: [
+          { name: 'accuracy', score: 0.4 },
+          { name: 'tone', score: 1 },
+        ],
+      }),
+    ]);
+    expect(await scoresOf()).toEqual([
+      { name: 'accuracy', score: 0.4 },
+      { name: 'tone', score: 1 },
+    ]);
+    await applySpanEvents(sql, [ev('update', id, { scores: [{ name: 'accuracy', score: 0.9 }] })]);
+    expect(await scoresOf()).toEqual([{ name: 'accuracy', score: 0.9 }]);
+    await applySpanEvents(sql, [ev('update', id, { status: 'success' })]); // scores untouched
+    expect(await scoresOf()).toEqual([{ name: 'accuracy', score: 0.9 }]);
+    await sql`delete from spans where organization_id = ${org} and trace_id = ${id}`;
+    expect(await scoresOf()).toEqual([]);
+  });
 });

@@ -31,13 +31,22 @@ export async function rootQueryOf(
   };
 }
 
-/** A page's JSON around its results, which are already JSON (a `[...]` array). */
-export function pageJson(body: { page: number; page_size: number }, total: number, results: Buffer): Buffer {
+/**
+ * A page's JSON around its results, which are already JSON (a `[...]` array). `more` says that pages may
+ * follow the total (a lower bound); `extra` members go before the results.
+ */
+export function pageJson(
+  body: { page: number; page_size: number },
+  total: number,
+  results: Buffer,
+  { more = false, extra = {} }: { more?: boolean; extra?: Record<string, unknown> } = {},
+): Buffer {
   const head = JSON.stringify({
     total,
     page: body.page,
-    total_pages: Math.ceil(total / body.page_size),
+    total_pages: Math.ceil(total / body.page_size) + (more ? 1 : 0),
     page_size: body.page_size,
+    ...extra,
   });
   return Buffer.concat([Buffer.from(`${head.slice(0, -1)},"results":`), results, Buffer.from('}')]);
 }

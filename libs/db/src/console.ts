@@ -1,5 +1,6 @@
 import type { Sql } from './client';
-import { rootIds, type RootQuery } from './spans';
+import { searchPlanOf } from './search';
+import { countRoots, rootIds, type RootQuery } from './spans';
 
 // Reads for the web console. PostgreSQL writes the JSON: a 10,000-span skeleton is one text value that
 // goes to the browser as it is.
@@ -45,9 +46,40 @@ export function projectSummaries(sql: Sql, organizationId: string) {
     order by r.last_activity desc nulls last, p.name`;
 }
 
-/** A page of root traces as table rows (the root's fields; the trace's tokens, cost and span count), newest first. */
-export async function traceRows(sql: Sql, q: RootQuery): Promise<string> {
-  return traceRowsOf(sql, q.organizationId, await rootIds(sql, q));
+export type TraceRowsPage = {
+  /** The matching traces; with `exact` false, how many were found so far (there may be more). */
+  total: number;
+  exact: boolean;
+  /** When a search tested only the newest roots and found fewer than a page: how many it tested. */
+  searchedRoots: number | null;
+  /** The page's rows as a JSON array (traceRowsOf). */
+  rows: string;
+};
+
+/**
+ * A page of root traces as table rows (the root's fields; the trace's tokens, cost and span count), newest
+ * first, with the total. A search for common words walks the newest roots (searchPlanOf): its total is
+ * exact only when the walk saw every root.
+ */
+export async function traceRowsPage(sql: Sql, q: RootQuery): Promise<TraceRowsPage> {
+  const plan = q.search ? await searchPlanOf(sql, q.search, q.page * q.pageSize) : ({ by: 'index' } as const);
+  const query = { ...q, searchPlan: plan };
+  if (plan.by === 'index') {
+    const [total, ids] = await Promise.all([countRoots(sql, query), rootIds(sql, query)]);
+    return { total, exact: true, searchedRoots: null, rows: await traceRowsOf(sql, q.organizationId, ids) };
+  }
+  const [candidates, ids] = await Promise.all([
+    countRoots(sql, { ...q, search: null }, plan.roots + 1),
+    rootIds(sql, query),
+  ]);
+  const full = ids.length === q.pageSize,
+    sawAll = candidates <= plan.roots;
+  return {
+    total: (q.page - 1) * q.pageSize + ids.length,
+    exact: !full && sawAll,
+    searchedRoots: full || sawAll ? null : plan.roots,
+    rows: await traceRowsOf(sql, q.organizationId, ids),
+  };
 }
 
 /** The rows of these root traces, in this order, as a JSON array; ids the organization lacks are left out. */

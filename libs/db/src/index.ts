@@ -12,3 +12,4 @@ export * from './eval-metrics';
 export * from './console';
 export * from './remarks';
 export * from './insights';
+export * from './search';

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import {
   API_TREES,
   compileFilter,
-  parseSearch,
   deriveFields,
   foldEvents,
   unitHash,
@@ -15,6 +14,7 @@ import {
 import { SpanEventFields, type SpanEvent, type TimeRange } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
+import { searchConditions, type SearchPlan } from './search';
 
 // Wire field name -> column, where they differ.
 const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_timestamp: 'end_ts' };
@@ -403,13 +403,6 @@ export async function spanTextsOfRoots(
   );
 }
 
-/**
- * What search reads of a span: the words of the start of its inputs, output and metadata (the expression
- * of the spans_search index, which it must match to be used). Bounded, so that a multi-MB payload can
- * neither exceed a tsvector's size limit and refuse the write, nor cost it more than its first part.
- */
-const SEARCH_DOCUMENT = `to_tsvector('sightline_words'::regconfig, left(coalesce(x.inputs::text, '') || ' ' || coalesce(x.output, '') || ' ' || coalesce(x.metadata::text, ''), 100000))`;
-
 const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
   na: null,
   '1h': '1 hour',
@@ -432,12 +425,14 @@ export type RootQuery = {
   status?: string | null;
   /** Words and "phrases" one span of the trace holds (ignoring case), and -words none holds. */
   search?: string | null;
+  /** How to search (searchPlanOf); by the index when not given. */
+  searchPlan?: SearchPlan;
   page: number;
   pageSize: number;
 };
 
 /** The listing's SQL: root spans, newest first. Throws FilterError for a bad filter. */
-export function rootListingSql(q: RootQuery): { count: string; page: string; params: unknown[] } {
+export function rootListingSql(q: RootQuery): { count: string; matching: string; page: string; params: unknown[] } {
   const params: unknown[] = [q.organizationId, q.projectId];
   // No "$2 is null or ..." disjunction: it would keep the planner from using the project's index.
   const conditions = [
@@ -455,22 +450,25 @@ export function rootListingSql(q: RootQuery): { count: string; page: string; par
   const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
   if (interval) conditions.push(`s.start_ts >= now() - $${params.push(interval)}::interval`);
   if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
-  const { include, exclude } = parseSearch(q.search ?? '');
-  // The trace has a span holding every included term, and none holding an excluded one. The matching
-  // traces are found first, through the index, as one array: written as `in (subquery)`, the planner
-  // walked the project's roots newest first testing each one, 21 s for a rare word over 1M spans (now 2 ms).
-  const holding = (terms: string[]) =>
-    `select x.root_trace_id from spans x where x.organization_id = $1 and x.created and ${SEARCH_DOCUMENT} @@ (${terms.map((t) => `phraseto_tsquery('sightline_words', $${params.push(t)}::text)`).join(' && ')})`;
-  if (include.length) conditions.push(`s.trace_id = any(array(${holding(include)}))`);
-  for (const term of exclude) conditions.push(`s.trace_id <> all(array(${holding([term])}))`);
-  const where = conditions.join(' and ');
-  const limit = params.push(q.pageSize),
-    offset = params.push((q.page - 1) * q.pageSize);
-  return {
-    count: `select count(*)::int as total from spans s where ${where}`,
-    page: `select s.trace_id from spans s where ${where} order by s.start_ts desc nulls last, s.trace_id desc limit $${limit} offset $${offset}`,
-    params,
-  };
+  const order = 'order by s.start_ts desc nulls last, s.trace_id desc';
+  const plan = q.searchPlan ?? { by: 'index' };
+  const searching = q.search ? searchConditions(q.search, plan, (v) => `$${params.push(v)}`) : [];
+  const where = [...conditions, ...searching].join(' and ');
+  // The page's two parameters come last: countRoots leaves them out.
+  const page = `limit $${params.push(q.pageSize)} offset $${params.push((q.page - 1) * q.pageSize)}`;
+  const count = `select count(*)::int as total from spans s where ${where}`;
+  const matching = `select from spans s where ${where}`;
+  if (plan.by === 'walk' && searching.length) {
+    // The newest `roots` roots that pass the other conditions, each tested newest first.
+    const roots = `select s.trace_id, s.start_ts from spans s where ${conditions.join(' and ')} ${order} limit ${plan.roots}`;
+    return {
+      count,
+      matching,
+      page: `select s.trace_id from (${roots}) s where ${searching.join(' and ')} ${order} ${page}`,
+      params,
+    };
+  }
+  return { count, matching, page: `select s.trace_id from spans s where ${where} ${order} ${page}`, params };
 }
 
 /** One page of root span ids, without the total. */
@@ -479,10 +477,11 @@ export async function rootIds(sql: Sql, q: RootQuery): Promise<string[]> {
   return (await sql.unsafe(page, params as never[])).map((r) => r.trace_id as string);
 }
 
-/** The exact number of roots the listing matches. */
-export async function countRoots(sql: Sql, q: RootQuery): Promise<number> {
-  const { count, params } = rootListingSql(q);
-  const [{ total }] = await sql.unsafe(count, params.slice(0, -2) as never[]);
+/** The exact number of roots the listing matches, or `upTo` when there are more. */
+export async function countRoots(sql: Sql, q: RootQuery, upTo?: number): Promise<number> {
+  const { count, matching, params } = rootListingSql(q);
+  const text = upTo ? `select count(*)::int as total from (${matching} limit ${upTo}) s` : count;
+  const [{ total }] = await sql.unsafe(text, params.slice(0, -2) as never[]);
   return total as number;
 }
 

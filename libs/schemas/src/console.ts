@@ -55,7 +55,20 @@ const TraceRowSchema = z.object({
   span_count: z.number().int(),
 });
 export const TraceRowsSchema = z.object({
-  total: z.number().int(),
+  total: z
+    .number()
+    .int()
+    .describe('the matching traces; when total_exact is false, those found so far, and more may match'),
+  total_exact: z
+    .boolean()
+    .describe(
+      'false when a search for common words found a full page among the newest traces without counting the rest',
+    ),
+  searched_roots: z
+    .number()
+    .int()
+    .nullable()
+    .describe('set when such a search tested only this many of the newest traces and found fewer than a page'),
   page: z.number().int(),
   total_pages: z.number().int(),
   page_size: z.number().int(),

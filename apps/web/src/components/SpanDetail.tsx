@@ -28,6 +28,7 @@ import { SpanRemarks } from './SpanRemarks';
 import { ErrorState, LoadingState } from './StateViews';
 import { Timestamp } from './Timestamp';
 import { Chips, StatusBadge } from './TraceCells';
+import { Section } from './Section';
 
 type Props = {
   skeleton: SkeletonSpan;
@@ -296,17 +297,6 @@ function Messages({ span, messages }: { span: Span; messages: ReturnType<typeof 
         <Payload value={raw} label="the messages" maxHeight={600} />
       )}
     </Stack>
-  );
-}
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600} mb={4} style={{ letterSpacing: 0.3 }}>
-        {title}
-      </Text>
-      {children}
-    </div>
   );
 }
 

@@ -21,6 +21,7 @@ import type { Criterion, Span, SpanComment } from '../api/types';
 import { formatScore } from '../lib/format';
 import { ErrorState, LoadingState } from './StateViews';
 import { Timestamp } from './Timestamp';
+import { Section } from './Section';
 
 type Annotations = NonNullable<Span['annotations']>;
 type Remarks = ReturnType<typeof useRemarks>;
@@ -34,7 +35,7 @@ export function SpanRemarks({ span }: { span: Span }) {
   const comments = (span.comments ?? []) as SpanComment[];
   return (
     <Stack gap="md">
-      <Block title={`Comments (${comments.length})`}>
+      <Section title={`Comments (${comments.length})`}>
         <Stack gap={6}>
           {comments.length === 0 && (
             <Text size="sm" c="dimmed">
@@ -73,8 +74,8 @@ export function SpanRemarks({ span }: { span: Span }) {
           {remarks.deleteComment.error && <MutationError error={remarks.deleteComment.error} />}
           {canWrite && <CommentBox remarks={remarks} />}
         </Stack>
-      </Block>
-      <Block title="Annotations">
+      </Section>
+      <Section title="Annotations">
         {criteria.isPending ? (
           <LoadingState label="Loading the criteria" />
         ) : criteria.error ? (
@@ -97,7 +98,7 @@ export function SpanRemarks({ span }: { span: Span }) {
             ))}
           </Stack>
         )}
-      </Block>
+      </Section>
     </Stack>
   );
 }
@@ -292,16 +293,5 @@ function MutationError({ error }: { error: unknown }) {
     <Text size="xs" c="red" role="alert">
       {errorMessage(error)}
     </Text>
-  );
-}
-
-function Block({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600} mb={4} style={{ letterSpacing: 0.3 }}>
-        {title}
-      </Text>
-      {children}
-    </div>
   );
 }

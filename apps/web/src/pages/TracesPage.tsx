@@ -116,7 +116,14 @@ export default function TracesPage() {
             <ErrorState error={traces.error} title="Could not load the traces" onRetry={() => traces.refetch()} />
           </Stack>
         ) : rows.length === 0 ? (
-          narrowed ? (
+          traces.data.searched_roots ? (
+            <EmptyState title={`No match among the newest ${formatCount(traces.data.searched_roots)} traces`}>
+              <Text size="sm" c="dimmed">
+                These words are common, so the search tests the newest traces first. Set a time range or a filter to
+                search further back.
+              </Text>
+            </EmptyState>
+          ) : narrowed ? (
             <EmptyState title="No trace matches this view">
               <Text size="sm" c="dimmed">
                 Widen the time range, change the filter or the search, or reset the view.
@@ -148,7 +155,11 @@ export default function TracesPage() {
       {traces.data && rows.length > 0 && (
         <Group justify="space-between">
           <Text size="sm" c="dimmed" aria-live="polite">
-            {formatCount(traces.data.total + live.added)} trace{traces.data.total === 1 ? '' : 's'}
+            {formatCount(traces.data.total + live.added)}
+            {traces.data.total_exact ? '' : '+'} trace{traces.data.total === 1 && traces.data.total_exact ? '' : 's'}
+            {traces.data.searched_roots
+              ? ` among the newest ${formatCount(traces.data.searched_roots)}: set a time range to search further back`
+              : ''}
             {traces.isFetching ? ' · updating…' : ''}
           </Text>
           <Group gap="sm">

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { countRoots, projectSummaries, traceRows } from '@sightline/db';
+import { projectSummaries, traceRowsPage } from '@sightline/db';
 import { errorResponses, ProjectSummarySchema, TraceRowsRequestSchema, TraceRowsSchema } from '@sightline/schemas';
 import { sendSerializedJson } from '../../json-stream';
 import { pageJson, rootQueryOf } from '../../listing';
@@ -38,9 +38,17 @@ export default async function consoleRoutes(base: FastifyInstance) {
     },
     async (req, reply) => {
       const query = await rootQueryOf(app, req.organizationId, req.body);
-      if (!query) return { total: 0, page: req.body.page, total_pages: 0, page_size: req.body.page_size, results: [] };
-      const [total, rows] = await Promise.all([countRoots(app.sql, query), traceRows(app.sql, query)]);
-      return sendSerializedJson(reply, pageJson(req.body, total, Buffer.from(rows)));
+      const { page, page_size } = req.body;
+      if (!query)
+        return { total: 0, total_exact: true, searched_roots: null, page, total_pages: 0, page_size, results: [] };
+      const found = await traceRowsPage(app.sql, query);
+      return sendSerializedJson(
+        reply,
+        pageJson(req.body, found.total, Buffer.from(found.rows), {
+          more: !found.exact && found.searchedRoots === null,
+          extra: { total_exact: found.exact, searched_roots: found.searchedRoots },
+        }),
+      );
     },
   );
 
