@@ -14,7 +14,7 @@ import { createBenchStack, freePort } from './lib/stack';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROOTS = Number(process.env.BENCH_LIVE_ROOTS ?? 40);
-const BACKGROUND = Number(process.env.BENCH_LIVE_BACKGROUND ?? 1000);
+const BACKGROUND = Number(process.env.BENCH_LIVE_BACKGROUND ?? 500);
 
 const port = await freePort();
 const stack = await createBenchStack({ port });
@@ -47,6 +47,8 @@ async function write(spans: object[]) {
   if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
 }
 
+let backgroundSpans = 0;
+
 /** Writes BACKGROUND spans a second into another project, in ten batches a second, until stopped. */
 function backgroundIngest() {
   let running = true;
@@ -55,6 +57,7 @@ function backgroundIngest() {
     while (running) {
       const t = Date.now();
       await write(Array.from({ length: perBatch }, () => trace('background', 'noise')).flat());
+      backgroundSpans += perBatch * 3;
       await sleep(Math.max(0, 100 - (Date.now() - t)));
     }
   })();
@@ -64,6 +67,17 @@ function backgroundIngest() {
   };
 }
 
+/** Waits until the workers have stored every background span, so that no backlog reaches the next condition. */
+async function drained() {
+  for (let i = 0; i < 600; i++) {
+    const [{ n }] = await stack.sql`
+      select count(*)::int as n from spans s join projects p on p.id = s.project_id where p.name = 'background'`;
+    if (n >= backgroundSpans + 3) return;
+    await sleep(100);
+  }
+  throw new Error('the background spans were not all stored within a minute');
+}
+
 await ensureConsoleBuilt(() => {});
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -71,9 +85,9 @@ const browser = await chromium.launch({
 });
 try {
   await stack.start({ worker: true });
-  const project = await (
+  const project = (await (
     await fetch(`${stack.base}/project`, { method: 'POST', headers: stack.headers, body: '{"name":"tail"}' })
-  ).json();
+  ).json()) as { uuid: string };
   await write(trace('tail', 'first')); // the table, not its empty state
   await write(trace('background', 'first'));
 
@@ -86,16 +100,16 @@ try {
   await page.getByText('Live', { exact: true }).waitFor();
   await page.mouse.move(5, 5); // not reading the rows: new ones go straight to the top
   // Each `tail-…` name's first appearance in the page, on the clock the writer reads too.
-  await page.evaluate(() => {
-    const seen: Record<string, number> = {};
-    (window as unknown as { seen: typeof seen }).seen = seen;
+  // (A string: this file is compiled without the DOM's types.)
+  await page.evaluate(`
+    window.seen = {};
     new MutationObserver(() => {
       for (const a of document.querySelectorAll('table a')) {
         const name = a.textContent ?? '';
-        if (name.startsWith('tail-') && !(name in seen)) seen[name] = Date.now();
+        if (name.startsWith('tail-') && !(name in window.seen)) window.seen[name] = Date.now();
       }
     }).observe(document.body, { childList: true, subtree: true, characterData: true });
-  });
+  `);
 
   const conditions: Record<string, number[][]> = { idle: [], [`under ${BACKGROUND} spans/s of ingest`]: [] };
   for (let r = 1; r <= ROUNDS; r++) {
@@ -111,7 +125,8 @@ try {
       }
       await sleep(3000);
       await stopBackground?.();
-      const seen = await page.evaluate(() => (window as unknown as { seen: Record<string, number> }).seen);
+      await drained();
+      const seen = (await page.evaluate('window.seen')) as Record<string, number>;
       const lags = Object.entries(answered).map(([name, at]) => (name in seen ? seen[name] - at : Infinity));
       conditions[condition].push(lags);
       console.log(

@@ -120,6 +120,25 @@ describe('the console reads', () => {
     expect(page.results[0].inputs).toBeUndefined();
   });
 
+  it('POST /traces: newest first, oldest first or slowest first', async () => {
+    const sorted = (await call(stack.app, org.key, 'POST', '/project', { name: 'sorted' })).json().uuid;
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    await sql`
+      insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, project_id, created, depth, start_ts, latency)
+      values (${org.id}, ${a}, ${a}, ${a}, ${sorted}, true, 0, now() - interval '30 seconds', 1),
+             (${org.id}, ${b}, ${b}, ${b}, ${sorted}, true, 0, now() - interval '20 seconds', 5),
+             (${org.id}, ${c}, ${c}, ${c}, ${sorted}, true, 0, now() - interval '10 seconds', 3)`;
+    const ids = async (sort?: string) =>
+      (await call(stack.app, org.key, 'POST', '/traces', { project_uuid: sorted, sort }))
+        .json()
+        .results.map((r: { trace_id: string }) => r.trace_id);
+    expect(await ids()).toEqual([c, b, a]);
+    expect(await ids('oldest')).toEqual([a, b, c]);
+    expect(await ids('slowest')).toEqual([b, c, a]);
+    const bad = await call(stack.app, org.key, 'POST', '/traces', { project_uuid: sorted, sort: 'cheapest' });
+    expect(bad.statusCode).toBe(422);
+  });
+
   it('POST /traces: filters and a search over every span of the trace narrow the rows', async () => {
     const ids = async (body: object) =>
       (await call(stack.app, org.key, 'POST', '/traces', { project_name: 'shop', ...body }))

@@ -23,12 +23,18 @@ beforeAll(async () => {
   await sql`analyze spans`;
 }, 60_000);
 
-async function plan(filter?: RootQuery['filter'], part: 'page' | 'count' = 'page', status?: string): Promise<string> {
+async function plan(
+  filter?: RootQuery['filter'],
+  part: 'page' | 'count' = 'page',
+  status?: string,
+  sort?: RootQuery['sort'],
+): Promise<string> {
   const { page, count, params } = rootListingSql({
     organizationId: org,
     projectId: project,
     filter,
     status,
+    sort,
     page: 3,
     pageSize: 20,
   });
@@ -67,6 +73,15 @@ describe('query plans of get_trace_logs', () => {
     expect(await plan(filter('trace_name', 'equals', 'name-5'), 'count')).toMatch(/spans_roots_by_name/);
     expect(await plan(undefined, 'count', 'error')).toMatch(/spans_roots_by_status/);
     expect(await plan(undefined, 'page', 'error')).toMatch(/spans_roots_by_status/);
+  });
+  it('serves the oldest-first and slowest-first pages from an index, without sorting the roots', async () => {
+    const oldest = await plan(undefined, 'page', undefined, 'oldest');
+    expect(oldest).toMatch(
+      /Index Only Scan Backward using spans_roots on spans|Index Scan Backward using spans_roots on spans/,
+    );
+    const slowest = await plan(undefined, 'page', undefined, 'slowest');
+    expect(slowest).toMatch(/spans_roots_by_latency/);
+    for (const p of [oldest, slowest]) expect(p).not.toMatch(/Sort|Seq Scan on spans/);
   });
   it('reads a score filter from the span_scores index, not from the scores JSON of each root', async () => {
     // Unnesting every root's scores JSON to count 10% of 200k roots took about 800 ms; the index, 150 ms.

@@ -302,6 +302,37 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('tree').waitFor();
   });
 
+  it('follows a dark system theme on every page', async () => {
+    // The console's scheme is "auto" until someone picks one: it follows the system's.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      const pages: [string, string, () => Promise<unknown>][] = [
+        ['traces', `projects/${projectId}/traces`, () => page.getByRole('table', { name: 'Traces' }).waitFor()],
+        [
+          'trace-annotations',
+          `projects/${projectId}/traces/${agent.root}?span=${agent.root}`,
+          () => page.getByRole('tree').waitFor(),
+        ],
+        ['dashboard', `projects/${projectId}/dashboard?range=7d`, () => page.getByText('Traces').first().waitFor()],
+        [
+          'sessions',
+          `projects/${projectId}/sessions`,
+          () => page.getByRole('table', { name: 'Sessions' }).getByText('session-42').waitFor(),
+        ],
+        ['settings', 'settings', () => page.getByRole('table', { name: 'API keys' }).waitFor()],
+      ];
+      for (const [name, path, ready] of pages) {
+        await page.goto(`${origin}/${path}`);
+        await ready();
+        expect(await page.locator('html').getAttribute('data-mantine-color-scheme')).toBe('dark');
+        await sleep(300); // charts and drawers settle
+        await shot(`${name}-dark`);
+      }
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
+  });
+
   it('opens a 10,000-span trace quickly and scrolls it', async () => {
     const wide = wideTrace(PROJECT, 10_000);
     await writeSpans(api, keys.admin, wide.spans);

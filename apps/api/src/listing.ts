@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { RootQuery } from '@sightline/db';
-import type { GetTraceLogsSchema } from '@sightline/schemas';
+import type { GetTraceLogsSchema, TraceSort } from '@sightline/schemas';
 import type { z } from 'zod';
 
-type ListingBody = z.infer<typeof GetTraceLogsSchema> & { project_uuid?: string | null; search?: string | null };
+type ListingBody = z.infer<typeof GetTraceLogsSchema> & {
+  project_uuid?: string | null;
+  search?: string | null;
+  sort?: TraceSort;
+};
 
 /**
  * The root listing a get_trace_logs-shaped body asks for, or null when it names a project the
@@ -26,6 +30,7 @@ export async function rootQueryOf(
     timeRange: body.time_range,
     status: body.status,
     search: body.search,
+    sort: body.sort,
     page: body.page,
     pageSize: body.page_size,
   };

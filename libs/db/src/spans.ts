@@ -11,7 +11,7 @@ import {
   type TreeDialect,
   type Versions,
 } from '@sightline/core';
-import { SpanEventFields, type SpanEvent, type TimeRange } from '@sightline/schemas';
+import { SpanEventFields, type SpanEvent, type TimeRange, type TraceSort } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
 import { searchConditions, type SearchPlan } from './search';
@@ -416,6 +416,13 @@ const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
   '1y': '1 year',
 };
 
+// Each order is the order (or the backward order) of an index of the project's roots.
+const ORDER_BY: Record<TraceSort, string> = {
+  newest: 'order by s.start_ts desc nulls last, s.trace_id desc',
+  oldest: 'order by s.start_ts asc nulls first, s.trace_id asc',
+  slowest: 'order by s.latency desc nulls last, s.trace_id desc',
+};
+
 export type RootQuery = {
   organizationId: string;
   projectId: string | null;
@@ -427,6 +434,8 @@ export type RootQuery = {
   search?: string | null;
   /** How to search (searchPlanOf); by the index when not given. */
   searchPlan?: SearchPlan;
+  /** Newest first unless given. */
+  sort?: TraceSort;
   page: number;
   pageSize: number;
 };
@@ -450,7 +459,7 @@ export function rootListingSql(q: RootQuery): { count: string; matching: string;
   const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
   if (interval) conditions.push(`s.start_ts >= now() - $${params.push(interval)}::interval`);
   if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
-  const order = 'order by s.start_ts desc nulls last, s.trace_id desc';
+  const order = ORDER_BY[q.sort ?? 'newest'];
   const plan = q.searchPlan ?? { by: 'index' };
   const searching = q.search ? searchConditions(q.search, plan, (v) => `$${params.push(v)}`) : [];
   const where = [...conditions, ...searching].join(' and ');
@@ -459,8 +468,8 @@ export function rootListingSql(q: RootQuery): { count: string; matching: string;
   const count = `select count(*)::int as total from spans s where ${where}`;
   const matching = `select from spans s where ${where}`;
   if (plan.by === 'walk' && searching.length) {
-    // The newest `roots` roots that pass the other conditions, each tested newest first.
-    const roots = `select s.trace_id, s.start_ts from spans s where ${conditions.join(' and ')} ${order} limit ${plan.roots}`;
+    // The first `roots` roots in the listing's order that pass the other conditions, each tested in turn.
+    const roots = `select s.trace_id, s.start_ts, s.latency from spans s where ${conditions.join(' and ')} ${order} limit ${plan.roots}`;
     return {
       count,
       matching,

@@ -19,8 +19,15 @@ export const ProjectSummarySchema = z.object({
 });
 
 /** get_trace_logs' body, by project uuid or name, with a full-text search over inputs, output and metadata. */
+const TRACE_SORTS = ['newest', 'oldest', 'slowest'] as const;
+export type TraceSort = (typeof TRACE_SORTS)[number];
+
 export const TraceRowsRequestSchema = GetTraceLogsSchema.extend({
   project_uuid: OptionalUuid,
+  sort: z
+    .enum(TRACE_SORTS)
+    .default('newest')
+    .describe("newest or oldest first (by start), or slowest first (by the root span's latency)"),
   search: z
     .string()
     .max(500)

@@ -31,6 +31,7 @@ export type ProjectSummary = z.output<typeof ProjectSummarySchema>;
 export type TraceRowsRequest = z.input<typeof TraceRowsRequestSchema>;
 export type TraceRows = z.output<typeof TraceRowsSchema>;
 export type TraceRow = TraceRows['results'][number];
+export type TraceSort = NonNullable<TraceRowsRequest['sort']>;
 export type TraceSkeleton = z.output<typeof TraceSkeletonSchema>;
 export type SkeletonSpan = TraceSkeleton['spans'][number];
 export type ApiKey = z.output<typeof ApiKeySchema>;

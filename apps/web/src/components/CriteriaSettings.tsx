@@ -14,14 +14,14 @@ import {
   Title,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/client';
 import { useCreateCriterion, useCriteria, useDeleteCriterion } from '../api/queries';
 import type { Criterion } from '../api/types';
 import { CopyIcon } from './CopyField';
-import { ErrorState, LoadingState } from './StateViews';
+import { QueryPanel } from './StateViews';
 import { Timestamp } from './Timestamp';
+import { DeleteButton } from './DeleteButton';
 
 const num = (v: string | number) => (typeof v === 'number' ? v : null);
 
@@ -72,18 +72,8 @@ export function CriteriaSettings() {
           <code>annotation:score:&lt;id&gt;</code>.
         </Text>
       </div>
-      <Paper withBorder radius="md">
-        {criteria.isPending ? (
-          <LoadingState label="Loading the criteria" />
-        ) : criteria.isError ? (
-          <Stack p="md">
-            <ErrorState error={criteria.error} onRetry={() => criteria.refetch()} />
-          </Stack>
-        ) : criteria.data.length === 0 ? (
-          <Text size="sm" c="dimmed" p="md">
-            No criteria yet: create one below.
-          </Text>
-        ) : (
+      <QueryPanel query={criteria} loading="Loading the criteria" empty="No criteria yet: create one below.">
+        {(rows) => (
           <Table verticalSpacing="sm" horizontalSpacing="md" aria-label="Annotation criteria">
             <Table.Thead>
               <Table.Tr>
@@ -96,7 +86,7 @@ export function CriteriaSettings() {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {criteria.data.map((c) => (
+              {rows.map((c) => (
                 <Table.Tr key={c.id}>
                   <Table.Td>
                     <Text size="sm" fw={500}>
@@ -124,28 +114,18 @@ export function CriteriaSettings() {
                     <Timestamp value={c.created_at} size="sm" />
                   </Table.Td>
                   <Table.Td ta="right">
-                    <Button
-                      size="xs"
-                      variant="subtle"
-                      color="red"
-                      leftSection={<IconTrash size={14} />}
-                      aria-label={`Delete the criterion ${c.name}`}
-                      onClick={() =>
-                        window.confirm(`Delete the criterion ${c.name}? Annotations made by it stay on their spans.`) &&
-                        remove.mutate(c.id, {
-                          onError: (err) => notifications.show({ color: 'red', message: errorMessage(err) }),
-                        })
-                      }
-                    >
-                      Delete
-                    </Button>
+                    <DeleteButton
+                      label={`Delete the criterion ${c.name}`}
+                      question={`Delete the criterion ${c.name}? Annotations made by it stay on their spans.`}
+                      onDelete={() => remove.mutateAsync(c.id)}
+                    />
                   </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
           </Table>
         )}
-      </Paper>
+      </QueryPanel>
       <Paper withBorder radius="md" p="md" component="form" onSubmit={submit} aria-label="Create a criterion">
         <Stack gap="sm">
           <Text fw={600} size="sm">

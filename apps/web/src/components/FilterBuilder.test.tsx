@@ -105,6 +105,7 @@ describe('the filter builder and the URL', () => {
       DEFAULT_VIEW,
       {
         search: 'refund policy',
+        sort: 'slowest',
         status: 'error',
         range: '7d',
         page: 4,
@@ -113,6 +114,7 @@ describe('the filter builder and the URL', () => {
       },
       { ...DEFAULT_VIEW, filter: { field: 'annotation:score:12', operator: 'greater_than_or_equal', value: '0.5' } },
       { ...DEFAULT_VIEW, filter: { field: 'score:acc:v2', operator: 'is_null' } },
+      { ...DEFAULT_VIEW, sort: 'oldest' },
       {
         ...DEFAULT_VIEW,
         filter: { field: 'start_timestamp', operator: 'between', value: '2026-01-01, 2026-01-31 23:59:59' },
@@ -128,6 +130,7 @@ describe('the filter builder and the URL', () => {
       time_range: '7d',
       status: 'error',
       search: 'refund policy',
+      sort: 'slowest',
       filter_field: 'metadata',
       filter_operator: 'like',
       filter_value: 'acme',

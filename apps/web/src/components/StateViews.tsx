@@ -1,4 +1,5 @@
-import { Alert, Button, Center, Loader, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import { Alert, Button, Center, Loader, Paper, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import type { UseQueryResult } from '@tanstack/react-query';
 import { IconAlertTriangle, IconInbox } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { errorMessage } from '../api/client';
@@ -61,5 +62,39 @@ export function EmptyState({
         {children}
       </Stack>
     </Center>
+  );
+}
+
+/**
+ * A bordered panel for a query's list: loading, an error with a retry, `empty` when the list is empty (if
+ * given), else `children` with the rows.
+ */
+export function QueryPanel<T>({
+  query,
+  loading,
+  empty,
+  children,
+}: {
+  query: UseQueryResult<T[]>;
+  loading: string;
+  empty?: ReactNode;
+  children: (rows: T[]) => ReactNode;
+}) {
+  return (
+    <Paper withBorder radius="md">
+      {query.isPending ? (
+        <LoadingState label={loading} />
+      ) : query.isError ? (
+        <Stack p="md">
+          <ErrorState error={query.error} onRetry={() => query.refetch()} />
+        </Stack>
+      ) : query.data.length === 0 && empty ? (
+        <Text size="sm" c="dimmed" p="md">
+          {empty}
+        </Text>
+      ) : (
+        children(query.data)
+      )}
+    </Paper>
   );
 }

@@ -1,9 +1,10 @@
-import type { TimeRange, TraceRowsRequest } from '../api/types';
+import type { TimeRange, TraceRowsRequest, TraceSort } from '../api/types';
 import { incomplete, isOperator, type FilterCondition } from './filter-fields';
 
 /** Everything that decides which traces the table shows. It lives in the URL, so a link reproduces it. */
 export type TraceView = {
   search: string;
+  sort: TraceSort;
   status: '' | 'success' | 'error';
   range: TimeRange;
   page: number;
@@ -12,7 +13,21 @@ export type TraceView = {
 };
 
 export const PAGE_SIZES = [50, 100, 250, 500] as const;
-export const DEFAULT_VIEW: TraceView = { search: '', status: '', range: 'na', page: 1, pageSize: 100, filter: null };
+export const DEFAULT_VIEW: TraceView = {
+  search: '',
+  sort: 'newest',
+  status: '',
+  range: 'na',
+  page: 1,
+  pageSize: 100,
+  filter: null,
+};
+
+export const SORT_LABELS = {
+  newest: 'Newest first',
+  oldest: 'Oldest first',
+  slowest: 'Slowest first',
+} satisfies Record<TraceSort, string>;
 
 export const TIME_RANGE_LABELS = {
   na: 'All time',
@@ -37,6 +52,7 @@ export function viewFromParams(params: URLSearchParams): TraceView {
   const op = params.get('op');
   return {
     search: params.get('q') ?? '',
+    sort: (params.get('sort') ?? '') in SORT_LABELS ? (params.get('sort') as TraceSort) : DEFAULT_VIEW.sort,
     status: status === 'success' || status === 'error' ? status : '',
     range: isRange(params.get('range')) ? (params.get('range') as TimeRange) : DEFAULT_VIEW.range,
     page: Number.isInteger(page) && page >= 1 ? page : 1,
@@ -57,6 +73,7 @@ export function viewFromParams(params: URLSearchParams): TraceView {
 export function paramsFromView(view: TraceView): URLSearchParams {
   const params = new URLSearchParams();
   if (view.search) params.set('q', view.search);
+  if (view.sort !== DEFAULT_VIEW.sort) params.set('sort', view.sort);
   if (view.status) params.set('status', view.status);
   if (view.range !== DEFAULT_VIEW.range) params.set('range', view.range);
   if (view.filter) {
@@ -79,6 +96,7 @@ export function requestFromView(view: TraceView, projectUuid: string): TraceRows
     time_range: view.range,
     status: view.status || null,
     search: view.search.trim() || null,
+    sort: view.sort,
     filter_field: filter?.field ?? null,
     filter_operator: filter?.operator ?? null,
     filter_value: filter?.value ?? null,
@@ -87,10 +105,11 @@ export function requestFromView(view: TraceView, projectUuid: string): TraceRows
 }
 
 /**
- * Whether a new root trace belongs in this view: a trace that just started is inside every time range, and
- * its status is on the row; a search or a filter is the server's to judge (null: unknown until a refetch).
+ * Whether a new root trace belongs at the top of this view: a trace that just started is inside every time
+ * range, comes first newest first, and its status is on the row; a search, a filter or another order is the
+ * server's to judge (null: unknown until a refetch).
  */
 export function liveRowFits(view: TraceView, row: { status: string | null }): boolean | null {
   if (view.status && row.status !== view.status) return false;
-  return view.search.trim() || view.filter ? null : true;
+  return view.search.trim() || view.filter || view.sort !== 'newest' ? null : true;
 }

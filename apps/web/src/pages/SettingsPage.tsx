@@ -31,8 +31,9 @@ import { usePermissions } from '../api/roles';
 import type { ApiKeyCreated, Role } from '../api/types';
 import { CopyIcon } from '../components/CopyField';
 import { CriteriaSettings } from '../components/CriteriaSettings';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
+import { EmptyState, QueryPanel } from '../components/StateViews';
 import { Timestamp } from '../components/Timestamp';
+import { DeleteButton } from '../components/DeleteButton';
 
 const ROLE_HELP: Record<Role, string> = {
   admin: 'Admin: everything, including keys and provider keys',
@@ -108,14 +109,8 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string }) {
           {revokeError}
         </Alert>
       )}
-      <Paper withBorder radius="md">
-        {keys.isPending ? (
-          <LoadingState label="Loading keys" />
-        ) : keys.isError ? (
-          <Stack p="md">
-            <ErrorState error={keys.error} onRetry={() => keys.refetch()} />
-          </Stack>
-        ) : (
+      <QueryPanel query={keys} loading="Loading keys">
+        {(rows) => (
           <Table verticalSpacing="sm" horizontalSpacing="md" aria-label="API keys">
             <Table.Thead>
               <Table.Tr>
@@ -128,7 +123,7 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string }) {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {keys.data.map((k) => (
+              {rows.map((k) => (
                 <Table.Tr key={k.id}>
                   <Table.Td fw={500}>
                     {k.label ?? (
@@ -183,7 +178,7 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string }) {
             </Table.Tbody>
           </Table>
         )}
-      </Paper>
+      </QueryPanel>
       <CreateKeyModal
         opened={creating}
         onClose={() => setCreating(false)}
@@ -316,18 +311,12 @@ function ProviderKeys() {
           these, then the server's.
         </Text>
       </div>
-      <Paper withBorder radius="md">
-        {keys.isPending ? (
-          <LoadingState label="Loading provider keys" />
-        ) : keys.isError ? (
-          <Stack p="md">
-            <ErrorState error={keys.error} onRetry={() => keys.refetch()} />
-          </Stack>
-        ) : keys.data.length === 0 ? (
-          <Text size="sm" c="dimmed" p="md">
-            No provider key saved: completions use the server's keys, if it has any.
-          </Text>
-        ) : (
+      <QueryPanel
+        query={keys}
+        loading="Loading provider keys"
+        empty="No provider key saved: completions use the server's keys, if it has any."
+      >
+        {(rows) => (
           <Table verticalSpacing="sm" horizontalSpacing="md" aria-label="Provider keys">
             <Table.Thead>
               <Table.Tr>
@@ -339,7 +328,7 @@ function ProviderKeys() {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {keys.data.map((k) => (
+              {rows.map((k) => (
                 <Table.Tr key={k.provider}>
                   <Table.Td fw={500}>{k.provider}</Table.Td>
                   <Table.Td>
@@ -356,28 +345,18 @@ function ProviderKeys() {
                     <Timestamp value={k.updated_at} size="sm" />
                   </Table.Td>
                   <Table.Td ta="right">
-                    <Button
-                      size="xs"
-                      variant="subtle"
-                      color="red"
-                      leftSection={<IconTrash size={14} />}
-                      aria-label={`Delete the ${k.provider} key`}
-                      onClick={() =>
-                        window.confirm(`Delete the saved ${k.provider} key?`) &&
-                        remove.mutate(k.provider, {
-                          onError: (err) => notifications.show({ color: 'red', message: errorMessage(err) }),
-                        })
-                      }
-                    >
-                      Delete
-                    </Button>
+                    <DeleteButton
+                      label={`Delete the ${k.provider} key`}
+                      question={`Delete the saved ${k.provider} key?`}
+                      onDelete={() => remove.mutateAsync(k.provider)}
+                    />
                   </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
           </Table>
         )}
-      </Paper>
+      </QueryPanel>
       <Paper withBorder radius="md" p="md" component="form" onSubmit={submit} aria-label="Save a provider key">
         <Stack gap="sm">
           <Text fw={600} size="sm">

@@ -18,6 +18,7 @@ import {
   PAGE_SIZES,
   paramsFromView,
   requestFromView,
+  SORT_LABELS,
   TIME_RANGE_LABELS,
   viewFromParams,
   type TraceView,
@@ -72,6 +73,14 @@ export default function TracesPage() {
           value={view.range}
           allowDeselect={false}
           onChange={(range) => range && setView({ range: range as TraceView['range'] })}
+        />
+        <Select
+          aria-label="Sort"
+          w={150}
+          data={Object.entries(SORT_LABELS).map(([value, label]) => ({ value, label }))}
+          value={view.sort}
+          allowDeselect={false}
+          onChange={(sort) => sort && setView({ sort: sort as TraceView['sort'] })}
         />
         <Select
           aria-label="Status"

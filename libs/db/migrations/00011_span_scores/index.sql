@@ -44,3 +44,7 @@ insert into span_scores (organization_id, trace_id, name, score)
 select s.organization_id, s.trace_id, r.name, r.score
 from spans s cross join lateral span_scores_rows(s.scores) r
 where jsonb_typeof(s.scores) = 'array' and s.scores <> '[]';
+
+-- The console's "slowest first": the project's roots by latency, like spans_roots by start.
+create index spans_roots_by_latency on spans (organization_id, project_id, latency desc nulls last, trace_id desc)
+  where created and depth = 0;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { costByModel, dashboardSeries, scoreSeries, type Window } from '@sightline/db';
+import { dashboard, type Window } from '@sightline/db';
 import { DashboardRequestSchema, DashboardSchema, DetailSchema, errorResponses } from '@sightline/schemas';
 import groups from './groups';
 import { ownProject, RANGE_SECONDS } from './projects';
@@ -37,11 +37,7 @@ export default async function insightRoutes(base: FastifyInstance) {
         to,
         bucketSeconds,
       };
-      const [{ buckets, totals }, models, { scores, feedback }] = await Promise.all([
-        dashboardSeries(app.sql, w),
-        costByModel(app.sql, w),
-        scoreSeries(app.sql, w),
-      ]);
+      const { buckets, totals, models, scores, feedback } = await dashboard(app.sql, w);
       const t = totals as { traces: number; errors: number };
       return {
         from: iso(from),
