@@ -246,7 +246,7 @@ export function supervise<P extends ManagedProcess>(start: () => Promise<P>, fir
   const watch = async (p: P): Promise<void> => {
     const { code, signal } = await p.exited;
     if (stopped) return;
-    const reason = p.output().trim().split('\n').slice(-8).join('\n');
+    const reason = p.output().trim().split('\n').slice(-30).join('\n');
     crashes.push({ process: p.name, after_exit: `code ${code}, signal ${signal}`, reason });
     current = await start();
     all.push(current);
