@@ -112,6 +112,9 @@ try {
   `);
 
   const conditions: Record<string, number[][]> = { idle: [], [`under ${BACKGROUND} spans/s of ingest`]: [] };
+  // When the worker's transaction that stored each root began (its created_at, on the same clock): the
+  // part of the lag that is the write path, the rest being the relay and the browser.
+  const stored: Record<string, number[][]> = Object.fromEntries(Object.keys(conditions).map((c) => [c, []]));
   for (let r = 1; r <= ROUNDS; r++) {
     for (const condition of Object.keys(conditions)) {
       const stopBackground = condition === 'idle' ? null : backgroundIngest();
@@ -127,10 +130,14 @@ try {
       await stopBackground?.();
       await drained();
       const seen = (await page.evaluate('window.seen')) as Record<string, number>;
+      const rows = await stack.sql<{ name: string; at: number }[]>`
+        select trace_name as name, extract(epoch from created_at)::float8 * 1000 as at
+        from spans where trace_name = any(${Object.keys(answered)})`;
+      stored[condition].push(rows.map((row) => row.at - answered[row.name]));
       const lags = Object.entries(answered).map(([name, at]) => (name in seen ? seen[name] - at : Infinity));
       conditions[condition].push(lags);
       console.log(
-        `round ${r}/${ROUNDS} ${condition}: p50 ${round(quantile(lags, 0.5))} ms, p95 ${round(quantile(lags, 0.95))} ms, missing ${lags.filter((x) => x === Infinity).length}`,
+        `round ${r}/${ROUNDS} ${condition}: p50 ${round(quantile(lags, 0.5))} ms, p95 ${round(quantile(lags, 0.95))} ms, missing ${lags.filter((x) => x === Infinity).length}; stored p95 ${round(quantile(stored[condition].at(-1)!, 0.95))} ms`,
       );
     }
   }
@@ -140,9 +147,10 @@ try {
     const p50 = median(rounds.map((xs) => quantile(xs, 0.5)));
     const p95 = median(rounds.map((xs) => quantile(xs, 0.95)));
     const missing = rounds.flat().filter((x) => x === Infinity).length;
+    const storedP95 = median(stored[condition].map((xs) => quantile(xs, 0.95)));
     summary.push({
-      figure: `root trace on screen after the client's 200, ${condition}: p50 / p95 (missing)`,
-      value: `${round(p50)} / ${round(p95)} ms (${missing})`,
+      figure: `root trace on screen after the client's 200, ${condition}: p50 / p95 (missing); p95 of its storing`,
+      value: `${round(p50)} / ${round(p95)} ms (${missing}); ${round(storedP95)} ms`,
       target: 'p95 ≤ 1000 ms, none missing',
       met: p95 <= 1000 && missing === 0,
     });
@@ -151,17 +159,19 @@ try {
       p50_ms: round(p50),
       p95_ms: round(p95),
       missing,
-      rounds: rounds.map((xs) => ({
+      stored_p95_ms: round(storedP95),
+      rounds: rounds.map((xs, i) => ({
         p50: round(quantile(xs, 0.5)),
         p95: round(quantile(xs, 0.95)),
         max: round(Math.max(...xs)),
+        stored_p95: round(quantile(stored[condition][i], 0.95)),
       })),
     };
   });
   writeResult({
     benchmark: 'live-tail',
     summary,
-    method: `${ROUNDS} rounds; per round and condition ${ROOTS} traces of 3 spans written one at a time 200-400 ms apart; the lag is from the client's 200 to the name's first appearance in the page (a MutationObserver), on one clock; figures are medians over rounds of each round's p50 and p95`,
+    method: `${ROUNDS} rounds; per round and condition ${ROOTS} traces of 3 spans written one at a time 200-400 ms apart; the lag is from the client's 200 to the name's first appearance in the page (a MutationObserver), on one clock; the storing lag is from the 200 to the start of the worker's transaction that stored the root (its created_at); figures are medians over rounds of each round's p50 and p95`,
     results,
   });
 } finally {
