@@ -1,5 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+const CONSOLE_IN_BROWSER = 'test/e2e/console*.int.test.ts';
+
 export default defineConfig({
   test: {
     projects: [
@@ -9,13 +11,28 @@ export default defineConfig({
           include: ['libs/**/*.test.ts', 'apps/**/*.test.ts', 'test/**/*.test.ts'],
           // The fault tests run their own databases and kill processes: `npm run test:chaos`. The console's
           // component tests run in a browser-like environment: their own project, below.
-          exclude: [...configDefaults.exclude, 'test/chaos/**', 'apps/web/**'],
+          exclude: [...configDefaults.exclude, 'test/chaos/**', 'apps/web/**', CONSOLE_IN_BROWSER],
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
         },
       },
       'apps/web/vitest.config.ts',
+      // The console in a real browser against `npm start`'s processes, one file at a time once the rest is
+      // done: its budgets (a 10,000-span trace interactive within 2 s) are a user's, on a machine not
+      // also running the rest of the suite.
+      {
+        test: {
+          name: 'browser',
+          include: [CONSOLE_IN_BROWSER],
+          globalSetup: ['test/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
     // .ci/run asks for a machine-readable summary, from which it prints a plain closing count.
     ...(process.env.TEST_SUMMARY_FILE && {

@@ -12,6 +12,7 @@ export default mergeConfig(
       environment: 'jsdom',
       setupFiles: ['src/test/setup.ts'],
       testTimeout: 20_000,
+      sequence: { groupOrder: 0 },
     },
   }),
 );

@@ -27,6 +27,10 @@ function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
     'POST /trace-group',
     'POST /experiments',
     'POST /experiment/{experiment_uuid}/trace_logs',
+    'POST /experiments/summaries',
+    'POST /experiment/{experiment_uuid}/samples',
+    'POST /experiments/compare',
+    'POST /experiments/compare/rows',
     'POST /deployed-prompt',
   ]);
   const paths = (stack.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths;

@@ -141,6 +141,36 @@ describe('the dashboard', () => {
     expect(quality.reduce((n: number, s: { count: number }) => n + s.count, 0)).toBe(3);
     expect(d.feedback.reduce((n: number, f: { count: number }) => n + f.count, 0)).toBe(2);
   });
+  it('counts a root’s own tokens and cost instead of its spans’, column by column, as the traces table does', async () => {
+    const root = randomUUID();
+    const span = (s: object) => ({ project_name: 'insights-own', start_timestamp: ago(5), ...s });
+    const spans = [
+      span({ trace_id: root, trace_name: 'agent', latency: 1, cost: 2, input_tokens: 7 }),
+      span({ trace_id: randomUUID(), root_trace_id: root, parent_trace_id: root, trace_name: 'llm', cost: 0.5 }),
+      span({
+        trace_id: randomUUID(),
+        root_trace_id: root,
+        parent_trace_id: root,
+        trace_name: 'llm',
+        cost: 0.25,
+        input_tokens: 100,
+        output_tokens: 4,
+        configuration: { model: 'gpt-4o-mini' },
+      }),
+    ];
+    expect((await call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs: spans })).statusCode).toBe(200);
+    expect((await readTrace(stack.app, key, root)).statusCode).toBe(200);
+    const project = (await call(stack.app, key, 'POST', '/project', { name: 'insights-own' })).json().uuid;
+    const d = (await call(stack.app, key, 'POST', '/dashboard', { project_uuid: project, time_range: '1h' })).json();
+    const [row] = (await call(stack.app, key, 'POST', '/traces', { project_uuid: project, time_range: '1h' })).json()
+      .results;
+    // The root's cost (2) and input tokens (7) stand for the trace; its output tokens come from its spans (4).
+    expect(row).toMatchObject({ cost: 2, input_tokens: 7, output_tokens: 4 });
+    expect(d.totals).toMatchObject({ traces: 1, cost: 2, input_tokens: 7, output_tokens: 4 });
+    expect(d.buckets).toMatchObject([{ traces: 1, cost: 2, input_tokens: 7, output_tokens: 4 }]);
+    // Cost by model is over the calls themselves.
+    expect(d.cost_by_model).toEqual([{ model: 'gpt-4o-mini', calls: 1, cost: 0.25 }]);
+  });
   it('narrows to the window, and answers 404 for another organization’s project', async () => {
     const hour = (
       await call(stack.app, key, 'POST', '/dashboard', { project_uuid: projectUuid, time_range: '1h' })

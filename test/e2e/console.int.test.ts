@@ -1,89 +1,28 @@
-import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleBuilt } from '../../scripts/build-web';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { agentTrace, manyTraces, wideTrace, writeSpans } from '../support/console-data';
-import { freePort, ROOT, runScript, startScript } from '../support/processes';
-import { databaseUrl, redisUrl, uniquePrefix } from '../support/services';
+import { useConsole } from '../support/console-browser';
 
-// The console in a real browser (Debian's Chromium, driven by playwright-core: no browser is downloaded)
-// against the processes `npm start` runs. Every page it visits is saved to test-artifacts/screenshots/.
-const SHOTS = `${ROOT}test-artifacts/screenshots`;
+// The console in a real browser against the processes `npm start` runs: traces, a trace, the dashboard,
+// sessions, settings and roles. Every page it visits is saved to test-artifacts/screenshots/.
 const PROJECT = `support-bot-${randomUUID().slice(0, 6)}`;
 const N_TRACES = 40;
 
-let child: ChildProcess;
-let origin: string;
-let api: string;
-let browser: Browser;
-let page: Page;
-const keys = { admin: '', viewer: '' };
+const session = useConsole('console-e2e');
+const { keys, shot, signIn } = session;
 let agent: ReturnType<typeof agentTrace>;
 let criterion: { id: string; name: string };
 let projectId = '';
-
-const env = () => ({ DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), LOG_LEVEL: 'warn' });
-
-async function createKey(org: string, role: string, label: string) {
-  const created = await runScript(
-    'scripts/apikey.ts',
-    ['create', '--org', org, '--role', role, '--label', label],
-    env(),
-  );
-  expect(created.code, created.stderr).toBe(0);
-  return created.stdout.trim().split('\n').at(-1)!;
-}
-
-const shot = (name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: false });
-
-async function signIn(key: string) {
-  await page.goto(`${origin}/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+let page: Page, origin: string, api: string;
+beforeAll(() => void ({ page, origin, api } = session));
 
 /** The traces the table says it holds ("40 traces"). */
 async function tableTotal(): Promise<number> {
   const text = await page.getByText(/^[\d,]+ traces?( · updating…)?$/).textContent({ timeout: 10_000 });
   return Number(text!.replace(/[^\d]/g, ''));
 }
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  await ensureConsoleBuilt(() => {});
-  const org = `console-e2e-${randomUUID()}`;
-  keys.admin = await createKey(org, 'admin', 'ada@example.com');
-  keys.viewer = await createKey(org, 'viewer', 'viewer@example.com');
-  const port = await freePort();
-  const started = await startScript(
-    'scripts/start.ts',
-    { ...env(), LOG_LEVEL: 'info', QUEUE_PREFIX: uniquePrefix('console'), PORT: String(port) },
-    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*worker started|worker started[\s\S]*listening on http/,
-    120_000,
-  );
-  child = started.child;
-  origin = `http://127.0.0.1:${port}`;
-  api = `${origin}/api/svc/v1`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-  });
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  // SIGTERM: start.ts passes it on to the API and the worker (a SIGKILL would leave them running).
-  if (child && child.exitCode === null) {
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(20_000).then(() => child.kill('SIGKILL'))]);
-  }
-}, 30_000);
 
 describe('the web console', { timeout: 60_000 }, () => {
   it('signs in with a key, refusing a wrong one with a clear message, and shows a first-run guide', async () => {

@@ -85,6 +85,7 @@ const PLACEHOLDER: Targets = {
   experimentUuid: '',
   datasetId: 0,
   datasetName: '',
+  spareDatasetId: 0,
   testCaseId: 0,
   promptName: '',
   promptVersionId: 0,
@@ -124,6 +125,7 @@ async function makeTargets(): Promise<Targets> {
     column_names: ['q', 'r'],
     test_cases: [{ inputs: { q: '1', r: '2' } }],
   });
+  const spare = await post('/collection', { name: `fuzz-spare-${tag}`, column_names: ['q'] });
   const version = await post('/prompts', {
     name: `fuzz-target-${tag}`,
     model: 'gpt-4o-mini',
@@ -152,6 +154,7 @@ async function makeTargets(): Promise<Targets> {
     experimentUuid: experiment.uuid,
     datasetId: dataset.id,
     datasetName: `fuzz-target-${tag}`,
+    spareDatasetId: spare.id,
     testCaseId: dataset.test_case_ids[0],
     promptName: version.name,
     promptVersionId: version.id,

@@ -14,6 +14,8 @@ export type Targets = {
   experimentUuid: string;
   datasetId: number;
   datasetName: string;
+  /** A dataset of the fuzzer's that the fuzzed DELETE may remove. */
+  spareDatasetId: number;
   testCaseId: number;
   promptName: string;
   promptVersionId: number;
@@ -29,7 +31,7 @@ export type Targets = {
 };
 
 export type Endpoint = {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to /api/svc/v1 unless `root`; `:name` marks a path parameter. */
   path: string;
   root?: boolean;
@@ -320,6 +322,71 @@ export function endpoints(t: Targets): Endpoint[] {
       params: { dataset_id: String(t.datasetId), test_case_id: String(t.testCaseId) },
       bodies: [{ inputs: { q: 'new' }, target: 'gold', tags: ['x'] }],
     },
+    {
+      method: 'POST',
+      path: '/experiments/summaries',
+      bodies: [{ project_uuid: t.projectUuid, experiment_name_filter: 'fuzz', metadata_filter: { a: 1 } }],
+    },
+    {
+      method: 'POST',
+      path: '/experiment/:experiment_uuid/samples',
+      params: { experiment_uuid: t.experimentUuid },
+      bodies: [
+        {
+          page: 1,
+          page_size: 10,
+          filter_field: 'score:accuracy',
+          filter_operator: 'greater_than',
+          filter_value: '0.5',
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/experiments/compare',
+      bodies: [{ experiment_uuids: [t.experimentUuid, randomUUID()], baseline_uuid: t.experimentUuid }],
+    },
+    {
+      method: 'POST',
+      path: '/experiments/compare/rows',
+      bodies: [
+        { experiment_uuids: [t.experimentUuid, randomUUID()], baseline_uuid: t.experimentUuid, page: 1, page_size: 50 },
+      ],
+    },
+    { method: 'GET', path: '/datasets' },
+    {
+      method: 'GET',
+      path: '/datasets/:dataset_id/test_cases',
+      params: { dataset_id: String(t.datasetId) },
+      query: '?page=1&page_size=10',
+    },
+    {
+      method: 'PATCH',
+      path: '/datasets/:dataset_id',
+      params: { dataset_id: String(t.datasetId) },
+      bodies: [{ name: t.datasetName }],
+    },
+    {
+      method: 'GET',
+      path: '/datasets/:dataset_id/export',
+      params: { dataset_id: String(t.datasetId) },
+      query: '?format=csv',
+    },
+    {
+      method: 'POST',
+      path: '/datasets/:dataset_id/import',
+      params: { dataset_id: String(t.datasetId) },
+      bodies: [
+        { format: 'csv', content: 'q,r,target,tags\none,two,gold,"[""t""]"\n' },
+        { format: 'jsonl', content: JSON.stringify(cases[0]) },
+      ],
+    },
+    {
+      method: 'DELETE',
+      path: '/datasets/:dataset_id/test_cases/:test_case_id',
+      params: { dataset_id: String(t.datasetId), test_case_id: String(t.testCaseId) },
+    },
+    { method: 'DELETE', path: '/datasets/:dataset_id', params: { dataset_id: String(t.spareDatasetId) } },
     {
       method: 'POST',
       path: '/prompts',

@@ -10,6 +10,11 @@ const TracesPage = lazy(() => import('./pages/TracesPage'));
 const TracePage = lazy(() => import('./pages/TracePage'));
 const DashboardPage = lazy(() => import('./pages/DashboardPage'));
 const SessionsPage = lazy(() => import('./pages/SessionsPage'));
+const ExperimentsPage = lazy(() => import('./pages/ExperimentsPage'));
+const ExperimentPage = lazy(() => import('./pages/ExperimentPage'));
+const ComparePage = lazy(() => import('./pages/ComparePage'));
+const DatasetsPage = lazy(() => import('./pages/DatasetsPage'));
+const DatasetPage = lazy(() => import('./pages/DatasetPage'));
 const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 const NotFoundPage = lazy(() => import('./pages/NotFoundPage'));
 
@@ -31,6 +36,11 @@ export const router = createBrowserRouter([
       { path: 'projects/:projectUuid/traces/:traceId', element: <TracePage /> },
       { path: 'projects/:projectUuid/dashboard', element: <DashboardPage /> },
       { path: 'projects/:projectUuid/sessions', element: <SessionsPage /> },
+      { path: 'projects/:projectUuid/experiments', element: <ExperimentsPage /> },
+      { path: 'projects/:projectUuid/experiments/compare', element: <ComparePage /> },
+      { path: 'projects/:projectUuid/experiments/:experimentUuid', element: <ExperimentPage /> },
+      { path: 'datasets', element: <DatasetsPage /> },
+      { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'settings', element: <SettingsPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

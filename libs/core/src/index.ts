@@ -11,3 +11,4 @@ export * from './evals';
 export * from './batcher';
 export * from './text';
 export * from './search';
+export * from './compare';

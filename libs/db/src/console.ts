@@ -82,11 +82,26 @@ export async function traceRowsPage(sql: Sql, q: RootQuery): Promise<TraceRowsPa
   };
 }
 
-/** The rows of these root traces, in this order, as a JSON array; ids the organization lacks are left out. */
-export async function traceRowsOf(sql: Sql, organizationId: string, ids: string[]): Promise<string> {
+/** How much of an output a sample row carries: the trace view has all of it. */
+const OUTPUT_CHARS = 2000;
+
+/**
+ * The rows of these root traces, in this order, as a JSON array; ids the organization lacks are left out.
+ * With `payload`, each row also has the root's inputs, target and output (cut to OUTPUT_CHARS, flagged).
+ */
+export async function traceRowsOf(
+  sql: Sql,
+  organizationId: string,
+  ids: string[],
+  { payload = false }: { payload?: boolean } = {},
+): Promise<string> {
   if (!ids.length) return '[]';
+  const payloadMembers = payload
+    ? sql`'inputs', s.inputs, 'target', s.target, 'output', left(s.output, ${OUTPUT_CHARS}),
+      'output_truncated', coalesce(length(s.output) > ${OUTPUT_CHARS}, false),`
+    : sql``;
   const [{ rows }] = await sql<{ rows: string }[]>`
-    select coalesce(json_agg(json_build_object(
+    select coalesce(json_agg(json_build_object(${payloadMembers}
       'trace_id', s.trace_id, 'project_uuid', s.project_id, 'trace_name', s.trace_name,
       'start_timestamp', ${sql.unsafe(utc('coalesce(s.start_ts, s.created_at)'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
       'latency', s.latency, 'input_tokens', ${sql.unsafe(traceTotal('s', 'input_tokens'))}, 'output_tokens', ${sql.unsafe(traceTotal('s', 'output_tokens'))},

@@ -44,20 +44,28 @@ export async function createDataset(
   });
 }
 
+// Four parameters a row: one INSERT stays well under PostgreSQL's 65,535 parameters a statement.
+const INSERT_CHUNK = 5000;
+
 async function insertTestCases(tx: Sql, datasetId: number, cases: TestCaseInput[]): Promise<number[]> {
   if (!cases.length) return [];
-  const rows: Record<string, ParameterOrJSON<never>>[] = cases.map((c) => ({
-    dataset_id: datasetId,
-    inputs: tx.json(c.inputs),
-    target: c.target ?? null,
-    tags: c.tags ?? [],
-  }));
-  // Identity values follow the VALUES order of one INSERT, so sorted ids are in the order given.
-  const inserted = await tx<
-    { id: number }[]
-  >`insert into test_cases ${tx(rows, ['dataset_id', 'inputs', 'target', 'tags'])} returning id`;
+  const ids: number[] = [];
+  for (let start = 0; start < cases.length; start += INSERT_CHUNK) {
+    const rows: Record<string, ParameterOrJSON<never>>[] = cases.slice(start, start + INSERT_CHUNK).map((c) => ({
+      dataset_id: datasetId,
+      inputs: tx.json(c.inputs),
+      target: c.target ?? null,
+      tags: c.tags ?? [],
+    }));
+    // Identity values follow the VALUES order of one INSERT, and a later INSERT of the transaction draws
+    // later values, so sorted ids are in the order given.
+    const inserted = await tx<
+      { id: number }[]
+    >`insert into test_cases ${tx(rows, ['dataset_id', 'inputs', 'target', 'tags'])} returning id`;
+    ids.push(...inserted.map((r) => r.id).sort((a, b) => a - b));
+  }
   await touch(tx, datasetId);
-  return inserted.map((r) => r.id).sort((a, b) => a - b);
+  return ids;
 }
 
 export async function findDataset(sql: Sql, organizationId: string, ref: DatasetRef): Promise<Dataset | null> {
@@ -122,5 +130,82 @@ export async function updateTestCase(
       returning ${tx.unsafe(TEST_CASE_COLUMNS)}`;
     if (row) await touch(tx, datasetId);
     return row ?? null;
+  });
+}
+
+/** The organization's datasets with their sizes, most recently updated first. */
+export function listDatasets(sql: Sql, organizationId: string) {
+  return sql<(Dataset & { test_case_count: number })[]>`
+    select ${sql.unsafe(DATASET_COLUMNS)}, (select count(*) from test_cases t where t.dataset_id = d.id) as test_case_count
+    from datasets d where organization_id = ${organizationId}
+    order by last_updated_at desc, id desc`;
+}
+
+/** One page of a dataset's test cases in id order, and how many it has. */
+export async function testCasePage(sql: Sql, datasetId: number, page: number, pageSize: number) {
+  const [[{ total }], rows] = await Promise.all([
+    sql<{ total: number }[]>`select count(*) as total from test_cases where dataset_id = ${datasetId}`,
+    sql<(Omit<TestCase, 'test_case_collection_id'> & { created_at: Date })[]>`
+      select id, inputs, target, tags, created_at from test_cases where dataset_id = ${datasetId}
+      order by id limit ${pageSize} offset ${(page - 1) * pageSize}`,
+  ]);
+  return { total, rows };
+}
+
+/**
+ * A dataset's test cases in id order, `size` at a time, so that a large dataset is never in memory whole.
+ * Each chunk is its own query rather than one snapshot: a download then holds no connection while the
+ * client reads, and a case changed meanwhile appears once, as it was when its chunk was read.
+ */
+export async function* testCaseChunks(sql: Sql, datasetId: number, size = 1000): AsyncGenerator<TestCase[]> {
+  let after = 0;
+  for (;;) {
+    const chunk = await sql<TestCase[]>`
+      select ${sql.unsafe(TEST_CASE_COLUMNS)} from test_cases where dataset_id = ${datasetId} and id > ${after}
+      order by id limit ${size}`;
+    if (chunk.length) yield chunk;
+    if (chunk.length < size) return;
+    after = chunk[chunk.length - 1].id;
+  }
+}
+
+/** Renames the organization's dataset: null when it is unknown, 'taken' when another of its datasets has the name. */
+export async function renameDataset(
+  sql: Sql,
+  organizationId: string,
+  datasetId: number,
+  name: string,
+): Promise<Dataset | null | 'taken'> {
+  try {
+    const [row] = await sql<Dataset[]>`
+      update datasets set name = ${name}, last_updated_at = clock_timestamp()
+      where organization_id = ${organizationId} and id = ${datasetId}
+      returning ${sql.unsafe(DATASET_COLUMNS)}`;
+    return row ?? null;
+  } catch (err) {
+    // The unique (organization_id, name) constraint decides, so that two renames cannot both take a name.
+    if ((err as { code?: string }).code === '23505') return 'taken';
+    throw err;
+  }
+}
+
+/** Deletes the organization's dataset with its test cases; false when it is unknown. */
+export async function deleteDataset(sql: Sql, organizationId: string, datasetId: number): Promise<boolean> {
+  const deleted = await sql`delete from datasets where organization_id = ${organizationId} and id = ${datasetId}`;
+  return deleted.count > 0;
+}
+
+/** Deletes a test case of the organization's dataset: null when the dataset is unknown, false when the case is. */
+export async function deleteTestCase(
+  sql: Sql,
+  organizationId: string,
+  datasetId: number,
+  testCaseId: number,
+): Promise<boolean | null> {
+  return transaction(sql, async (tx) => {
+    if (!(await findDataset(tx, organizationId, { id: datasetId }))) return null;
+    const deleted = await tx`delete from test_cases where id = ${testCaseId} and dataset_id = ${datasetId}`;
+    if (deleted.count) await touch(tx, datasetId);
+    return deleted.count > 0;
   });
 }

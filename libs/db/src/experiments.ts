@@ -43,11 +43,46 @@ export function listExperiments(sql: Sql, organizationId: string, f: ExperimentL
     select ${sql.unsafe(COLUMNS)} from experiments e
     ${f.project_name ? sql`join projects p on p.id = e.project_id and p.name = ${f.project_name}` : sql``}
     where e.organization_id = ${organizationId}
+      ${f.project_uuid ? sql`and e.project_id = ${f.project_uuid}` : sql``}
       ${f.metadata_filter ? sql`and e.metadata @> ${sql.json(f.metadata_filter as never)}` : sql``}
       ${f.experiment_name_filter ? sql`and e.name ilike ${containsPattern(f.experiment_name_filter)}` : sql``}
       ${f.run_name_filter ? sql`and e.run_name ilike ${containsPattern(f.run_name_filter)}` : sql``}
       ${f.experiment_uuids ? sql`and e.uuid = any(${sql.array(f.experiment_uuids)}::uuid[])` : sql``}
     order by e.created_at desc`;
+}
+
+/** How many samples (root traces) each of these experiments holds now, finished or not. */
+export async function sampleCounts(sql: Sql, organizationId: string, uuids: string[]): Promise<Map<string, number>> {
+  if (!uuids.length) return new Map();
+  const rows = await sql<{ uuid: string; samples: number }[]>`
+    select s.experiment_uuid as uuid, count(*)::int as samples from spans s
+    where s.organization_id = ${organizationId} and s.experiment_uuid = any(${sql.array(uuids)}::uuid[])
+      and s.created and s.depth = 0
+    group by 1`;
+  return new Map(rows.map((r) => [r.uuid, r.samples]));
+}
+
+export type ScoreSummary = {
+  name: string;
+  count: number;
+  mean: number;
+  median: number;
+  standard_deviation: number | null;
+  min: number;
+  max: number;
+};
+
+/** Each numeric score of the experiment's samples summarized: mean, median, sample standard deviation, range. */
+export function scoreSummaries(sql: Sql, organizationId: string, uuid: string) {
+  return sql<ScoreSummary[]>`
+    select e->>'name' as name, count(*)::int as count, avg((e->>'score')::float8) as mean,
+      percentile_cont(0.5) within group (order by (e->>'score')::float8) as median,
+      stddev_samp((e->>'score')::float8) as standard_deviation,
+      min((e->>'score')::float8) as min, max((e->>'score')::float8) as max
+    from spans s, jsonb_array_elements(case when jsonb_typeof(s.scores) = 'array' then s.scores end) e
+    where s.organization_id = ${organizationId} and s.experiment_uuid = ${uuid} and s.created and s.depth = 0
+      and jsonb_typeof(e->'score') = 'number' and e->>'name' is not null
+    group by 1 order by 1`;
 }
 
 /** An experiment becomes running when the first trace log tagged with it is written. */

@@ -13,3 +13,4 @@ export * from './console';
 export * from './remarks';
 export * from './insights';
 export * from './search';
+export * from './compare';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { OptionalUuid, Uuid } from './common';
-import { TraceLogTreeSchema } from './responses';
-import { GetTraceLogsSchema } from './trace-log';
+import { ExperimentSchema, TraceLogTreeSchema } from './responses';
+import { FilterSchema, GetTraceLogsSchema } from './trace-log';
 
 // The routes the web console needs beyond api.md's: summaries, light rows, a trace's skeleton and one
 // span's payload, so that the browser never downloads whole trees to draw a table or a timeline.
@@ -108,3 +108,44 @@ export const TraceSkeletonSchema = z.object({
 export const SpanSchema = TraceLogTreeSchema.omit({ children: true, children_ids: true }).meta({ title: 'Span' });
 
 export const LiveTracesQuery = z.object({ project_uuid: Uuid });
+
+/** A project's experiments for the console's list: POST /experiments' rows with how many samples each has now. */
+export const ExperimentSummariesSchema = z.object({
+  results: z.array(
+    ExperimentSchema.extend({
+      samples: z.number().int().describe('root traces logged so far (num_samples is set when it finishes)'),
+    }),
+  ),
+});
+
+/** One experiment's samples as table rows, filtered by the shared filter object. */
+export const ExperimentSamplesRequestSchema = FilterSchema.extend({
+  page: z.number().int().min(1).max(1_000_000).default(1),
+  page_size: z.number().int().min(1).max(200).default(50),
+});
+
+const ScoreSummarySchema = z.object({
+  name: z.string(),
+  count: z.number().int(),
+  mean: z.number(),
+  median: z.number(),
+  standard_deviation: z.number().nullable().describe('the sample standard deviation; null for one value'),
+  min: z.number(),
+  max: z.number(),
+});
+
+export const ExperimentSamplesSchema = z.object({
+  total: z.number().int(),
+  page: z.number().int(),
+  total_pages: z.number().int(),
+  page_size: z.number().int(),
+  summary: z.array(ScoreSummarySchema).describe("each numeric score over all the experiment's samples"),
+  results: z.array(
+    TraceRowSchema.extend({
+      inputs: z.unknown(),
+      target: z.string().nullable(),
+      output: z.string().nullable(),
+      output_truncated: z.boolean().describe('the output is cut to its first 2,000 characters'),
+    }),
+  ),
+});

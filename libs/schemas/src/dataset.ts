@@ -2,13 +2,22 @@ import { z } from 'zod';
 import { RESERVED_COLUMNS } from '@sightline/core';
 import { IndexedText, PathId, UrlText } from './common';
 
-// Clients send input values as strings; anything else is kept as its JSON text.
-const InputValue = z.unknown().transform((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? '')));
+// Clients send input values as strings; anything else is kept as its JSON text. Request bodies cannot nest
+// deeply enough to overflow JSON.stringify, but an imported JSONL line is parsed without that guard.
+const InputValue = z.unknown().transform((v, ctx) => {
+  if (typeof v === 'string') return v;
+  try {
+    return JSON.stringify(v) ?? '';
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'the value nests too deeply' });
+    return z.NEVER;
+  }
+});
 const Inputs = z.record(z.string().max(255), InputValue);
 // A target may come as a string, number or boolean; it is stored as a string.
 const Target = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 
-const TestCaseSchema = z.object({
+export const TestCaseSchema = z.object({
   inputs: Inputs,
   tags: z.array(IndexedText).nullish(),
   target: Target.nullish(),
@@ -27,7 +36,7 @@ export const ColumnNames = z
   .refine((cs) => new Set(cs).size === cs.length, 'column names must be distinct');
 
 // All digits would read back as an id in GET /collection/{identifier}.
-const DatasetName = IndexedText.min(1).refine(
+export const DatasetName = IndexedText.min(1).refine(
   (n) => !/^\d+$/.test(n),
   'a dataset name cannot be all digits (it would read as an id)',
 );

@@ -15,6 +15,7 @@ export const ExperimentParams = z.object({ experiment_uuid: Uuid });
 
 export const ExperimentListSchema = z.object({
   project_name: z.string().nullish(),
+  project_uuid: Uuid.nullish().describe("the project's experiments (an addition to api.md's filters)"),
   metadata_filter: z.record(z.string(), z.unknown()).nullish(),
   experiment_name_filter: z.string().nullish(),
   run_name_filter: z.string().nullish(),

@@ -25,7 +25,12 @@ function describeDetail(status: number, detail: unknown): string {
   return `the server answered ${status}`;
 }
 
-type Options = { method?: 'GET' | 'POST' | 'PUT' | 'DELETE'; body?: unknown; apiKey?: string; signal?: AbortSignal };
+type Options = {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  body?: unknown;
+  apiKey?: string;
+  signal?: AbortSignal;
+};
 
 /**
  * Every call of the console: JSON in and out, the session's key in `x-api-key`. A 401 means the key no
@@ -75,4 +80,15 @@ export function errorMessage(err: unknown): string {
     return err.message;
   }
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Saves what a GET answers as a file: a plain link could not send the key. */
+export async function download(path: string, filename: string): Promise<void> {
+  const key = session.get().apiKey;
+  const res = await fetch(`${API_BASE}${path}`, { headers: key ? { 'x-api-key': key } : {} });
+  if (!res.ok) throw new ApiError(res.status, (await res.text()) || res.statusText);
+  const url = URL.createObjectURL(await res.blob());
+  const link = Object.assign(document.createElement('a'), { href: url, download: filename });
+  link.click();
+  URL.revokeObjectURL(url);
 }

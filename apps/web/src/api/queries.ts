@@ -1,13 +1,21 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { useSession } from './session';
 import type {
   ApiKey,
   ApiKeyCreated,
+  CompareRequest,
+  CompareResult,
+  CompareRows,
   Criterion,
   CriterionCreate,
   Dashboard,
   DashboardRequest,
+  DatasetSummary,
+  ExperimentListRequest,
+  ExperimentSamples,
+  ExperimentSamplesRequest,
+  ExperimentSummary,
   ProjectSummary,
   ProviderKey,
   Role,
@@ -17,6 +25,8 @@ import type {
   TraceGroupsRequest,
   TraceRows,
   TraceRowsRequest,
+  TestCaseDraft,
+  TestCasePage,
   TraceSkeleton,
   WhoAmI,
 } from './types';
@@ -185,3 +195,88 @@ export function useTraceGroup(request: { project_uuid: string; by: 'session' | '
     enabled: !!request.key,
   });
 }
+
+export function useExperiments(request: ExperimentListRequest) {
+  return useQuery({
+    queryKey: ['experiments', request],
+    queryFn: ({ signal }) =>
+      api<{ results: ExperimentSummary[] }>('/experiments/summaries', { method: 'POST', body: request, signal }),
+    placeholderData: keepPreviousData,
+    // Running experiments gain samples as their traces arrive.
+    refetchInterval: 15_000,
+  });
+}
+
+export function useExperimentSamples(uuid: string, request: ExperimentSamplesRequest) {
+  return useQuery({
+    queryKey: ['experiment-samples', uuid, request],
+    queryFn: ({ signal }) =>
+      api<ExperimentSamples>(`/experiment/${uuid}/samples`, { method: 'POST', body: request, signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useCompare(request: CompareRequest) {
+  return useQuery({
+    queryKey: ['compare', request],
+    queryFn: ({ signal }) => api<CompareResult>('/experiments/compare', { method: 'POST', body: request, signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useCompareRows(request: CompareRequest & { page: number; page_size: number }) {
+  return useQuery({
+    queryKey: ['compare-rows', request],
+    queryFn: ({ signal }) => api<CompareRows>('/experiments/compare/rows', { method: 'POST', body: request, signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useDatasets() {
+  return useQuery({
+    queryKey: ['datasets'],
+    queryFn: ({ signal }) => api<{ results: DatasetSummary[] }>('/datasets', { signal }),
+    select: (d) => d.results,
+  });
+}
+
+const TEST_CASE_PAGE = 500;
+
+/** A dataset's test cases, a page at a time as the table scrolls. */
+export function useTestCases(datasetId: number) {
+  return useInfiniteQuery({
+    queryKey: ['datasets', datasetId, 'test-cases'],
+    queryFn: ({ pageParam, signal }) =>
+      api<TestCasePage>(`/datasets/${datasetId}/test_cases?page=${pageParam}&page_size=${TEST_CASE_PAGE}`, { signal }),
+    initialPageParam: 1,
+    getNextPageParam: (last) => (last.page * last.page_size < last.total ? last.page + 1 : undefined),
+  });
+}
+
+/** A change to datasets: afterwards every dataset query is read again (counts and dates change too). */
+function useDatasetMutation<V, T = unknown>(mutationFn: (v: V) => Promise<T>) {
+  const client = useQueryClient();
+  return useMutation({ mutationFn, onSuccess: () => client.invalidateQueries({ queryKey: ['datasets'] }) });
+}
+
+export const useCreateDataset = () =>
+  useDatasetMutation((body: { name: string; column_names: string[] }) =>
+    api<{ id: number }>('/collection', { method: 'POST', body: { ...body, test_cases: [] } }),
+  );
+export const useRenameDataset = (id: number) =>
+  useDatasetMutation((name: string) => api(`/datasets/${id}`, { method: 'PATCH', body: { name } }));
+export const useDeleteDataset = (id: number) => useDatasetMutation(() => api(`/datasets/${id}`, { method: 'DELETE' }));
+export const useAddTestCases = () =>
+  useDatasetMutation(({ datasetId, cases }: { datasetId: number; cases: TestCaseDraft[] }) =>
+    api<number[]>('/testcases', { method: 'POST', body: { id: datasetId, test_cases: cases } }),
+  );
+export const useUpdateTestCase = (datasetId: number) =>
+  useDatasetMutation(({ id, ...body }: TestCaseDraft & { id: number }) =>
+    api(`/update_test_case/${datasetId}/${id}`, { method: 'POST', body }),
+  );
+export const useDeleteTestCase = (datasetId: number) =>
+  useDatasetMutation((id: number) => api(`/datasets/${datasetId}/test_cases/${id}`, { method: 'DELETE' }));
+export const useImportTestCases = (datasetId: number) =>
+  useDatasetMutation((body: { format: 'csv' | 'jsonl'; content: string }) =>
+    api<{ imported: number }>(`/datasets/${datasetId}/import`, { method: 'POST', body }),
+  );

@@ -5,10 +5,18 @@ import type {
   ApiKeyCreatedSchema,
   ApiKeyRole,
   ApiKeySchema,
+  CompareRequestSchema,
+  CompareRowsSchema,
+  CompareSchema,
   CriterionCreateSchema,
   CriterionSchema,
   DashboardRequestSchema,
   DashboardSchema,
+  DatasetListSchema,
+  ExperimentListSchema,
+  ExperimentSamplesRequestSchema,
+  ExperimentSamplesSchema,
+  ExperimentSummariesSchema,
   ProjectSummarySchema,
   ProviderKeySchema,
   TraceLogFields,
@@ -17,6 +25,8 @@ import type {
   TraceGroupsSchema,
   TraceRowsRequestSchema,
   TraceRowsSchema,
+  TestCasePageSchema,
+  TestCaseSchema,
   TraceSkeletonSchema,
   WhoAmISchema,
 } from '@sightline/schemas';
@@ -59,3 +69,21 @@ export type Span = z.output<typeof TraceLogFields> & {
   project_uuid: string | null;
   project_name?: string | null;
 };
+
+export type ExperimentListRequest = z.input<typeof ExperimentListSchema>;
+export type ExperimentSummary = z.output<typeof ExperimentSummariesSchema>['results'][number];
+export type ExperimentSamplesRequest = z.input<typeof ExperimentSamplesRequestSchema>;
+export type ExperimentSamples = z.output<typeof ExperimentSamplesSchema>;
+export type ExperimentSample = ExperimentSamples['results'][number];
+
+export type CompareRequest = z.input<typeof CompareRequestSchema>;
+export type CompareResult = z.output<typeof CompareSchema>;
+export type CompareMetric = CompareResult['metrics'][number];
+export type Comparison = CompareMetric['comparisons'][number];
+export type CompareRows = z.output<typeof CompareRowsSchema>;
+export type CompareCell = NonNullable<CompareRows['rows'][number]['runs'][number]>;
+
+export type DatasetSummary = z.output<typeof DatasetListSchema>['results'][number];
+export type TestCasePage = z.output<typeof TestCasePageSchema>;
+export type TestCase = TestCasePage['results'][number];
+export type TestCaseDraft = z.input<typeof TestCaseSchema>;

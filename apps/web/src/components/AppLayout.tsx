@@ -43,6 +43,7 @@ export function AppLayout() {
             </Anchor>
             <Group gap={4} component="nav" aria-label="Main">
               <NavButton to="/projects" label="Projects" />
+              <NavButton to="/datasets" label="Datasets" />
               {isAdmin && <NavButton to="/settings" label="Settings" />}
             </Group>
           </Group>

@@ -7,6 +7,7 @@ const SECTIONS = [
   { value: 'traces', label: 'Traces' },
   { value: 'dashboard', label: 'Dashboard' },
   { value: 'sessions', label: 'Sessions & users' },
+  { value: 'experiments', label: 'Experiments' },
 ] as const;
 type Section = (typeof SECTIONS)[number]['value'];
 

@@ -4,6 +4,8 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiError } from '../api/client';
 import { useProjects, useSpan, useTraceSkeleton } from '../api/queries';
+import { usePermissions } from '../api/roles';
+import { AddToDataset } from '../components/AddToDataset';
 import { SpanDetail } from '../components/SpanDetail';
 import { SpanTree } from '../components/SpanTree';
 import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
@@ -37,6 +39,7 @@ export default function TracePage() {
     [setParams],
   );
   const span = useSpan(selected);
+  const { canWrite } = usePermissions();
 
   const selectedIndex = selected != null ? tree?.index.get(selected) : undefined;
   // A span opened from a link may sit under collapsed spans: open the way to it.
@@ -106,6 +109,7 @@ export default function TracePage() {
               {root.trace_name || 'unnamed trace'}
             </Title>
             <StatusBadge status={root.status} />
+            {canWrite && <AddToDataset rootId={root.trace_id} />}
           </Group>
         </div>
         <Group gap="lg" wrap="nowrap">

@@ -5,6 +5,7 @@ import { projectSummaries, traceRowsPage } from '@sightline/db';
 import { errorResponses, ProjectSummarySchema, TraceRowsRequestSchema, TraceRowsSchema } from '@sightline/schemas';
 import { sendSerializedJson } from '../../json-stream';
 import { pageJson, rootQueryOf } from '../../listing';
+import experiments from './experiments';
 import live from './live';
 import spans from './spans';
 
@@ -53,4 +54,5 @@ export default async function consoleRoutes(base: FastifyInstance) {
   );
 
   await app.register(spans);
+  await app.register(experiments);
 }

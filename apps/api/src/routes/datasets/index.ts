@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { createDataset, findDataset, listTestCases, type Dataset } from '@sightline/db';
+import { createDataset, findDataset, listTestCases } from '@sightline/db';
 import {
   DatasetCreateSchema,
   DatasetIdentifierParams,
@@ -11,11 +11,14 @@ import {
 } from '@sightline/schemas';
 import { AppError } from '../../errors';
 import { caseLoc, checkColumns } from './columns';
+import manage, { datasetToWire } from './manage';
 import testCases from './test-cases';
+import transfer from './transfer';
 
-const iso = (d: Date) => d.toISOString();
-
-/** Datasets: created and read here; their test cases added and updated in `test-cases.ts`. */
+/**
+ * Datasets: created and read here; their test cases added and updated in `test-cases.ts`; listed, paged,
+ * renamed and deleted in `manage.ts`; exported and imported as files in `transfer.ts`.
+ */
 export default async function datasetRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -36,7 +39,7 @@ export default async function datasetRoutes(base: FastifyInstance) {
       if (!created) throw new AppError(409, `a dataset named '${name}' already exists`);
       return {
         id: created.dataset.id,
-        last_updated_at: iso(created.dataset.last_updated_at),
+        last_updated_at: created.dataset.last_updated_at.toISOString(),
         test_case_ids: created.ids,
       };
     },
@@ -63,14 +66,6 @@ export default async function datasetRoutes(base: FastifyInstance) {
   );
 
   await app.register(testCases);
-}
-
-function datasetToWire(d: Dataset) {
-  return {
-    id: d.id,
-    name: d.name,
-    column_names: d.column_names,
-    created_at: iso(d.created_at),
-    last_updated_at: iso(d.last_updated_at),
-  };
+  await app.register(manage);
+  await app.register(transfer);
 }

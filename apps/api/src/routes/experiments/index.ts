@@ -12,6 +12,7 @@ import {
   ExperimentSchema,
 } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
+import compare from './compare';
 import finish from './finish';
 import reads from './reads';
 
@@ -24,11 +25,15 @@ const readableRunName = () => `${pick(WORDS[0])}-${pick(WORDS[1])}-${randomBytes
 
 const experimentToWire = (e: Experiment) => ({ ...e, created_at: formatTimestamp(e.created_at) });
 
-/** Experiments: create and list here; stats and trace logs in `reads.ts`; the finish in `finish.ts`. */
+/**
+ * Experiments: create and list here; stats and trace logs in `reads.ts`; the finish in `finish.ts`; comparing
+ * runs in `compare.ts`.
+ */
 export default async function experimentRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
   await app.register(finish);
   await app.register(reads);
+  await app.register(compare);
 
   app.post(
     '/experiment',

@@ -38,12 +38,11 @@ export default async function insightRoutes(base: FastifyInstance) {
         bucketSeconds,
       };
       const { buckets, totals, models, scores, feedback } = await dashboard(app.sql, w);
-      const t = totals as { traces: number; errors: number };
       return {
         from: iso(from),
         to: iso(to),
         bucket_seconds: bucketSeconds,
-        totals: { ...totals, error_rate: t.traces ? t.errors / t.traces : null },
+        totals: { ...totals, error_rate: totals.traces ? totals.errors / totals.traces : null },
         buckets,
         cost_by_model: models,
         scores,

@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { formatTimestamp } from '@sightline/core';
+import { countRoots, listExperiments, rootIds, sampleCounts, scoreSummaries, traceRowsOf } from '@sightline/db';
+import {
+  DetailSchema,
+  errorResponses,
+  ExperimentListSchema,
+  ExperimentParams,
+  ExperimentSamplesRequestSchema,
+  ExperimentSamplesSchema,
+  ExperimentSummariesSchema,
+} from '@sightline/schemas';
+import { pageJson } from '../../listing';
+import { sendSerializedJson } from '../../json-stream';
+import { ownExperiment } from '../experiments/reads';
+
+/** The console's experiment list (with live sample counts) and one experiment's samples as table rows. */
+export default async function consoleExperimentRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    '/experiments/summaries',
+    {
+      config: { access: 'read' },
+      schema: {
+        body: ExperimentListSchema,
+        response: { 200: ExperimentSummariesSchema, ...errorResponses },
+        summary: 'Experiments as POST /experiments lists them, with how many samples each holds now',
+        tags: ['console'],
+      },
+    },
+    async (req) => {
+      const experiments = await listExperiments(app.sql, req.organizationId, req.body);
+      const counts = await sampleCounts(
+        app.sql,
+        req.organizationId,
+        experiments.map((e) => e.uuid),
+      );
+      return {
+        results: experiments.map((e) => ({
+          ...e,
+          created_at: formatTimestamp(e.created_at),
+          samples: counts.get(e.uuid) ?? 0,
+        })),
+      };
+    },
+  );
+
+  app.post(
+    '/experiment/:experiment_uuid/samples',
+    {
+      config: { access: 'read' },
+      schema: {
+        params: ExperimentParams,
+        body: ExperimentSamplesRequestSchema,
+        response: { 200: ExperimentSamplesSchema, 404: DetailSchema, ...errorResponses },
+        summary:
+          "A page of an experiment's samples (root traces) with inputs, output and target, and its scores summarized",
+        tags: ['console'],
+      },
+    },
+    async (req, reply) => {
+      const org = req.organizationId;
+      const uuid = req.params.experiment_uuid;
+      await ownExperiment(app, org, uuid);
+      const body = req.body;
+      const query = {
+        organizationId: org,
+        projectId: null,
+        experimentUuid: uuid,
+        filter: body,
+        sort: 'oldest' as const, // in the order the run went through its dataset
+        page: body.page,
+        pageSize: body.page_size,
+      };
+      const [total, ids, summary] = await Promise.all([
+        countRoots(app.sql, query),
+        rootIds(app.sql, query),
+        scoreSummaries(app.sql, org, uuid),
+      ]);
+      const rows = await traceRowsOf(app.sql, org, ids, { payload: true });
+      return sendSerializedJson(reply, pageJson(body, total, Buffer.from(rows), { extra: { summary } }));
+    },
+  );
+}

@@ -1,0 +1,123 @@
+import { Anchor, Button, Group, Modal, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { errorMessage } from '../api/client';
+import { useCreateDataset, useDatasets } from '../api/queries';
+import { usePermissions } from '../api/roles';
+import { EmptyState, QueryPanel } from '../components/StateViews';
+import { Timestamp } from '../components/Timestamp';
+import { formatCount } from '../lib/format';
+
+/** The organization's datasets: the test cases experiments run over. */
+export default function DatasetsPage() {
+  const datasets = useDatasets();
+  const { canWrite } = usePermissions();
+  const [creating, setCreating] = useState(false);
+  return (
+    <Stack gap="md">
+      <Group justify="space-between">
+        <Title order={2}>Datasets</Title>
+        {canWrite && (
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+            New dataset
+          </Button>
+        )}
+      </Group>
+      <QueryPanel
+        query={datasets}
+        loading="Loading the datasets"
+        empty={
+          <EmptyState title="No datasets yet">
+            <Text size="sm" c="dimmed">
+              A dataset holds test cases (inputs and a target) that an experiment runs over. Create one here, from
+              traces (“Add to dataset” on a trace), or with the clients’ dataset functions.
+            </Text>
+          </EmptyState>
+        }
+      >
+        {(results) => (
+          <Table highlightOnHover verticalSpacing="sm" horizontalSpacing="md" aria-label="Datasets">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Columns</Table.Th>
+                <Table.Th ta="right">Test cases</Table.Th>
+                <Table.Th>Last updated</Table.Th>
+                <Table.Th>Created</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {results.map((d) => (
+                <Table.Tr key={d.id}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/datasets/${d.id}`} fw={500}>
+                      {d.name}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" ff="monospace" c="dimmed" lineClamp={1}>
+                      {d.column_names.join(', ')}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td ta="right" ff="monospace">
+                    {formatCount(d.test_case_count)}
+                  </Table.Td>
+                  <Table.Td>
+                    <Timestamp value={d.last_updated_at} size="sm" />
+                  </Table.Td>
+                  <Table.Td>
+                    <Timestamp value={d.created_at} size="sm" />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </QueryPanel>
+      <CreateDataset opened={creating} onClose={() => setCreating(false)} />
+    </Stack>
+  );
+}
+
+function CreateDataset({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+  const [name, setName] = useState('');
+  const [columns, setColumns] = useState<string[]>([]);
+  const create = useCreateDataset();
+  const navigate = useNavigate();
+  const submit = () =>
+    create.mutate({ name: name.trim(), column_names: columns }, { onSuccess: (d) => navigate(`/datasets/${d.id}`) });
+  return (
+    <Modal opened={opened} onClose={onClose} title="New dataset">
+      <Stack
+        component="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
+        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} data-autofocus />
+        <TagsInput
+          label="Input columns"
+          description="The keys of each test case's inputs (press Enter after each)"
+          value={columns}
+          onChange={setColumns}
+          placeholder="question, context"
+        />
+        {create.isError && (
+          <Text size="sm" c="red" role="alert">
+            {errorMessage(create.error)}
+          </Text>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={create.isPending} disabled={!name.trim() || !columns.length}>
+            Create
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,81 @@
+import type { Sql } from './client';
+
+// A sample's test case: its inputs and target together. jsonb's text form is canonical (keys sorted, no
+// insignificant spaces), so equal cases have equal keys whatever order a client wrote their keys in.
+const CASE_KEY = 'md5(jsonb_build_array(r.inputs, to_jsonb(r.target))::text)';
+// A trace's cost: the root's own when the client set one there, else the sum over the trace's spans
+// (read from the covering `spans_by_root`), as the console and the dashboard count it.
+const traceCost = (root: string) =>
+  `coalesce(${root}.cost, (select sum(c.cost) from spans c where c.organization_id = ${root}.organization_id and c.root_trace_id = ${root}.trace_id and c.created))`;
+const OUTPUT_CHARS = 10_000;
+// A span's numeric scores by name: scores that are not numbers (and reasons, which can be long) stay behind.
+const numericScores = (span: string) =>
+  `(select jsonb_object_agg(e->>'name', e->'score') from jsonb_array_elements(case when jsonb_typeof(${span}.scores) = 'array' then ${span}.scores end) e
+    where jsonb_typeof(e->'name') = 'string' and jsonb_typeof(e->'score') = 'number')`;
+
+/**
+ * Every sample (root trace) of the runs as the JSON text of `RunSample[]` (see @sightline/core): its case
+ * key, its run (an index into `uuids`), numeric scores, latency and trace cost. One statement, and JSON text
+ * rather than rows, so that the API's event loop only passes a string to the thread that parses it.
+ */
+export async function compareSamples(sql: Sql, organizationId: string, uuids: string[]): Promise<string> {
+  const [{ samples }] = await sql<{ samples: string }[]>`
+    select coalesce(json_agg(json_build_object(
+      'key', ${sql.unsafe(CASE_KEY)}, 'run', array_position(${sql.array(uuids)}::uuid[], r.experiment_uuid) - 1,
+      'latency', r.latency, 'cost', ${sql.unsafe(traceCost('r'))},
+      'scores', coalesce(${sql.unsafe(numericScores('r'))}, '{}')
+    )), '[]')::text as samples
+    from spans r
+    where r.organization_id = ${organizationId} and r.experiment_uuid = any(${sql.array(uuids)}::uuid[])
+      and r.created and r.depth = 0`;
+  return samples;
+}
+
+/**
+ * A page of the runs' cases, each with the earliest sample of every run (null where a run lacks the case),
+ * ordered by the case's earliest start in any run, then key: `rows` is the JSON text of the page's rows.
+ */
+export async function compareRows(
+  sql: Sql,
+  q: { organizationId: string; uuids: string[]; page: number; pageSize: number },
+): Promise<{ total: number; rows: string }> {
+  const [{ total, rows }] = await sql<{ total: number; rows: string }[]>`
+    with s as materialized (
+      select ${sql.unsafe(CASE_KEY)} as key, array_position(${sql.array(q.uuids)}::uuid[], r.experiment_uuid) as run,
+             coalesce(r.start_ts, r.created_at) as start, r.trace_id
+      from spans r
+      where r.organization_id = ${q.organizationId} and r.experiment_uuid = any(${sql.array(q.uuids)}::uuid[])
+        and r.created and r.depth = 0
+    ), cases as (
+      select key, min(start) as start from s group by key
+    ), page as (
+      select key, start, row_number() over (order by start, key) as n
+      from cases order by start, key limit ${q.pageSize} offset ${(q.page - 1) * q.pageSize}
+    ), firsts as (
+      select distinct on (s.key, s.run) s.key, s.run, s.trace_id
+      from s join page using (key) order by s.key, s.run, s.start, s.trace_id
+    )
+    select (select count(*) from cases)::int as total, coalesce((
+      select json_agg(json_build_object('key', p.key, 'inputs', x.inputs, 'target', x.target, 'runs', cells.runs) order by p.n)
+      from page p
+      cross join lateral (
+        select t.inputs, t.target from firsts f join spans t on t.organization_id = ${q.organizationId} and t.trace_id = f.trace_id
+        where f.key = p.key limit 1
+      ) x
+      cross join lateral (
+        select json_agg(case when t.trace_id is null then null else json_build_object(
+          'trace_id', t.trace_id, 'output', left(t.output, ${OUTPUT_CHARS}), 'output_truncated', coalesce(length(t.output) > ${OUTPUT_CHARS}, false),
+          'scores', coalesce((
+            select jsonb_object_agg(e->>'name', case when jsonb_typeof(e->'score') = 'number' then e->'score' end)
+            from jsonb_array_elements(case when jsonb_typeof(t.scores) = 'array' then t.scores end) e
+            where jsonb_typeof(e->'name') = 'string'
+          ), '{}'),
+          'latency', t.latency, 'cost', ${sql.unsafe(traceCost('t'))}, 'status', t.status
+        ) end order by g.run) as runs
+        from generate_series(1, ${q.uuids.length}) g(run)
+        left join firsts f on f.key = p.key and f.run = g.run
+        left join spans t on t.organization_id = ${q.organizationId} and t.trace_id = f.trace_id
+      ) cells
+    ), '[]')::text as rows`;
+  return { total, rows };
+}
