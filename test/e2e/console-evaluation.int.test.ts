@@ -1,16 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeOpenAI } from '../fakes/fake-openai';
 import { writeSpans } from '../support/console-data';
 import { useConsole } from '../support/console-browser';
 
 // Experiments and datasets in the console, in a real browser against the processes `npm start` runs: two
 // runs over one dataset where one is better on most test cases, and two identical runs; their list, a run's
-// samples, the comparison with its paired test; a trace taken into a dataset, and an import refused.
+// samples, the comparison with its paired test; a trace taken into a dataset, and an import refused; a
+// prompt's versions, their diff, a deployment, and a run in the playground streamed from a fake provider.
 const PROJECT = `qa-bot-${randomUUID().slice(0, 6)}`;
 const CASES = 24;
 
-const session = useConsole('experiments-e2e');
+// The playground's provider: a real HTTP server speaking OpenAI's protocol, started before the stack.
+const openai = new FakeOpenAI();
+beforeAll(() => openai.start());
+afterAll(() => openai.stop());
+const session = useConsole('evaluation-e2e', {
+  env: () => ({ OPENAI_BASE_URL: openai.baseURL, OPENAI_API_KEY: 'sk-e2e' }),
+});
 let page: Page;
 let projectUuid = '';
 const runs: Record<string, string> = {};
@@ -78,6 +86,41 @@ describe('experiments in the console', { timeout: 60_000 }, () => {
     await page.getByRole('table', { name: 'Samples' }).getByText('What is 7 + 7?').waitFor();
     await session.shot('experiment');
   });
+
+  it('opens the samples of a 10,000-sample run within 2 s, filtered by score', async () => {
+    const big = await post('/experiment', { name: 'qa-eval-large', project_uuid: projectUuid, run_name: 'large' });
+    const start = Date.now() - 3_600_000;
+    await writeSpans(
+      session.api,
+      session.keys.admin,
+      Array.from({ length: 10_000 }, (_, i) => ({
+        trace_id: randomUUID(),
+        project_uuid: projectUuid,
+        experiment_uuid: big.uuid,
+        trace_name: 'qa-case',
+        start_timestamp: new Date(start + i * 100).toISOString(),
+        inputs: { question: `Large case ${i}` },
+        target: String(i),
+        output: `Answer ${i}`,
+        latency: 1,
+        scores: [{ name: 'correct', score: i % 4 === 0 ? 1 : 0 }],
+      })),
+    );
+    const samples = async () => (await post(`/experiment/${big.uuid}/samples`, { page_size: 1 })).total as number;
+    await expect.poll(samples, { timeout: 60_000, interval: 500 }).toBe(10_000);
+    const started = Date.now();
+    await page.goto(`${session.origin}/projects/${projectUuid}/experiments/${big.uuid}`);
+    await page.getByRole('table', { name: 'Samples' }).getByText('Large case 0', { exact: false }).waitFor();
+    await page.getByText('10,000 samples').waitFor();
+    const interactiveMs = Date.now() - started;
+    console.log(`10,000-sample experiment interactive in ${interactiveMs} ms`);
+    expect(interactiveMs).toBeLessThan(2000);
+    // A link with a score filter reproduces the narrowed view: a quarter of the cases were right.
+    await page.goto(
+      `${session.origin}/projects/${projectUuid}/experiments/${big.uuid}?filter=score%3Acorrect&op=equals&value=1`,
+    );
+    await page.getByText('2,500 samples match').waitFor();
+  }, 120_000);
 
   it('compares a better run with its baseline: significant, with the cases improved and regressed', async () => {
     await page.goto(`${session.origin}/projects/${projectUuid}/experiments`);
@@ -154,5 +197,76 @@ describe('datasets in the console', { timeout: 60_000 }, () => {
     await expect(alert.textContent()).resolves.toMatch(/row 2/);
     await session.shot('dataset-import-refused');
     expect(await count()).toBe(1);
+  });
+});
+
+describe('prompts in the console', { timeout: 60_000 }, () => {
+  const name = `support-answer-${randomUUID().slice(0, 6)}`;
+  const version = (system: string) => ({
+    name,
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: 'Customer asks: {{question}}' },
+    ],
+  });
+
+  it('shows a prompt’s versions, what changed between two, and deploys one', async () => {
+    await post('/prompts', version('You answer support questions.'));
+    await post('/prompts', version('You answer support questions briefly and politely.'));
+    await page.goto(`${session.origin}/prompts?name=${name}`);
+    const versions = page.getByRole('table', { name: `Versions of ${name}` });
+    await versions.getByText('v2').waitFor();
+    await versions.getByRole('row', { name: /v1/ }).getByRole('button', { name: 'Deploy' }).click();
+    await page.getByRole('textbox', { name: 'New deployment id' }).fill(`${name}-prod`);
+    await page.getByRole('menu').getByRole('button', { name: 'Deploy' }).click();
+    await versions.getByRole('row', { name: /v1/ }).getByText(`${name}-prod`).waitFor();
+    await session.shot('prompt-versions');
+
+    await page.getByRole('tab', { name: 'Diff' }).click();
+    const changes = page.getByLabel('Changes from v1 to v2');
+    await changes.locator('ins', { hasText: 'briefly and politely' }).waitFor();
+    await changes.locator('del', { hasText: 'You answer support questions.' }).waitFor();
+    await session.shot('prompt-diff');
+  });
+
+  it('runs a version in the playground, streaming the answer, and logs the run as a trace', async () => {
+    await page.getByRole('tab', { name: 'Versions' }).click();
+    await page.getByRole('row', { name: /v2/ }).getByRole('button', { name: 'Open in playground' }).click();
+    await page.getByRole('textbox', { name: '{{question}}' }).fill('Where is my parcel?');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    // The fake provider echoes the last user message, filled from the variable, a word at a time.
+    await page.getByLabel('Answer').getByText('echo: Customer asks: Where is my parcel?').waitFor();
+    await page.getByText(/Tokens \d+ in/).waitFor();
+    const request = openai.requests.at(-1)!;
+    expect(request.body.stream).toBe(true);
+    await session.shot('playground');
+    await page.getByRole('link', { name: 'Open its trace' }).click();
+    await page
+      .getByRole('heading', { name: `playground: ${name}` })
+      .first()
+      .waitFor();
+  });
+});
+
+describe('evaluation metrics in the console', { timeout: 60_000 }, () => {
+  it('tries a metric on a pasted output, shows the API’s config errors, and creates it', async () => {
+    await page.goto(`${session.origin}/evals`);
+    await session.shot('metrics');
+    const name = `mentions-refund-${randomUUID().slice(0, 6)}`;
+    await page.getByRole('textbox', { name: 'Name' }).fill(name);
+    await page.getByRole('combobox', { name: 'Type' }).click();
+    await page.getByRole('option', { name: 'Regex match' }).click();
+    await page.getByRole('textbox', { name: 'Pattern' }).fill('(a+)+$');
+    await page.getByRole('textbox', { name: 'Output' }).fill('We will refund you today.');
+    await page.getByRole('button', { name: 'Try', exact: true }).click();
+    await page.getByText('pattern could take exponential time').waitFor();
+    await page.getByRole('textbox', { name: 'Pattern' }).fill('\\brefund\\b');
+    await page.getByRole('button', { name: 'Try', exact: true }).click();
+    await page.getByText(/^Score 1/).waitFor();
+    await session.shot('metrics-try');
+    await page.getByRole('button', { name: 'Create metric' }).click();
+    await page.getByRole('table', { name: 'Evaluation metrics' }).getByText(name).waitFor();
   });
 });

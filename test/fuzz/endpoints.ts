@@ -353,6 +353,11 @@ export function endpoints(t: Targets): Endpoint[] {
         { experiment_uuids: [t.experimentUuid, randomUUID()], baseline_uuid: t.experimentUuid, page: 1, page_size: 50 },
       ],
     },
+    {
+      method: 'POST',
+      path: '/eval-metrics/try',
+      bodies: [{ metric: { name: 'fuzz', type: 'contains', config: { value: 'x' } }, output: 'xyz', target: null }],
+    },
     { method: 'GET', path: '/datasets' },
     {
       method: 'GET',

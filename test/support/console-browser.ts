@@ -37,8 +37,14 @@ export type ConsoleSession = {
   signIn: (key: string) => Promise<void>;
 };
 
-/** Starts `npm start`'s processes and Chromium before the file's tests; the handle is filled in then. */
-export function useConsole(label: string): ConsoleSession {
+/**
+ * Starts `npm start`'s processes and Chromium before the file's tests; the handle is filled in then. `env`
+ * adds to the processes' environment (read when they start: a fake provider's address, say).
+ */
+export function useConsole(
+  label: string,
+  { env: extra = () => ({}) }: { env?: () => Record<string, string> } = {},
+): ConsoleSession {
   let child: ChildProcess;
   let browser: Browser;
   const session = { keys: { admin: '', viewer: '' } } as ConsoleSession;
@@ -58,7 +64,7 @@ export function useConsole(label: string): ConsoleSession {
     const port = await freePort();
     const started = await startScript(
       'scripts/start.ts',
-      { ...env(), LOG_LEVEL: 'info', QUEUE_PREFIX: uniquePrefix(label), PORT: String(port) },
+      { ...env(), ...extra(), LOG_LEVEL: 'info', QUEUE_PREFIX: uniquePrefix(label), PORT: String(port) },
       /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*worker started|worker started[\s\S]*listening on http/,
       120_000,
     );

@@ -15,6 +15,8 @@ const ExperimentPage = lazy(() => import('./pages/ExperimentPage'));
 const ComparePage = lazy(() => import('./pages/ComparePage'));
 const DatasetsPage = lazy(() => import('./pages/DatasetsPage'));
 const DatasetPage = lazy(() => import('./pages/DatasetPage'));
+const PromptsPage = lazy(() => import('./pages/PromptsPage'));
+const EvalMetricsPage = lazy(() => import('./pages/EvalMetricsPage'));
 const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 const NotFoundPage = lazy(() => import('./pages/NotFoundPage'));
 
@@ -41,6 +43,8 @@ export const router = createBrowserRouter([
       { path: 'projects/:projectUuid/experiments/:experimentUuid', element: <ExperimentPage /> },
       { path: 'datasets', element: <DatasetsPage /> },
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
+      { path: 'prompts', element: <PromptsPage /> },
+      { path: 'evals', element: <EvalMetricsPage /> },
       { path: 'settings', element: <SettingsPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

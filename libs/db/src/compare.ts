@@ -1,12 +1,9 @@
 import type { Sql } from './client';
+import { traceTotal } from './trace-total';
 
 // A sample's test case: its inputs and target together. jsonb's text form is canonical (keys sorted, no
 // insignificant spaces), so equal cases have equal keys whatever order a client wrote their keys in.
 const CASE_KEY = 'md5(jsonb_build_array(r.inputs, to_jsonb(r.target))::text)';
-// A trace's cost: the root's own when the client set one there, else the sum over the trace's spans
-// (read from the covering `spans_by_root`), as the console and the dashboard count it.
-const traceCost = (root: string) =>
-  `coalesce(${root}.cost, (select sum(c.cost) from spans c where c.organization_id = ${root}.organization_id and c.root_trace_id = ${root}.trace_id and c.created))`;
 const OUTPUT_CHARS = 10_000;
 // A span's numeric scores by name: scores that are not numbers (and reasons, which can be long) stay behind.
 const numericScores = (span: string) =>
@@ -22,7 +19,7 @@ export async function compareSamples(sql: Sql, organizationId: string, uuids: st
   const [{ samples }] = await sql<{ samples: string }[]>`
     select coalesce(json_agg(json_build_object(
       'key', ${sql.unsafe(CASE_KEY)}, 'run', array_position(${sql.array(uuids)}::uuid[], r.experiment_uuid) - 1,
-      'latency', r.latency, 'cost', ${sql.unsafe(traceCost('r'))},
+      'latency', r.latency, 'cost', ${sql.unsafe(traceTotal('r', 'cost'))},
       'scores', coalesce(${sql.unsafe(numericScores('r'))}, '{}')
     )), '[]')::text as samples
     from spans r
@@ -70,7 +67,7 @@ export async function compareRows(
             from jsonb_array_elements(case when jsonb_typeof(t.scores) = 'array' then t.scores end) e
             where jsonb_typeof(e->'name') = 'string'
           ), '{}'),
-          'latency', t.latency, 'cost', ${sql.unsafe(traceCost('t'))}, 'status', t.status
+          'latency', t.latency, 'cost', ${sql.unsafe(traceTotal('t', 'cost'))}, 'status', t.status
         ) end order by g.run) as runs
         from generate_series(1, ${q.uuids.length}) g(run)
         left join firsts f on f.key = p.key and f.run = g.run

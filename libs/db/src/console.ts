@@ -1,18 +1,13 @@
 import type { Sql } from './client';
 import { searchPlanOf } from './search';
 import { countRoots, rootIds, type RootQuery } from './spans';
+import { traceTotal } from './trace-total';
 
 // Reads for the web console. PostgreSQL writes the JSON: a 10,000-span skeleton is one text value that
 // goes to the browser as it is.
 
 // ISO 8601 in UTC to the millisecond: a timeline places spans of a few milliseconds by their starts.
 const utc = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-/**
- * A trace's total of a measure (cost, tokens): the root's own value when the client set one there (it
- * then already covers the trace), else the sum over the trace's spans.
- */
-const traceTotal = (root: string, column: string) =>
-  `coalesce(${root}.${column}, (select sum(c.${column}) from spans c where c.organization_id = ${root}.organization_id and c.root_trace_id = ${root}.trace_id and c.created))`;
 
 /** The organization's projects, with their traces all time and their last 24 hours' traces, cost and errors. */
 export function projectSummaries(sql: Sql, organizationId: string) {

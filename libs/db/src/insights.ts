@@ -1,11 +1,10 @@
 import type { Sql } from './client';
+import { traceTotal } from './trace-total';
 
 // Aggregates for the console's dashboard and its sessions and users pages. A trace's tokens and cost are
 // counted as everywhere in the console: the root's own value when the client set one there, else the sum
-// over the trace's spans (see console.ts), so that the dashboard adds up to the traces table.
+// over the trace's spans (trace-total.ts), so that the dashboard adds up to the traces table.
 
-const traceTotal = (column: string) =>
-  `coalesce(s.${column}, (select sum(c.${column}) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created))`;
 const utc = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 
 export type Window = { organizationId: string; projectId: string; from: Date; to: Date; bucketSeconds: number };
@@ -156,7 +155,7 @@ export function traceGroups(
     select ${key} as key, count(*)::int as traces, count(*) over ()::int as total,
       ${sql.unsafe(utc('min(s.start_ts)'))} as first_start, ${sql.unsafe(utc('max(s.start_ts)'))} as last_start,
       count(*) filter (where s.status = 'error')::int as errors, avg(s.latency) as latency_avg,
-      coalesce(sum(${sql.unsafe(traceTotal('cost'))}), 0)::float8 as cost, avg(s.feedback_score) as feedback_mean
+      coalesce(sum(${sql.unsafe(traceTotal('s', 'cost'))}), 0)::float8 as cost, avg(s.feedback_score) as feedback_mean
     from spans s
     where s.organization_id = ${q.organizationId} and s.project_id = ${q.projectId} and s.created and s.depth = 0
       and ${key} is not null ${q.since ? sql`and s.start_ts >= ${q.since}` : sql``}
@@ -174,7 +173,7 @@ export async function tracesOfGroup(
     select coalesce(json_agg(json_build_object(
       'trace_id', s.trace_id, 'trace_name', s.trace_name, 'start_timestamp', ${sql.unsafe(utc('s.start_ts'))},
       'latency', s.latency, 'status', s.status, 'error', s.error, 'inputs', s.inputs, 'output', s.output,
-      'cost', ${sql.unsafe(traceTotal('cost'))}, 'feedback_score', s.feedback_score, 'end_user_identifier', s.end_user_identifier,
+      'cost', ${sql.unsafe(traceTotal('s', 'cost'))}, 'feedback_score', s.feedback_score, 'end_user_identifier', s.end_user_identifier,
       'session_id', s.session_id
     ) order by s.start_ts nulls last, s.trace_id), '[]')::text as traces
     from spans s

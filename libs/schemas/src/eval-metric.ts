@@ -60,6 +60,14 @@ export type EvalMetricCreate = z.infer<typeof EvalMetricCreateSchema>;
 
 export const EvalMetricParams = z.object({ id: PathId });
 
+/** A metric as it would be created, tried on an output (and target and inputs) without saving it. */
+export const EvalMetricTrySchema = z.object({
+  metric: EvalMetricCreateSchema,
+  output: z.string().max(1_000_000),
+  target: z.string().max(1_000_000).nullish(),
+  inputs: z.record(z.string(), z.unknown()).nullish(),
+});
+
 /** One evaluation result of a span, by metric name: a score with its reason, or why there is none. */
 export const EvalResult = z.union([
   z.object({ score: z.number(), reason: z.string().nullish() }),

@@ -1,3 +1,4 @@
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { session } from './session';
 
 export const API_BASE = '/api/svc/v1';
@@ -91,4 +92,24 @@ export async function download(path: string, filename: string): Promise<void> {
   const link = Object.assign(document.createElement('a'), { href: url, download: filename });
   link.click();
   URL.revokeObjectURL(url);
+}
+
+/**
+ * POSTs to a Server-Sent Events route and hands each event's JSON to `onEvent`, as it arrives. A refusal
+ * before the stream starts is thrown as the ApiError of an ordinary call.
+ */
+export async function postStream(path: string, body: unknown, onEvent: (data: unknown) => void, signal?: AbortSignal) {
+  const key = session.get().apiKey;
+  const res = await fetch(`${API_BASE}${path}`, {
+    method: 'POST',
+    signal,
+    headers: { 'content-type': 'application/json', ...(key && { 'x-api-key': key }) },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok || !res.body) {
+    const text = await res.text();
+    throw new ApiError(res.status, (safeJson(text) as { detail?: unknown } | undefined)?.detail ?? text);
+  }
+  const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  for await (const event of events as unknown as AsyncIterable<{ data: string }>) onEvent(JSON.parse(event.data));
 }

@@ -12,11 +12,18 @@ import type {
   Dashboard,
   DashboardRequest,
   DatasetSummary,
+  Deployment,
+  EvalMetric,
+  EvalMetricCreate,
+  EvalMetricTry,
+  EvalResult,
   ExperimentListRequest,
   ExperimentSamples,
   ExperimentSamplesRequest,
   ExperimentSummary,
   ProjectSummary,
+  PromptVersion,
+  PromptVersionCreate,
   ProviderKey,
   Role,
   Span,
@@ -280,3 +287,57 @@ export const useImportTestCases = (datasetId: number) =>
   useDatasetMutation((body: { format: 'csv' | 'jsonl'; content: string }) =>
     api<{ imported: number }>(`/datasets/${datasetId}/import`, { method: 'POST', body }),
   );
+
+export function usePromptVersions() {
+  return useQuery({ queryKey: ['prompts'], queryFn: ({ signal }) => api<PromptVersion[]>('/prompts', { signal }) });
+}
+
+export function useDeployments() {
+  return useQuery({
+    queryKey: ['deployments'],
+    queryFn: ({ signal }) => api<Deployment[]>('/deployments', { signal }),
+  });
+}
+
+export function useCreatePromptVersion() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: PromptVersionCreate) => api<PromptVersion>('/prompts', { method: 'POST', body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['prompts'] }),
+  });
+}
+
+export function useDeploy() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { prompt_version_id: number; deployment_id?: string | null }) =>
+      api<Deployment>('/deployments', { method: 'POST', body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['deployments'] }),
+  });
+}
+
+export function useEvalMetrics() {
+  return useQuery({
+    queryKey: ['eval-metrics'],
+    queryFn: ({ signal }) => api<EvalMetric[]>('/eval-metrics', { signal }),
+  });
+}
+
+export function useCreateEvalMetric() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: EvalMetricCreate) => api<EvalMetric>('/eval-metrics', { method: 'POST', body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['eval-metrics'] }),
+  });
+}
+
+export function useDeleteEvalMetric() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => api(`/eval-metrics/${id}`, { method: 'DELETE' }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['eval-metrics'] }),
+  });
+}
+
+export const useTryEvalMetric = () =>
+  useMutation({ mutationFn: (body: EvalMetricTry) => api<EvalResult>('/eval-metrics/try', { method: 'POST', body }) });

@@ -8,16 +8,24 @@ import type {
   CompareRequestSchema,
   CompareRowsSchema,
   CompareSchema,
+  CompletionResponseSchema,
   CriterionCreateSchema,
   CriterionSchema,
   DashboardRequestSchema,
   DashboardSchema,
   DatasetListSchema,
+  DeploymentSchema,
+  EvalMetricCreateSchema,
+  EvalMetricSchema,
+  EvalMetricTrySchema,
+  EvalResult as EvalResultSchema,
   ExperimentListSchema,
   ExperimentSamplesRequestSchema,
   ExperimentSamplesSchema,
   ExperimentSummariesSchema,
   ProjectSummarySchema,
+  PromptVersionCreateSchema,
+  PromptVersionSchema,
   ProviderKeySchema,
   TraceLogFields,
   TraceGroupSchema,
@@ -87,3 +95,13 @@ export type DatasetSummary = z.output<typeof DatasetListSchema>['results'][numbe
 export type TestCasePage = z.output<typeof TestCasePageSchema>;
 export type TestCase = TestCasePage['results'][number];
 export type TestCaseDraft = z.input<typeof TestCaseSchema>;
+
+export type PromptVersion = z.output<typeof PromptVersionSchema>;
+export type PromptVersionCreate = z.input<typeof PromptVersionCreateSchema>;
+export type Deployment = z.output<typeof DeploymentSchema>;
+/** A streamed completion's last event: the whole answer's figures (its other events carry only `chunk`). */
+export type CompletionDone = Partial<z.output<typeof CompletionResponseSchema>> & { chunk: string };
+export type EvalMetric = z.output<typeof EvalMetricSchema>;
+export type EvalMetricCreate = z.input<typeof EvalMetricCreateSchema>;
+export type EvalMetricTry = z.input<typeof EvalMetricTrySchema>;
+export type EvalResult = z.output<typeof EvalResultSchema>;

@@ -44,6 +44,8 @@ export function AppLayout() {
             <Group gap={4} component="nav" aria-label="Main">
               <NavButton to="/projects" label="Projects" />
               <NavButton to="/datasets" label="Datasets" />
+              <NavButton to="/prompts" label="Prompts" />
+              <NavButton to="/evals" label="Metrics" />
               {isAdmin && <NavButton to="/settings" label="Settings" />}
             </Group>
           </Group>

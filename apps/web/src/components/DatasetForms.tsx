@@ -18,7 +18,7 @@ import { useAddTestCases, useImportTestCases, useRenameDataset, useUpdateTestCas
 import type { DatasetSummary, TestCase } from '../api/types';
 
 /** A dialog's form: its fields, the error of the last attempt, and Cancel / the submit button. */
-function FormModal({
+export function FormModal({
   title,
   onClose,
   onSubmit,

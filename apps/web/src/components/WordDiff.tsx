@@ -1,5 +1,5 @@
 import { Text } from '@mantine/core';
-import { diffWords } from 'diff';
+import { diffWords, type Change } from 'diff';
 import { useMemo } from 'react';
 
 /** Past this many characters on either side, the text is shown without a diff: diffing is quadratic. */
@@ -25,19 +25,24 @@ export function WordDiff({ base, text }: { base: string | null; text: string | n
     );
   return (
     <Text size="xs" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-      {parts.map((p, i) =>
-        p.added ? (
-          <ins key={i} className="diff-added" aria-label={`added: ${p.value}`}>
-            {p.value}
-          </ins>
-        ) : p.removed ? (
-          <del key={i} className="diff-removed" aria-label={`removed: ${p.value}`}>
-            {p.value}
-          </del>
-        ) : (
-          <span key={i}>{p.value}</span>
-        ),
-      )}
+      <DiffParts parts={parts} />
     </Text>
+  );
+}
+
+/** A diff's parts in line: added ones highlighted, removed ones struck through, each named for screen readers. */
+export function DiffParts({ parts }: { parts: Change[] }) {
+  return parts.map((p, i) =>
+    p.added ? (
+      <ins key={i} className="diff-added" aria-label={`added: ${p.value}`}>
+        {p.value}
+      </ins>
+    ) : p.removed ? (
+      <del key={i} className="diff-removed" aria-label={`removed: ${p.value}`}>
+        {p.value}
+      </del>
+    ) : (
+      <span key={i}>{p.value}</span>
+    ),
   );
 }

@@ -1,10 +1,11 @@
-import { Anchor, Button, Group, Modal, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Group, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { errorMessage } from '../api/client';
 import { useCreateDataset, useDatasets } from '../api/queries';
 import { usePermissions } from '../api/roles';
+import { FormModal } from '../components/DatasetForms';
 import { EmptyState, QueryPanel } from '../components/StateViews';
 import { Timestamp } from '../components/Timestamp';
 import { formatCount } from '../lib/format';
@@ -75,49 +76,36 @@ export default function DatasetsPage() {
           </Table>
         )}
       </QueryPanel>
-      <CreateDataset opened={creating} onClose={() => setCreating(false)} />
+      {creating && <CreateDataset onClose={() => setCreating(false)} />}
     </Stack>
   );
 }
 
-function CreateDataset({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+function CreateDataset({ onClose }: { onClose: () => void }) {
   const [name, setName] = useState('');
   const [columns, setColumns] = useState<string[]>([]);
   const create = useCreateDataset();
   const navigate = useNavigate();
-  const submit = () =>
-    create.mutate({ name: name.trim(), column_names: columns }, { onSuccess: (d) => navigate(`/datasets/${d.id}`) });
   return (
-    <Modal opened={opened} onClose={onClose} title="New dataset">
-      <Stack
-        component="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
-      >
-        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} data-autofocus />
-        <TagsInput
-          label="Input columns"
-          description="The keys of each test case's inputs (press Enter after each)"
-          value={columns}
-          onChange={setColumns}
-          placeholder="question, context"
-        />
-        {create.isError && (
-          <Text size="sm" c="red" role="alert">
-            {errorMessage(create.error)}
-          </Text>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={create.isPending} disabled={!name.trim() || !columns.length}>
-            Create
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <FormModal
+      title="New dataset"
+      onClose={onClose}
+      onSubmit={() =>
+        create.mutate({ name: name.trim(), column_names: columns }, { onSuccess: (d) => navigate(`/datasets/${d.id}`) })
+      }
+      submit="Create"
+      pending={create.isPending}
+      error={create.isError && errorMessage(create.error)}
+      disabled={!name.trim() || !columns.length}
+    >
+      <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} data-autofocus />
+      <TagsInput
+        label="Input columns"
+        description="The keys of each test case's inputs (press Enter after each)"
+        value={columns}
+        onChange={setColumns}
+        placeholder="question, context"
+      />
+    </FormModal>
   );
 }

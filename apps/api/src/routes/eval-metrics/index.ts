@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import isSafeRegex from 'safe-regex2';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { formatTimestamp, jsonSchemaError } from '@sightline/core';
+import { deterministicMetrics, formatTimestamp, jsonSchemaError } from '@sightline/core';
 import { createEvalMetric, deleteEvalMetric, listEvalMetrics, type EvalMetric } from '@sightline/db';
 import { z } from 'zod';
 import {
@@ -9,8 +9,11 @@ import {
   DetailSchema,
   errorResponses,
   EvalMetricCreateSchema,
+  type EvalMetricCreate,
   EvalMetricParams,
   EvalMetricSchema,
+  EvalMetricTrySchema,
+  EvalResult,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 
@@ -32,16 +35,40 @@ export default async function evalMetricRoutes(base: FastifyInstance) {
     },
     async (req) => {
       const { name, type, config } = req.body;
-      if (type === 'json_schema') {
-        const problem = jsonSchemaError(config.schema, isSafeRegex);
-        if (problem)
-          throw new RequestValidationError([
-            { loc: ['body', 'config', 'schema'], msg: `not a valid JSON schema: ${problem}`, type: 'value_error' },
-          ]);
-      }
+      checkSchema(req.body, ['body']);
       const created = await createEvalMetric(app.sql, req.organizationId, { name, type, config: config ?? {} });
       if (!created) throw new AppError(409, `an eval metric named '${name}' already exists`);
       return metricToWire(created);
+    },
+  );
+
+  app.post(
+    '/eval-metrics/try',
+    {
+      config: { access: 'read' },
+      schema: {
+        body: EvalMetricTrySchema,
+        response: { 200: EvalResult, ...errorResponses },
+        summary: 'Score an output with a metric as it would be created, without saving it (not llm_judge)',
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      const { metric, output, target, inputs } = req.body;
+      checkSchema(metric, ['body', 'metric']);
+      // A judge is a completion through the gateway, which the worker runs; it is tried on a logged span.
+      if (metric.type === 'llm_judge')
+        throw new RequestValidationError([
+          {
+            loc: ['body', 'metric', 'type'],
+            msg: 'an llm_judge metric runs on the worker: save it and name it in a trace log to try it',
+            type: 'value_error',
+          },
+        ]);
+      return deterministicMetrics[metric.type](
+        { output, target: target ?? null, inputs: inputs ?? {} },
+        metric.config ?? {},
+      );
     },
   );
 
@@ -72,4 +99,14 @@ export default async function evalMetricRoutes(base: FastifyInstance) {
       return { id: req.params.id, deleted: true };
     },
   );
+}
+
+/** A json_schema metric's schema must compile, with safe patterns: a 422 at `loc` otherwise. */
+function checkSchema(metric: EvalMetricCreate, loc: string[]) {
+  if (metric.type !== 'json_schema') return;
+  const problem = jsonSchemaError(metric.config.schema, isSafeRegex);
+  if (problem)
+    throw new RequestValidationError([
+      { loc: [...loc, 'config', 'schema'], msg: `not a valid JSON schema: ${problem}`, type: 'value_error' },
+    ]);
 }

@@ -1,0 +1,241 @@
+import {
+  Badge,
+  Button,
+  Grid,
+  Group,
+  Menu,
+  NavLink,
+  Paper,
+  Select,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconRocket } from '@tabler/icons-react';
+import { diffLines } from 'diff';
+import { useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { errorMessage } from '../api/client';
+import { useDeploy, useDeployments, usePromptVersions } from '../api/queries';
+import { usePermissions } from '../api/roles';
+import type { PromptVersion } from '../api/types';
+import { Playground } from '../components/Playground';
+import { DiffParts } from '../components/WordDiff';
+import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
+import { Timestamp } from '../components/Timestamp';
+import { promptsOf, promptText, type Prompt } from '../lib/prompts';
+
+/**
+ * Prompts by name: their versions (immutable), the deployments pointing at them, a diff between any two
+ * versions, and a playground that runs a version (or a blank prompt) through the gateway.
+ */
+export default function PromptsPage() {
+  const versions = usePromptVersions();
+  const deployments = useDeployments();
+  const [params, setParams] = useSearchParams();
+  const prompts = useMemo(
+    () => promptsOf(versions.data ?? [], deployments.data ?? []),
+    [versions.data, deployments.data],
+  );
+  const tab = params.get('tab') ?? 'versions';
+  const selected = prompts.find((p) => p.name === params.get('name')) ?? prompts[0];
+  const set = (change: Record<string, string>) => setParams({ ...Object.fromEntries(params), ...change });
+
+  if (versions.isPending || deployments.isPending) return <LoadingState label="Loading the prompts" />;
+  if (versions.isError) return <ErrorState error={versions.error} onRetry={() => versions.refetch()} />;
+  if (deployments.isError) return <ErrorState error={deployments.error} onRetry={() => deployments.refetch()} />;
+  return (
+    <Stack gap="md">
+      <Title order={2}>Prompts</Title>
+      <Grid>
+        <Grid.Col span={{ base: 12, md: 3 }}>
+          <Paper withBorder radius="md" p={4} component="nav" aria-label="Prompts">
+            {prompts.length === 0 && (
+              <Text size="sm" c="dimmed" p="sm">
+                No prompts yet: write one in the playground and save it.
+              </Text>
+            )}
+            {prompts.map((p) => (
+              <NavLink
+                key={p.name}
+                label={p.name}
+                description={`${p.versions.length} version${p.versions.length === 1 ? '' : 's'}${p.deployments.length ? ` · ${p.deployments.length} deployed` : ''}`}
+                active={p.name === selected?.name}
+                onClick={() => set({ name: p.name, tab: tab === 'playground' ? 'playground' : 'versions' })}
+              />
+            ))}
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 9 }}>
+          <Tabs value={tab} onChange={(v) => v && set({ tab: v })}>
+            <Tabs.List mb="sm">
+              <Tabs.Tab value="versions">Versions</Tabs.Tab>
+              <Tabs.Tab value="diff">Diff</Tabs.Tab>
+              <Tabs.Tab value="playground">Playground</Tabs.Tab>
+            </Tabs.List>
+            <Tabs.Panel value="versions">
+              {selected ? (
+                <VersionsPanel prompt={selected} onOpen={(v) => set({ tab: 'playground', version: String(v.id) })} />
+              ) : (
+                <EmptyState title="No prompts yet">
+                  <Text size="sm" c="dimmed">
+                    Open the playground, write a prompt, run it, and save it as the first version.
+                  </Text>
+                </EmptyState>
+              )}
+            </Tabs.Panel>
+            <Tabs.Panel value="diff">{selected && <DiffPanel prompt={selected} />}</Tabs.Panel>
+            <Tabs.Panel value="playground">
+              <Playground
+                key={params.get('version') ?? 'blank'}
+                versions={versions.data}
+                initial={versions.data.find((v) => String(v.id) === params.get('version')) ?? null}
+                onOpen={(v) => set({ name: v.name, version: String(v.id) })}
+              />
+            </Tabs.Panel>
+          </Tabs>
+        </Grid.Col>
+      </Grid>
+    </Stack>
+  );
+}
+
+function VersionsPanel({ prompt, onOpen }: { prompt: Prompt; onOpen: (v: PromptVersion) => void }) {
+  const { canWrite } = usePermissions();
+  return (
+    <Paper withBorder radius="md">
+      <Table aria-label={`Versions of ${prompt.name}`} verticalSpacing="sm" horizontalSpacing="md">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Version</Table.Th>
+            <Table.Th>Model</Table.Th>
+            <Table.Th>Created</Table.Th>
+            <Table.Th>Deployed as</Table.Th>
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {prompt.versions.map((v) => (
+            <Table.Tr key={v.id}>
+              <Table.Td fw={600}>v{v.version_number}</Table.Td>
+              <Table.Td ff="monospace" fz="sm">
+                {v.provider}/{v.model}
+              </Table.Td>
+              <Table.Td>
+                <Timestamp value={v.created_at} size="sm" />
+              </Table.Td>
+              <Table.Td>
+                <Group gap={4}>
+                  {prompt.deployments
+                    .filter((d) => d.prompt_version.id === v.id)
+                    .map((d) => (
+                      <Badge key={d.deployment_id} variant="light" tt="none">
+                        {d.deployment_id}
+                      </Badge>
+                    ))}
+                </Group>
+              </Table.Td>
+              <Table.Td>
+                <Group gap="xs" justify="flex-end" wrap="nowrap">
+                  <Button size="xs" variant="subtle" onClick={() => onOpen(v)}>
+                    Open in playground
+                  </Button>
+                  {canWrite && <DeployMenu version={v} prompt={prompt} />}
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Paper>
+  );
+}
+
+/** Deploys a version: moves one of the prompt's deployments to it, or creates a deployment with a new id. */
+function DeployMenu({ version, prompt }: { version: PromptVersion; prompt: Prompt }) {
+  const deploy = useDeploy();
+  const [id, setId] = useState('');
+  const run = (deployment_id: string | null) =>
+    deploy.mutate(
+      { prompt_version_id: version.id, deployment_id },
+      {
+        onSuccess: (d) =>
+          notifications.show({
+            color: 'teal',
+            message: `${d.deployment_id} now serves ${prompt.name} v${version.version_number}.`,
+          }),
+        onError: (err) => notifications.show({ color: 'red', message: errorMessage(err) }),
+      },
+    );
+  return (
+    <Menu position="bottom-end" width={280} closeOnItemClick>
+      <Menu.Target>
+        <Button size="xs" variant="light" leftSection={<IconRocket size={14} />} loading={deploy.isPending}>
+          Deploy
+        </Button>
+      </Menu.Target>
+      <Menu.Dropdown>
+        {prompt.deployments.length > 0 && <Menu.Label>Move a deployment here</Menu.Label>}
+        {prompt.deployments.map((d) => (
+          <Menu.Item
+            key={d.deployment_id}
+            disabled={d.prompt_version.id === version.id}
+            onClick={() => run(d.deployment_id)}
+          >
+            {d.deployment_id} (now v{d.prompt_version.version_number})
+          </Menu.Item>
+        ))}
+        <Menu.Label>New deployment</Menu.Label>
+        <Group gap={4} px="xs" pb="xs" wrap="nowrap">
+          <TextInput
+            size="xs"
+            placeholder="id, or blank for a generated one"
+            aria-label="New deployment id"
+            value={id}
+            onChange={(e) => setId(e.currentTarget.value)}
+            style={{ flex: 1 }}
+          />
+          <Button size="xs" onClick={() => run(id.trim() || null)}>
+            Deploy
+          </Button>
+        </Group>
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+function DiffPanel({ prompt }: { prompt: Prompt }) {
+  const options = prompt.versions.map((v) => ({ value: String(v.id), label: `v${v.version_number}` }));
+  const [from, setFrom] = useState<string | null>(options[1]?.value ?? options[0]?.value ?? null);
+  const [to, setTo] = useState<string | null>(options[0]?.value ?? null);
+  const a = prompt.versions.find((v) => String(v.id) === from);
+  const b = prompt.versions.find((v) => String(v.id) === to);
+  const parts = useMemo(() => (a && b ? diffLines(promptText(a), promptText(b)) : []), [a, b]);
+  return (
+    <Stack gap="sm">
+      <Group>
+        <Select label="From" data={options} value={from} onChange={setFrom} allowDeselect={false} w={140} />
+        <Select label="To" data={options} value={to} onChange={setTo} allowDeselect={false} w={140} />
+      </Group>
+      <Paper
+        withBorder
+        radius="md"
+        p="md"
+        aria-label={`Changes from ${a ? `v${a.version_number}` : ''} to ${b ? `v${b.version_number}` : ''}`}
+      >
+        <Text component="pre" size="sm" ff="monospace" m={0} style={{ whiteSpace: 'pre-wrap' }}>
+          <DiffParts parts={parts} />
+        </Text>
+        {a?.id === b?.id && (
+          <Text size="sm" c="dimmed" mt="xs">
+            Pick two different versions to see what changed.
+          </Text>
+        )}
+      </Paper>
+    </Stack>
+  );
+}
