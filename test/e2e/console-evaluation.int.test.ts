@@ -198,6 +198,22 @@ describe('datasets in the console', { timeout: 60_000 }, () => {
     await session.shot('dataset-import-refused');
     expect(await count()).toBe(1);
   });
+
+  it('adds traces picked in the traces table to the dataset, all at once', async () => {
+    const before = await count();
+    await page.goto(`${session.origin}/projects/${projectUuid}/traces`);
+    const picks = page.getByRole('table', { name: 'Traces' }).getByRole('checkbox', { name: 'Select qa-case' });
+    await picks.nth(0).check();
+    await picks.nth(1).check();
+    await page.getByRole('button', { name: 'Add 2 to dataset' }).click();
+    await page.getByRole('combobox', { name: 'Dataset' }).click();
+    await page.getByRole('option', { name: /qa-gold-/ }).click();
+    await page.getByRole('dialog').getByText('2 test cases, the first of them:').waitFor();
+    await session.shot('traces-add-to-dataset');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByText(/Added 2 traces to qa-gold-/).waitFor();
+    expect(await count()).toBe(before + 2);
+  });
 });
 
 describe('prompts in the console', { timeout: 60_000 }, () => {

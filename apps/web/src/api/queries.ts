@@ -1,4 +1,11 @@
-import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useQueries,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import { api } from './client';
 import { useSession } from './session';
 import type {
@@ -341,3 +348,14 @@ export function useDeleteEvalMetric() {
 
 export const useTryEvalMetric = () =>
   useMutation({ mutationFn: (body: EvalMetricTry) => api<EvalResult>('/eval-metrics/try', { method: 'POST', body }) });
+
+/** Several spans at once (each cached as `useSpan` caches it). */
+export function useSpans(traceIds: string[]) {
+  return useQueries({
+    queries: traceIds.map((id) => ({
+      queryKey: ['span', id],
+      queryFn: ({ signal }: { signal: AbortSignal }) => api<Span>(`/span/${id}`, { signal }),
+      staleTime: 30_000,
+    })),
+  });
+}

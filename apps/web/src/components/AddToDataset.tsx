@@ -4,51 +4,76 @@ import { IconDatabasePlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { errorMessage } from '../api/client';
-import { useAddTestCases, useDatasets, useSpan } from '../api/queries';
+import { useAddTestCases, useDatasets, useSpans } from '../api/queries';
 import { caseFromTrace } from '../lib/dataset-case';
 import { FormModal } from './DatasetForms';
 import { Payload } from './Payload';
+import { LoadingState } from './StateViews';
 
-/** "Add to dataset" for a trace: its root's inputs and target (or output) become a test case of a dataset. */
-export function AddToDataset({ rootId }: { rootId: string }) {
+/**
+ * "Add to dataset" for one trace (the trace view) or a selection (the traces table): each root's inputs
+ * and target (or output) become a test case of the chosen dataset.
+ */
+export function AddToDataset({ rootIds, onAdded }: { rootIds: string[]; onAdded?: () => void }) {
   const [open, setOpen] = useState(false);
+  const many = rootIds.length > 1;
   return (
     <>
       <Button size="xs" variant="default" leftSection={<IconDatabasePlus size={14} />} onClick={() => setOpen(true)}>
-        Add to dataset
+        {many ? `Add ${rootIds.length} to dataset` : 'Add to dataset'}
       </Button>
-      {open && <AddToDatasetModal rootId={rootId} onClose={() => setOpen(false)} />}
+      {open && (
+        <AddToDatasetModal
+          rootIds={rootIds}
+          onClose={() => setOpen(false)}
+          onAdded={() => {
+            setOpen(false);
+            onAdded?.();
+          }}
+        />
+      )}
     </>
   );
 }
 
-function AddToDatasetModal({ rootId, onClose }: { rootId: string; onClose: () => void }) {
+function AddToDatasetModal({
+  rootIds,
+  onClose,
+  onAdded,
+}: {
+  rootIds: string[];
+  onClose: () => void;
+  onAdded: () => void;
+}) {
   const datasets = useDatasets();
-  const span = useSpan(rootId);
+  const spans = useSpans(rootIds);
   const [datasetId, setDatasetId] = useState<string | null>(null);
   const add = useAddTestCases();
   const dataset = datasets.data?.find((d) => String(d.id) === datasetId);
-  const made = dataset && span.data ? caseFromTrace(span.data, dataset.column_names) : null;
+  const loaded = spans.every((s) => s.data);
+  const made = dataset && loaded ? spans.map((s) => caseFromTrace(s.data!, dataset.column_names)) : null;
+  const fit = made?.flatMap((m) => (m.ok ? [m] : [])) ?? [];
+  const missing = [...new Set(made?.flatMap((m) => (m.ok ? [] : m.missing)))];
+  const noun = (n: number) => (n === 1 ? 'the trace' : `${n} traces`);
   const submit = () =>
-    made?.ok &&
     add.mutate(
-      { datasetId: dataset!.id, cases: [{ inputs: made.inputs, target: made.target, tags: [] }] },
+      { datasetId: dataset!.id, cases: fit.map((m) => ({ inputs: m.inputs, target: m.target, tags: [] })) },
       {
         onSuccess: () => {
-          notifications.show({ color: 'teal', message: `Added the trace to ${dataset!.name}.` });
-          onClose();
+          notifications.show({ color: 'teal', message: `Added ${noun(fit.length)} to ${dataset!.name}.` });
+          onAdded();
         },
       },
     );
   return (
     <FormModal
-      title="Add this trace to a dataset"
+      title={rootIds.length > 1 ? `Add ${rootIds.length} traces to a dataset` : 'Add this trace to a dataset'}
       onClose={onClose}
       onSubmit={submit}
       submit="Add"
       pending={add.isPending}
       error={add.isError && errorMessage(add.error)}
-      disabled={!made?.ok}
+      disabled={!fit.length || !!missing.length}
     >
       <Select
         label="Dataset"
@@ -67,29 +92,32 @@ function AddToDatasetModal({ rootId, onClose }: { rootId: string; onClose: () =>
           <Anchor component={Link} to="/datasets">
             Create a dataset
           </Anchor>{' '}
-          with columns named as this trace’s inputs first.
+          with columns named as the traces’ inputs first.
         </Text>
       )}
-      {made && !made.ok && (
+      {dataset && !loaded && <LoadingState label="Reading the traces" />}
+      {missing.length > 0 && (
         <Alert color="yellow" title="The columns do not match">
-          This trace’s inputs lack {made.missing.join(', ')}, which {dataset!.name} requires. Choose another dataset.
+          {made!.length - fit.length} of {noun(made!.length)} lack {missing.join(', ')} in their inputs, which{' '}
+          {dataset!.name} requires. Choose another dataset{rootIds.length > 1 ? ' or select other traces' : ''}.
         </Alert>
       )}
-      {made?.ok && (
+      {fit.length > 0 && !missing.length && (
         <>
-          {made.dropped.length > 0 && (
+          {fit[0].dropped.length > 0 && (
             <Text size="sm" c="dimmed">
-              Left out (no such column): {made.dropped.join(', ')}
+              Left out (no such column): {fit[0].dropped.join(', ')}
             </Text>
           )}
+          {fit.length > 1 && <Text size="sm">{fit.length} test cases, the first of them:</Text>}
           <Text size="sm" fw={500}>
             Inputs
           </Text>
-          <Payload label="inputs" value={made.inputs} maxHeight={160} />
+          <Payload label="inputs" value={fit[0].inputs} maxHeight={160} />
           <Text size="sm" fw={500}>
             Target
           </Text>
-          <Payload label="target" value={made.target} maxHeight={120} />
+          <Payload label="target" value={fit[0].target} maxHeight={120} />
         </>
       )}
     </FormModal>

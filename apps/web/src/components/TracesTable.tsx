@@ -6,10 +6,12 @@ import {
   flexRender,
   getCoreRowModel,
   useReactTable,
+  type OnChangeFn,
+  type RowSelectionState,
   type VisibilityState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRef } from 'react';
+import { useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import type { TraceRow } from '../api/types';
 import { formatCost, formatCount, formatLatency, formatScore, formatTokens } from '../lib/format';
@@ -117,6 +119,28 @@ const TRACE_COLUMNS = [
     ),
   }),
 ];
+/** The checkbox column of a table whose rows can be picked (for "Add to dataset"). */
+const SELECT_COLUMN = column.display({
+  id: 'select',
+  size: 40,
+  enableHiding: false,
+  header: ({ table }) => (
+    <Checkbox
+      aria-label="Select every trace on this page"
+      checked={table.getIsAllRowsSelected()}
+      indeterminate={table.getIsSomeRowsSelected()}
+      onChange={table.getToggleAllRowsSelectedHandler()}
+    />
+  ),
+  cell: ({ row }) => (
+    <Checkbox
+      aria-label={`Select ${row.original.trace_name ?? row.id}`}
+      checked={row.getIsSelected()}
+      onChange={row.getToggleSelectedHandler()}
+      onClick={(e) => e.stopPropagation()}
+    />
+  ),
+});
 const DEFAULT_HIDDEN: VisibilityState = { feedback: false, spans: false };
 const ROW_HEIGHT = 41;
 
@@ -129,18 +153,34 @@ type Props = {
   /** True while the pointer is over the rows or the list is scrolled down: the user is reading. */
   onReadingChange?: (reading: boolean) => void;
   height: number | string;
+  /** Picked rows by trace id; without it the table has no checkboxes. */
+  selection?: RowSelectionState;
+  onSelectionChange?: OnChangeFn<RowSelectionState>;
 };
 
-export function TracesTable({ rows, linkTo, onOpen, fresh, onReadingChange, height }: Props) {
+export function TracesTable({
+  rows,
+  linkTo,
+  onOpen,
+  fresh,
+  onReadingChange,
+  height,
+  selection,
+  onSelectionChange,
+}: Props) {
   const [visibility, setVisibility] = useLocalStorage<VisibilityState>({
     key: 'sightline.traceColumns',
     defaultValue: DEFAULT_HIDDEN,
   });
+  const selectable = !!selection;
+  const columns = useMemo(() => (selectable ? [SELECT_COLUMN, ...TRACE_COLUMNS] : TRACE_COLUMNS), [selectable]);
   const table = useReactTable({
     data: rows,
-    columns: TRACE_COLUMNS,
-    state: { columnVisibility: visibility },
+    columns,
+    state: { columnVisibility: visibility, rowSelection: selection ?? {} },
     onColumnVisibilityChange: setVisibility,
+    enableRowSelection: selectable,
+    onRowSelectionChange: onSelectionChange,
     getCoreRowModel: getCoreRowModel(),
     getRowId: (r) => r.trace_id,
   });
@@ -155,8 +195,8 @@ export function TracesTable({ rows, linkTo, onOpen, fresh, onReadingChange, heig
   const items = virtual.getVirtualItems();
   const top = items[0]?.start ?? 0;
   const bottom = virtual.getTotalSize() - (items.at(-1)?.end ?? 0);
-  const columns = table.getVisibleLeafColumns();
-  const width = columns.reduce((w, c) => w + c.getSize(), 0);
+  const visible = table.getVisibleLeafColumns();
+  const width = visible.reduce((w, c) => w + c.getSize(), 0);
   const report = () => onReadingChange?.(hovering.current || (scroller.current?.scrollTop ?? 0) > 4);
 
   return (
@@ -183,7 +223,7 @@ export function TracesTable({ rows, linkTo, onOpen, fresh, onReadingChange, heig
         aria-rowcount={rows.length}
       >
         <colgroup>
-          {columns.map((c) => (
+          {visible.map((c) => (
             <col key={c.id} style={{ width: c.getSize() }} />
           ))}
         </colgroup>

@@ -109,7 +109,7 @@ export default function TracePage() {
               {root.trace_name || 'unnamed trace'}
             </Title>
             <StatusBadge status={root.status} />
-            {canWrite && <AddToDataset rootId={root.trace_id} />}
+            {canWrite && <AddToDataset rootIds={[root.trace_id]} />}
           </Group>
         </div>
         <Group gap="lg" wrap="nowrap">

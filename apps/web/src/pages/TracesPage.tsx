@@ -1,11 +1,14 @@
 import { Button, Group, Pagination, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconArrowUp, IconSearch } from '@tabler/icons-react';
+import type { RowSelectionState } from '@tanstack/react-table';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { useProjects, useTraces } from '../api/queries';
 import { useSession } from '../api/session';
 import type { TraceRow } from '../api/types';
+import { usePermissions } from '../api/roles';
+import { AddToDataset } from '../components/AddToDataset';
 import { ClientSetup } from '../components/ClientSetup';
 import { FilterBuilder } from '../components/FilterBuilder';
 import { LiveControl } from '../components/LiveControl';
@@ -45,6 +48,10 @@ export default function TracesPage() {
   const project = useProjects().data?.find((p) => p.uuid === projectUuid);
   const traces = useTraces(requestFromView(view, projectUuid));
   const { apiKey } = useSession();
+  const { canWrite } = usePermissions();
+  // Traces picked for "Add to dataset", by id: kept across pages until added.
+  const [selection, setSelection] = useState<RowSelectionState>({});
+  const picked = Object.keys(selection).filter((id) => selection[id]);
   // Rows that wait for a search or a filter are the server's to judge: page 1, asked again.
   const refetch = useCallback(
     () => (view.page === 1 ? void traces.refetch() : setView({ page: 1 })),
@@ -97,6 +104,7 @@ export default function TracesPage() {
           </Button>
         )}
         <div style={{ flex: 1 }} />
+        {picked.length > 0 && <AddToDataset rootIds={picked} onAdded={() => setSelection({})} />}
         <ColumnChooser />
       </Group>
 
@@ -157,6 +165,7 @@ export default function TracesPage() {
             fresh={live.fresh}
             onReadingChange={live.setReading}
             height="100%"
+            {...(canWrite && { selection, onSelectionChange: setSelection })}
           />
         )}
       </Paper>
