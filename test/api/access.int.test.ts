@@ -31,7 +31,6 @@ function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
     'POST /experiment/{experiment_uuid}/samples',
     'POST /experiments/compare',
     'POST /experiments/compare/rows',
-    'POST /eval-metrics/try',
     'POST /deployed-prompt',
   ]);
   const paths = (stack.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths;

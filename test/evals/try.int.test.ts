@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { call } from '../support/app';
-import { useStack } from '../support/fixtures';
+import { useGateway } from '../support/fixtures';
 
 const {
-  stack,
+  gw,
   orgs: [{ key }],
-} = useStack({ orgs: ['try-metrics'] });
-const tryMetric = (body: object) => call(stack.app, key, 'POST', '/eval-metrics/try', body);
+} = useGateway({ orgs: ['try-metrics'] });
+const tryMetric = (body: object) => call(gw.stack.app, key, 'POST', '/eval-metrics/try', body);
 
 describe('POST /eval-metrics/try', () => {
   it('scores an output with a metric as it would be created, and saves nothing', async () => {
@@ -30,10 +30,10 @@ describe('POST /eval-metrics/try', () => {
     // Without a target, a metric that needs one says so instead of scoring.
     const levenshtein = await tryMetric({ metric: { name: 'x', type: 'levenshtein' }, output: 'abc' });
     expect(levenshtein.json()).toEqual({ error: 'levenshtein needs a target on the span' });
-    expect((await call(stack.app, key, 'GET', '/eval-metrics')).json()).toEqual([]);
+    expect((await call(gw.stack.app, key, 'GET', '/eval-metrics')).json()).toEqual([]);
   });
 
-  it('answers 422 where creating would, and for a judge (which only the worker runs)', async () => {
+  it('answers 422 where creating would', async () => {
     const unsafe = await tryMetric({
       metric: { name: 'x', type: 'regex_match', config: { pattern: '(a+)+$' } },
       output: 'aaa',
@@ -46,10 +46,27 @@ describe('POST /eval-metrics/try', () => {
     });
     expect(badSchema.statusCode).toBe(422);
     expect(badSchema.json().detail[0].loc).toEqual(['body', 'metric', 'config', 'schema']);
+  });
+
+  it('tries a judge through the gateway: its prompt filled from the output and target, its answer read as the score', async () => {
+    // The fake provider echoes the last user message: the filled template is the judge's answer.
     const judge = await tryMetric({
-      metric: { name: 'x', type: 'llm_judge', config: { prompt_template: 'p', provider: 'openai', model: 'm' } },
-      output: 'o',
+      metric: {
+        name: 'graded',
+        type: 'llm_judge',
+        config: {
+          provider: 'openai',
+          model: 'gpt-4o-mini',
+          prompt_template: '{"score": 0.75, "reason": "judged {{output}} against {{target}}"}',
+        },
+      },
+      output: 'Paris',
+      target: 'paris',
     });
-    expect(judge.statusCode).toBe(422);
+    expect(judge.statusCode, judge.body).toBe(200);
+    expect(judge.json()).toEqual({ score: 0.75, reason: 'judged Paris against paris' });
+    expect(gw.openai.requests.at(-1)!.body.messages).toEqual([
+      { role: 'user', content: '{"score": 0.75, "reason": "judged Paris against paris"}' },
+    ]);
   });
 });

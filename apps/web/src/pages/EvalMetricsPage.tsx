@@ -229,13 +229,12 @@ function MetricForm() {
                   })
                 }
                 loading={tryIt.isPending}
-                disabled={d.type === 'llm_judge'}
               >
                 Try
               </Button>
               <Text size="sm" role="status">
-                {d.type === 'llm_judge'
-                  ? 'A judge runs on the worker: save it and name it on a trace to try it.'
+                {d.type === 'llm_judge' && !result
+                  ? 'A judge is called through the gateway: the try is logged and costed like any completion.'
                   : result && 'score' in result
                     ? `Score ${formatScore(result.score)}${result.reason ? `: ${result.reason}` : ''}`
                     : result && 'error' in result

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import isSafeRegex from 'safe-regex2';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { deterministicMetrics, formatTimestamp, jsonSchemaError } from '@sightline/core';
+import { deterministicMetrics, formatTimestamp, jsonSchemaError, judgePrompt, parseJudgeAnswer } from '@sightline/core';
 import { createEvalMetric, deleteEvalMetric, listEvalMetrics, type EvalMetric } from '@sightline/db';
 import { z } from 'zod';
 import {
@@ -45,30 +45,41 @@ export default async function evalMetricRoutes(base: FastifyInstance) {
   app.post(
     '/eval-metrics/try',
     {
-      config: { access: 'read' },
       schema: {
         body: EvalMetricTrySchema,
         response: { 200: EvalResult, ...errorResponses },
-        summary: 'Score an output with a metric as it would be created, without saving it (not llm_judge)',
+        summary:
+          'Score an output with a metric as it would be created, without saving it (a judge is called through the gateway, and its call logged)',
         tags: ['evals'],
       },
     },
     async (req) => {
       const { metric, output, target, inputs } = req.body;
       checkSchema(metric, ['body', 'metric']);
-      // A judge is a completion through the gateway, which the worker runs; it is tried on a logged span.
-      if (metric.type === 'llm_judge')
-        throw new RequestValidationError([
-          {
-            loc: ['body', 'metric', 'type'],
-            msg: 'an llm_judge metric runs on the worker: save it and name it in a trace log to try it',
-            type: 'value_error',
+      const input = { output, target: target ?? null, inputs: inputs ?? {} };
+      if (metric.type !== 'llm_judge') return deterministicMetrics[metric.type](input, metric.config ?? {});
+      // As the worker judges a span: one user message from the template, through the gateway, so that the
+      // call is costed and logged (in the project `evals`), then the answer read as a score.
+      const c = metric.config;
+      const job = await app.completions.prepare(
+        req.organizationId,
+        {
+          project_name: 'evals',
+          trace_name: `eval-${metric.name} (tried)`,
+          cache: c.cache ?? true,
+          llm_configuration: {
+            provider: c.provider,
+            model: c.model,
+            model_params: c.model_params ?? null,
+            messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }],
           },
-        ]);
-      return deterministicMetrics[metric.type](
-        { output, target: target ?? null, inputs: inputs ?? {} },
-        metric.config ?? {},
+        },
+        false,
+        req.id,
       );
+      const response = await app.completions.run(job);
+      if (response.status === 'error') return { error: response.error ?? 'the judge call failed' };
+      return parseJudgeAnswer(response.content);
     },
   );
 
