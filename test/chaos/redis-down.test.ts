@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAI } from '../fakes/fake-openai';
+import { otlpJson, spanIdHex, traceIdHex } from '../support/otlp';
 import { createChaosStack, sleep, type ChaosStack } from '../support/private-services';
 import { recordFigures, seconds } from './lib/figures';
 import { apiClient, type Outcome } from './lib/http';
@@ -51,6 +52,10 @@ describe('Redis down', () => {
     const inFlightAnswer = await inFlight;
     const during: Record<string, Outcome> = {
       single: await client().post('/trace_log', newSpan('chaos')),
+      otlp: await client().post(
+        '/otel/v1/traces',
+        otlpJson([{ traceId: traceIdHex(), spanId: spanIdHex(), name: 'otel' }]),
+      ),
       update: await client().put('/trace_log', {
         trace_id: load.acked[0],
         field_name_to_value_map: { output: 'lost?' },

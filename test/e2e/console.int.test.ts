@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentTrace, manyTraces, wideTrace, writeSpans } from '../support/console-data';
 import { useConsole } from '../support/console-browser';
+import { otlpJson, spanIdHex, traceIdHex } from '../support/otlp';
 
 // The console in a real browser against the processes `npm start` runs: traces, a trace, the dashboard,
 // sessions, settings and roles. Every page it visits is saved to test-artifacts/screenshots/.
@@ -340,6 +341,81 @@ describe('the web console', { timeout: 60_000 }, () => {
     expect(shownMs).toBeLessThan(3000);
     await page.getByRole('button', { name: 'Show all' }).click();
     await page.getByText(/THE-END/).waitFor();
+  });
+
+  it('opens a trace an OpenTelemetry exporter sent: each span’s kind, and the LLM span’s conversation', async () => {
+    const traceId = traceIdHex();
+    const [root, llm, tool] = [spanIdHex(), spanIdHex(), spanIdHex()];
+    const at = (ms: number) => 1_767_225_600_000_000_000n + BigInt(ms) * 1_000_000n;
+    const body = otlpJson(
+      [
+        {
+          traceId,
+          spanId: root,
+          name: 'support agent',
+          start: at(0),
+          end: at(2400),
+          attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+        },
+        {
+          traceId,
+          spanId: llm,
+          parentSpanId: root,
+          name: 'chat gpt-4o-mini',
+          start: at(20),
+          end: at(1900),
+          attributes: {
+            'gen_ai.operation.name': 'chat',
+            'gen_ai.provider.name': 'openai',
+            'gen_ai.request.model': 'gpt-4o-mini',
+            'gen_ai.usage.input_tokens': 812,
+            'gen_ai.usage.output_tokens': 64,
+            'gen_ai.input.messages': JSON.stringify([
+              { role: 'user', parts: [{ type: 'text', content: 'How do I rotate an API key?' }] },
+            ]),
+            'gen_ai.output.messages': JSON.stringify([
+              {
+                role: 'assistant',
+                parts: [{ type: 'text', content: 'Create a new key, deploy it, then **revoke** the old one.' }],
+              },
+            ]),
+          },
+        },
+        {
+          traceId,
+          spanId: tool,
+          parentSpanId: root,
+          name: 'execute_tool search_docs',
+          start: at(1950),
+          end: at(2300),
+          attributes: { 'gen_ai.operation.name': 'execute_tool' },
+        },
+      ],
+      { 'service.name': PROJECT },
+    );
+    const res = await fetch(`${origin}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.admin}` },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    const id = `${traceId.slice(0, 8)}-${traceId.slice(8, 12)}-${traceId.slice(12, 16)}-${traceId.slice(16, 20)}-${traceId.slice(20)}`;
+    await page.goto(`${origin}/projects/x/traces/${id}`);
+    const tree = page.getByRole('tree', { name: 'Spans of the trace' });
+    await tree.waitFor();
+    await expect(tree.getByRole('treeitem').count()).resolves.toBe(3);
+    for (const [name, kind] of [
+      ['support agent', 'agent'],
+      ['chat gpt-4o-mini', 'llm'],
+      ['execute_tool search_docs', 'tool'],
+    ])
+      await expect(tree.getByRole('treeitem').filter({ hasText: name }).textContent()).resolves.toContain(kind);
+    await tree.getByRole('treeitem').filter({ hasText: 'chat gpt-4o-mini' }).click();
+    const messages = page.getByRole('list', { name: 'Messages' });
+    await messages.waitFor();
+    await expect(messages.getByLabel('user message').textContent()).resolves.toContain('How do I rotate an API key?');
+    await expect(messages.locator('strong', { hasText: 'revoke' }).count()).resolves.toBe(1);
+    await shot('trace-otel');
   });
 
   it('manages API keys as an admin: a new key shown once, and the last admin key kept', async () => {

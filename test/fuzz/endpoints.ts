@@ -44,6 +44,55 @@ export type Endpoint = {
 export const endpointName = (e: Endpoint) => `${e.method} ${e.root ? '' : '/api/svc/v1'}${e.path}`;
 
 const message = (content: string, role = 'user') => ({ role, content });
+
+/** An OTLP/JSON export of a root and an LLM child, its ids derived from the fuzzer's target span. */
+function otlpTrace(t: Targets) {
+  const traceId = t.spanId.replaceAll('-', '').split('').reverse().join('');
+  const kv = (key: string, value: Record<string, unknown>) => ({ key, value });
+  const span = (spanId: string, more: Record<string, unknown>) => ({
+    traceId,
+    spanId,
+    name: 'otel',
+    kind: 1,
+    startTimeUnixNano: '1767225600000000000',
+    endTimeUnixNano: '1767225601000000000',
+    ...more,
+  });
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [kv('service.name', { stringValue: t.projectName })] },
+        scopeSpans: [
+          {
+            scope: { name: 'fuzz', version: '1' },
+            spans: [
+              span('1111111111111111', { attributes: [kv('session.id', { stringValue: 's' })] }),
+              span('2222222222222222', {
+                parentSpanId: '1111111111111111',
+                attributes: [
+                  kv('gen_ai.request.model', { stringValue: 'gpt-4o-mini' }),
+                  kv('gen_ai.usage.input_tokens', { intValue: '10' }),
+                  kv('gen_ai.input.messages', {
+                    stringValue: JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'hi' }] }]),
+                  }),
+                  kv('tag.tags', { arrayValue: { values: [{ stringValue: 'a' }] } }),
+                ],
+                events: [
+                  {
+                    name: 'exception',
+                    timeUnixNano: '1767225600500000000',
+                    attributes: [kv('exception.type', { stringValue: 'E' })],
+                  },
+                ],
+                status: { code: 2, message: 'boom' },
+              }),
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}
 const METRIC_NAMES = [
   'fuzz-levenshtein',
   'fuzz-exact',
@@ -520,6 +569,13 @@ export function endpoints(t: Targets): Endpoint[] {
     },
     { method: 'GET', path: '/eval-metrics' },
     { method: 'DELETE', path: '/eval-metrics/:id', params: { id: String(t.evalMetricId) } },
+    // OTLP: a trace of a root and a child, written over and over under the same ids.
+    ...['/v1/traces', '/api/svc/v1/otel/v1/traces'].map((path): Endpoint => ({
+      method: 'POST',
+      path,
+      root: true,
+      bodies: [otlpTrace(t)],
+    })),
     { method: 'GET', path: '/healthz', root: true },
     { method: 'GET', path: '/readyz', root: true },
     { method: 'GET', path: '/openapi.json', root: true },

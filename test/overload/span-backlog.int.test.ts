@@ -9,6 +9,7 @@ import type { SpanEvent } from '@sightline/schemas';
 import { EARLY_REFUSAL_MS } from '../../apps/api/src/plugins/span-intake';
 import { buildStack, call, readTrace, type TestStack } from '../support/app';
 import { useStack } from '../support/fixtures';
+import { otlpJson, postOtlp, spanIdHex, traceIdHex } from '../support/otlp';
 import { newOrganization, uniquePrefix, useServices } from '../support/services';
 
 const { sql, redis } = useServices();
@@ -69,6 +70,15 @@ describe('span-write backlog bound (SPAN_BACKLOG_LIMIT)', () => {
       expect(res.headers['retry-after']).toBe('5');
       expect(res.json()).toEqual({ detail: expect.any(String) });
     }
+    // OTLP exporters retry a 429 after Retry-After; its body is OTLP's Status.
+    const otlp = await postOtlp(
+      stack.app,
+      org.key,
+      otlpJson([{ traceId: traceIdHex(), spanId: spanIdHex(), name: 'otel' }]),
+    );
+    expect(otlp.statusCode).toBe(429);
+    expect(otlp.headers['retry-after']).toBe('5');
+    expect(otlp.json()).toEqual({ code: 8, message: expect.any(String) });
 
     // Nothing of the refused requests was numbered, marked pending or queued.
     expect(await redis.get(keys.seq)).toBe(seqBefore);

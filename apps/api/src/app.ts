@@ -37,6 +37,7 @@ import projectRoutes from './routes/projects/index';
 import remarkRoutes from './routes/remarks/index';
 import promptRoutes from './routes/prompts/index';
 import providerKeyRoutes from './routes/provider-keys/index';
+import otelRoutes from './routes/otel/index';
 import traceLogRoutes from './routes/trace-logs/index';
 
 declare module 'fastify' {
@@ -104,15 +105,24 @@ export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {
   await app.register(openapi);
   await app.register(healthRoutes);
   await app.register(admin);
-  await app.register(v1Routes, { prefix: '/api/svc/v1' });
+  await app.register(authenticatedRoutes);
   await app.register(consolePlugin);
   return app;
 }
 
-/** The authenticated API of api.md, under /api/svc/v1. */
+/**
+ * Everything a key opens: the API of api.md under /api/svc/v1, and the OTLP intake both at the root (where
+ * an exporter given `OTEL_EXPORTER_OTLP_ENDPOINT=http://host:8000` sends) and under /api/svc/v1/otel.
+ */
+async function authenticatedRoutes(app: FastifyInstance) {
+  await app.register(auth);
+  await app.register(rateLimits);
+  await app.register(v1Routes, { prefix: '/api/svc/v1' });
+  await app.register(otelRoutes);
+}
+
+/** The API of api.md. */
 async function v1Routes(v1: FastifyInstance) {
-  await v1.register(auth);
-  await v1.register(rateLimits);
   await v1.register(healthRoutes.v1);
   await v1.register(accessRoutes);
   await v1.register(consoleRoutes);
@@ -127,4 +137,5 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(datasetRoutes);
   await v1.register(experimentRoutes);
   await v1.register(evalMetricRoutes);
+  await v1.register(otelRoutes, { prefix: '/otel' });
 }

@@ -19,6 +19,12 @@ export const KIND_COLORS: Record<string, string> = {
   embedding: 'cyan',
   prompt: 'grape',
   parser: 'lime',
+  // Kinds OpenTelemetry conventions name (OpenInference's, OpenLLMetry's).
+  reranker: 'teal',
+  guardrail: 'yellow',
+  evaluator: 'green',
+  workflow: 'indigo',
+  task: 'blue',
 };
 export const ROLE_COLORS: Record<string, string> = {
   system: 'gray',

@@ -111,15 +111,16 @@ export async function traceRowsOf(
 }
 
 /**
- * The skeleton of the trace holding `traceId`: each span's place, name, kind, timing, status, tokens and
- * cost, in execution order; null when the organization has no such span.
+ * The skeleton of the trace holding `traceId`: each span's place, name, kind (a LangChain run's type, the
+ * kind OpenTelemetry intake read from its conventions, else `llm` for a model call), timing, status, tokens
+ * and cost, in execution order; null when the organization has no such span.
  */
 export async function traceSkeleton(sql: Sql, organizationId: string, traceId: string): Promise<string | null> {
   const [row] = await sql<{ skeleton: string }[]>`
     select json_build_object('root_trace_id', t.root_trace_id, 'spans', coalesce((
       select json_agg(json_build_object(
         'trace_id', s.trace_id, 'parent_trace_id', s.parent_trace_id, 'trace_name', s.trace_name,
-        'kind', coalesce(s.metadata->>'run_type', case when s.configuration ? 'model' then 'llm' end),
+        'kind', coalesce(s.metadata->>'run_type', s.metadata->>'kind', case when s.configuration ? 'model' then 'llm' end),
         'start_timestamp', ${sql.unsafe(utc('coalesce(s.start_ts, s.created_at)'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
         'latency', s.latency, 'status', s.status, 'input_tokens', s.input_tokens, 'output_tokens', s.output_tokens,
         'total_tokens', s.total_tokens, 'cost', s.cost, 'depth', coalesce(s.depth, 0), 'execution_order', coalesce(s.execution_order, 0)

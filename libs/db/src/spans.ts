@@ -117,9 +117,11 @@ function foldSpan(list: readonly SpanEvent[], before: StoredRow | undefined) {
     [...list].sort((a, b) => a.seq - b.seq),
   );
   const fields = deriveFields(trace_id, state.fields);
-  // Depth and order the tree decided earlier stay until the tree is recomputed.
-  fields.depth ??= before?.stored_depth ?? null;
-  fields.execution_order ??= before?.stored_order ?? null;
+  // Depth and order the tree decided earlier (or the API saw, the latest event's) stay until the tree is
+  // recomputed.
+  const seen = list.findLast((e) => e.tree)?.tree;
+  fields.depth ??= seen?.depth ?? before?.stored_depth ?? null;
+  fields.execution_order ??= seen?.execution_order ?? before?.stored_order ?? null;
   const row: Record<string, unknown> = {
     organization_id,
     trace_id,
@@ -146,6 +148,44 @@ async function orderWaitingSpans(tx: Sql, roots: TraceRoot[]): Promise<void> {
       on s.organization_id = r.org and s.root_trace_id = r.root
     where s.created and (s.depth is null or s.execution_order is null)`;
   if (unordered.length) await recomputeTreeOrder(tx, unordered);
+}
+
+/**
+ * OpenTelemetry spans name their parent by span id, so a child of a trace's root names the root by its
+ * span-id form (`otelIds.span` of @sightline/otel), while the root is stored under the trace id (so that
+ * every span knows its root before the root arrives). The API points such children at the root when the
+ * root came in the same request; this does it across requests, whichever of the two came first. The root
+ * keeps its span id in `metadata->>'otel.span_id'`; the span-id form of a UUID is the trace id's first 8
+ * bytes (the UUID text's first 18 characters) and then the span id's 8. Runs under the traces' locks.
+ */
+async function reattachOtelChildren(tx: Sql, events: readonly SpanEvent[]): Promise<void> {
+  const roots: { org: string; root: string; alias: string }[] = [];
+  const children: { org: string; id: string }[] = [];
+  // The API says which events are roots (with their span-id form) and which children's parent was not in
+  // their request: only those can be a root's children that it could not point at the root.
+  for (const e of events) {
+    if (e.kind !== 'create' || !e.otel) continue;
+    if (e.otel.root_alias) roots.push({ org: e.organization_id, root: e.trace_id, alias: e.otel.root_alias });
+    else if (e.otel.parent_elsewhere) children.push({ org: e.organization_id, id: e.trace_id });
+  }
+  // Children stored before their root arrived: found by their parent (spans_by_parent).
+  if (roots.length)
+    await tx`
+      update spans c set parent_trace_id = k.root
+      from unnest(${tx.array(roots.map((r) => r.org))}::uuid[], ${tx.array(roots.map((r) => r.root))}::uuid[],
+                  ${tx.array(roots.map((r) => r.alias))}::uuid[]) as k(org, root, alias)
+      where c.organization_id = k.org and c.parent_trace_id = k.alias and c.root_trace_id = k.root`;
+  // Children arriving after their root: each looked up with its root by key.
+  if (children.length)
+    await tx`
+      update spans c set parent_trace_id = r.trace_id
+      from unnest(${tx.array(children.map((c) => c.org))}::uuid[], ${tx.array(children.map((c) => c.id))}::uuid[]) as k(org, id),
+           spans r
+      where c.organization_id = k.org and c.trace_id = k.id
+        and r.organization_id = c.organization_id and r.trace_id = c.root_trace_id
+        and r.metadata ->> 'otel.span_id' ~ '^[0-9a-f]{16}$'
+        and c.parent_trace_id::text = left(r.trace_id::text, 18) || '-' || left(r.metadata ->> 'otel.span_id', 4)
+          || '-' || substr(r.metadata ->> 'otel.span_id', 5)`;
 }
 
 /**
@@ -185,6 +225,7 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
       );
     await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
     await markCreatedExperimentsRunning(tx, rows);
+    await reattachOtelChildren(tx, events);
     if (roots.length) await orderWaitingSpans(tx, roots);
   });
   return triggers;

@@ -18,6 +18,8 @@ type SpanCreate = {
   project_id: string;
   request_id?: string;
   fields: Omit<SpanEvent['fields'], 'root_trace_id' | 'parent_trace_id' | 'project_id'>;
+  tree?: SpanEvent['tree'];
+  otel?: SpanEvent['otel'];
 };
 
 /**
@@ -32,6 +34,8 @@ export function spanCreateEvent({
   project_id,
   request_id,
   fields,
+  tree,
+  otel,
 }: SpanCreate): NewSpanEvent {
   const root = root_trace_id ?? trace_id;
   return {
@@ -40,6 +44,8 @@ export function spanCreateEvent({
     trace_id,
     pending_root: root,
     ...(request_id && { request_id }),
+    ...(tree && { tree }),
+    ...(otel && { otel }),
     fields: { ...fields, project_id, root_trace_id: root, parent_trace_id: parent_trace_id ?? trace_id },
   };
 }

@@ -49,6 +49,12 @@ export const ApiEnv = BaseEnv.extend({
     .int()
     .positive()
     .default(10 * 1024 * 1024),
+  /** The OTLP intake's (`POST /v1/traces`), after gzip is undone: exporters send large batches of large spans. */
+  OTLP_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Span events waiting in Redis past which span writes answer 429 with Retry-After (0: no bound). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RequestId, Uuid } from './common';
+import { RequestId, SmallCount, Uuid } from './common';
 import { EvalResult } from './eval-metric';
 import { Annotation, Comment, TraceLogFields } from './trace-log';
 
@@ -37,6 +37,17 @@ const SpanEventSchema = z.object({
   /** The root whose pending-write set counts this event, so reads of that trace can wait for it. */
   pending_root: Uuid.optional(),
   fields: SpanEventFields,
+  /**
+   * The span's place in its tree as the API saw it when the request held the whole of the span's path to
+   * the root (OpenTelemetry intake): taken until the store recomputes the tree, which it does once any span
+   * of the trace lacks a place. Unlike a client's `depth`, it never overrides the tree.
+   */
+  tree: z.object({ depth: SmallCount, execution_order: SmallCount }).optional(),
+  /**
+   * OpenTelemetry intake: a root's span-id form (which its children name as their parent), or that the
+   * span's parent was not in its request (it may be the root's span-id form, to be pointed at the root).
+   */
+  otel: z.object({ root_alias: Uuid.optional(), parent_elsewhere: z.literal(true).optional() }).optional(),
   /** Only on 'remark' events. */
   remarks: RemarksSchema.optional(),
   request_id: RequestId,

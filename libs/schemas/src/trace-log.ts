@@ -39,7 +39,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * `model_params`, say nothing and are left out (migration 00007 cleaned the rows stored before). It also
  * requires a `content` in each message, which an assistant's tool call may leave out: it is stored as null.
  */
-const Configuration = JsonObject.transform((c) => {
+const Configuration = JsonObject.refine((c) => typeof c.model !== 'string' || c.model.length <= 512, {
+  // The model is indexed (migration 00012's covering index), so it must fit an index row as names do.
+  message: 'configuration.model must be at most 512 characters',
+  path: ['model'],
+}).transform((c) => {
   const kept = withoutNulls(c);
   if (isObject(kept.model_params)) kept.model_params = withoutNulls(kept.model_params);
   if (Array.isArray(kept.messages))

@@ -2,6 +2,7 @@
 // Each round measures, one after the other on the same machine: the bare-Fastify ceiling, the direct
 // PostgreSQL ceiling, and Sightline at its maximum rate; then Sightline at fixed rates with visibility
 // probes. Figures are medians over the rounds; ceilings are compared with the Sightline run of the same round.
+// `atMaxRate` (one endpoint at its maximum rate, end to end) also serves ingest-otlp.ts.
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { JSONValue } from 'postgres';
@@ -10,9 +11,9 @@ import { redisKeys } from '@sightline/queues';
 import { load, type LoadResult } from './load';
 import { median, quantile, round, type Row } from './report';
 import { createBenchStack, peakRssMb, rssMb, spawnNode, waitForHttp, type BenchStack } from './stack';
-import { spanBodies } from './spans';
+import { spanBodies, tracePool, type BenchSpan } from './spans';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const CEILING_SECONDS = Number(process.env.BENCH_CEILING_SECONDS ?? 20);
 const FIXED_SECONDS = Number(process.env.BENCH_FIXED_SECONDS ?? 30);
@@ -37,16 +38,17 @@ function cpuSeconds(pids: number[]): number {
 const pidsOf = (pattern: string) =>
   execSync(`pgrep -f '${pattern}' || true`).toString().split('\n').filter(Boolean).map(Number);
 
-function bodyMaker(mode: IngestMode, project: string): () => string {
-  const next = spanBodies(project);
-  if (mode.spansPerRequest === 1) return next;
-  return () => `{"trace_logs":[${Array.from({ length: mode.spansPerRequest }, next).join(',')}]}`;
+/** Bodies for `POST /trace_log` (one span each) or `POST /trace_logs/batch` (`spansPerRequest` spans each). */
+export function jsonBodies(spansPerRequest: number, traces: BenchSpan[][]): () => string {
+  const next = spanBodies(traces);
+  if (spansPerRequest === 1) return next;
+  return () => `{"trace_logs":[${Array.from({ length: spansPerRequest }, next).join(',')}]}`;
 }
 
 /** Rows as the worker writes them, upserted straight into the spans table in 500-row statements. */
 async function directPostgres(stack: BenchStack, seconds: number): Promise<number> {
   const { uuid: project_id } = await getOrCreateProject(stack.sql, stack.organizationId, 'ceiling');
-  const next = spanBodies('ceiling');
+  const next = spanBodies(tracePool('ceiling'));
   const columns = [
     'organization_id',
     'trace_id',
@@ -214,6 +216,63 @@ const storedSpans = async (stack: BenchStack) =>
     await stack.sql`select count(*)::int as n from spans s join projects p on p.id = s.project_id where p.name = 'bench' and s.created`
   )[0].n as number;
 
+/** The CPU seconds each process of the machine has used so far. */
+const machineCpu = (stack: BenchStack) => ({
+  api: cpuSeconds([stack.apiPid]),
+  worker: cpuSeconds([stack.workerPid]),
+  postgres: cpuSeconds(pidsOf('postgres')),
+  redis: cpuSeconds(pidsOf('redis-server')),
+  loadgen: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+});
+
+/** Sends `send`'s load for a few seconds (JIT, connection pools, the project cache) and lets it drain. */
+export async function warmUp(stack: BenchStack, send: (seconds: number) => Promise<LoadResult>): Promise<void> {
+  await send(5);
+  await waitForBacklog(stack);
+}
+
+/**
+ * Sightline at its maximum rate: `send` loads it for BENCH_SECONDS, then the round waits until everything
+ * accepted is stored. Persisted spans/s is the rows stored meanwhile over the time from the first request
+ * until the backlog is empty; `cpu_seconds` is each process's CPU over that same time.
+ */
+export async function atMaxRate(
+  stack: BenchStack,
+  spansPerRequest: number,
+  send: (seconds: number) => Promise<LoadResult>,
+) {
+  const storedBefore = await storedSpans(stack);
+  const watch = sampler(stack);
+  const cpuBefore = machineCpu(stack);
+  const t0 = performance.now();
+  const run = await send(SECONDS);
+  const acceptedSeconds = (performance.now() - t0) / 1000;
+  await waitForBacklog(stack);
+  const endToEndSeconds = (performance.now() - t0) / 1000;
+  watch.stop();
+  const cpuAfter = machineCpu(stack);
+  const stored = (await storedSpans(stack)) - storedBefore;
+  const accepted = run.ok * spansPerRequest;
+  return {
+    accepted_spans: accepted,
+    // Every span id is new, so stored = accepted means none was lost or duplicated.
+    stored_spans: stored,
+    accepted_spans_per_sec: round(accepted / SECONDS),
+    accepted_requests_per_sec: round(run.okPerSec),
+    p50_ms: run.p50,
+    p99_ms: run.p99,
+    non_2xx: run.non2xx,
+    errors: run.errors,
+    persisted_spans_per_sec: round(stored / endToEndSeconds),
+    drain_seconds_after_load: round(endToEndSeconds - acceptedSeconds),
+    peak_backlog: Math.max(0, ...watch.samples.map((s) => s.backlog)),
+    cpu_seconds: Object.fromEntries(
+      Object.entries(cpuAfter).map(([k, v]) => [k, round(v - cpuBefore[k as keyof typeof cpuBefore])]),
+    ) as Record<keyof typeof cpuAfter, number>,
+    rss_mb: watch.samples,
+  };
+}
+
 export async function runIngestBenchmark(mode: IngestMode) {
   const path = mode.spansPerRequest === 1 ? '/trace_log' : '/trace_logs/batch';
   const stack = await createBenchStack();
@@ -221,38 +280,23 @@ export async function runIngestBenchmark(mode: IngestMode) {
   const bare = spawnNode('scripts/bench/lib/bare-fastify.ts', { PORT: String(BARE_PORT) });
   process.once('exit', () => bare.kill('SIGKILL'));
   await waitForHttp(`http://127.0.0.1:${BARE_PORT}/`);
-  const machineCpu = () => ({
-    api: cpuSeconds([stack.apiPid]),
-    worker: cpuSeconds([stack.workerPid]),
-    postgres: cpuSeconds(pidsOf('postgres')),
-    redis: cpuSeconds(pidsOf('redis-server')),
-    loadgen: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
-  });
   const spansPer = (r: LoadResult) => r.okPerSec * mode.spansPerRequest;
   const loadAt = (url: string, seconds: number, rate?: number, connections = mode.connections) =>
-    load({ url, headers: stack.headers, connections, durationSec: seconds, rate, body: bodyMaker(mode, 'bench') });
+    load({
+      url,
+      headers: stack.headers,
+      connections,
+      durationSec: seconds,
+      rate,
+      body: jsonBodies(mode.spansPerRequest, tracePool('bench')),
+    });
 
-  // Warm-up: JIT, connection pools, the project cache.
-  await loadAt(`${stack.base}${path}`, 5);
-  await waitForBacklog(stack);
+  await warmUp(stack, (seconds) => loadAt(`${stack.base}${path}`, seconds));
 
   /** One round: both ceilings, then Sightline at its maximum rate until everything accepted is stored. */
   async function measureRound() {
     const bareRun = await loadAt(`http://127.0.0.1:${BARE_PORT}/api/svc/v1${path}`, CEILING_SECONDS);
     const pgSpansPerSec = await directPostgres(stack, CEILING_SECONDS);
-
-    const storedBefore = await storedSpans(stack);
-    const watch = sampler(stack);
-    const cpuBefore = machineCpu();
-    const t0 = performance.now();
-    const run = await loadAt(`${stack.base}${path}`, SECONDS);
-    const acceptedSeconds = (performance.now() - t0) / 1000;
-    await waitForBacklog(stack);
-    const endToEndSeconds = (performance.now() - t0) / 1000;
-    watch.stop();
-    const cpuAfter = machineCpu();
-    const stored = (await storedSpans(stack)) - storedBefore;
-    const accepted = run.ok * mode.spansPerRequest;
     return {
       bare: {
         requests_per_sec: round(bareRun.okPerSec),
@@ -261,24 +305,7 @@ export async function runIngestBenchmark(mode: IngestMode) {
         p99_ms: bareRun.p99,
       },
       direct_postgres_spans_per_sec: round(pgSpansPerSec),
-      sightline: {
-        accepted_spans: accepted,
-        // Every span id is new, so stored = accepted means none was lost or duplicated.
-        stored_spans: stored,
-        accepted_spans_per_sec: round(accepted / SECONDS),
-        accepted_requests_per_sec: round(run.okPerSec),
-        p50_ms: run.p50,
-        p99_ms: run.p99,
-        non_2xx: run.non2xx,
-        errors: run.errors,
-        persisted_spans_per_sec: round(stored / endToEndSeconds),
-        drain_seconds_after_load: round(endToEndSeconds - acceptedSeconds),
-        peak_backlog: Math.max(0, ...watch.samples.map((s) => s.backlog)),
-        cpu_seconds: Object.fromEntries(
-          Object.entries(cpuAfter).map(([k, v]) => [k, round(v - cpuBefore[k as keyof typeof cpuBefore])]),
-        ),
-        rss_mb: watch.samples,
-      },
+      sightline: await atMaxRate(stack, mode.spansPerRequest, (seconds) => loadAt(`${stack.base}${path}`, seconds)),
     };
   }
 

@@ -9,7 +9,9 @@ export type LoadOptions = {
   durationSec: number;
   /** Requests per second over all connections; unset means as fast as the server answers. */
   rate?: number;
-  body?: () => string;
+  body?: () => string | Buffer;
+  /** Called with every response's status and body (as text). */
+  onResponse?: (status: number, body: string) => void;
   /**
    * Keeps the latency of every 2xx response, in ms with sub-millisecond precision, in `latencies`
    * (autocannon's own percentiles come from a histogram of whole milliseconds).
@@ -32,7 +34,7 @@ export type LoadResult = {
 };
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const makeBody = options.body;
+  const { body: makeBody, onResponse } = options;
   const latencies: number[] | undefined = options.keepLatencies ? [] : undefined;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
@@ -44,7 +46,14 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         duration: options.durationSec,
         timeout: 30,
         ...(options.rate && { overallRate: options.rate }),
-        ...(makeBody && { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: makeBody() }) }] }),
+        ...((makeBody || onResponse) && {
+          requests: [
+            {
+              ...(makeBody && { setupRequest: (req: autocannon.Request) => ({ ...req, body: makeBody() }) }),
+              ...(onResponse && { onResponse }),
+            },
+          ],
+        }),
       },
       (err, res) => (err ? reject(err) : resolve(res)),
     );

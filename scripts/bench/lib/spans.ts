@@ -15,7 +15,7 @@ const text = (chars: number) => {
 const between = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo + 1));
 const NAMES = ['rag-pipeline', 'retrieve', 'llm-draft', 'llm-refine', 'tool-search'];
 
-type BenchSpan = Record<string, unknown> & { trace_id: string; root_trace_id: string };
+export type BenchSpan = Record<string, unknown> & { trace_id: string; root_trace_id: string };
 
 /** One trace: the root first, then its children, in the order a client sends them. */
 function makeTrace(project_name: string): BenchSpan[] {
@@ -62,6 +62,10 @@ function makeTrace(project_name: string): BenchSpan[] {
   }));
 }
 
+/** `size` traces of 5 spans, to render once and send many times (as JSON, or as OTLP: see otlp.ts). */
+export const tracePool = (project_name: string, size = 2000): BenchSpan[][] =>
+  Array.from({ length: size }, () => makeTrace(project_name));
+
 const SLOT = '$$$$$$$$$$$$';
 
 /**
@@ -69,9 +73,10 @@ const SLOT = '$$$$$$$$$$$$';
  * pool of pre-rendered traces whose ids end in a slot filled with a per-trace counter, so the load
  * generator spends its CPU on sending, not on building JSON.
  */
-export function spanBodies(project_name: string, poolSize = 2000): () => string {
-  const pool = Array.from({ length: poolSize }, () =>
-    makeTrace(project_name).map((span) => {
+export function spanBodies(traces: BenchSpan[][]): () => string {
+  const poolSize = traces.length;
+  const pool = traces.map((trace) =>
+    trace.map((span) => {
       let json = JSON.stringify(span);
       // Each span's ids keep their random first 24 hex digits; the last 12 become the slot.
       for (const id of new Set(json.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)))

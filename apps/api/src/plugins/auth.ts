@@ -66,9 +66,12 @@ export default fp(
 
     app.addHook('onRequest', async (req) => {
       const fromQuery = req.routeOptions.config.keyInQuery ? (req.query as { api_key?: string }).api_key : undefined;
-      const header = req.headers['x-api-key'] ?? req.headers['x-user-id'] ?? fromQuery;
+      // `Authorization: Bearer <key>` too: what OpenTelemetry exporters and most HTTP tooling send.
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+      const header = req.headers['x-api-key'] ?? req.headers['x-user-id'] ?? bearer ?? fromQuery;
       const key = Array.isArray(header) ? header[0] : header;
-      if (!key) throw new AppError(401, 'missing API key: send it in the x-api-key header');
+      if (!key)
+        throw new AppError(401, 'missing API key: send it in the x-api-key header or as Authorization: Bearer <key>');
 
       const hash = hashApiKey(key);
       const cacheKey = hash.toString('base64');

@@ -8,7 +8,6 @@ type Known = {
   protocol: 'openai' | 'anthropic' | 'azure';
   baseURL?: string;
   keyOptional?: boolean;
-  pricingId?: string;
 };
 
 // Providers Sightline knows by name. Any other name works as an OpenAI-compatible server once a base URL
@@ -16,7 +15,7 @@ type Known = {
 const KNOWN: Record<string, Known> = {
   openai: { protocol: 'openai' },
   anthropic: { protocol: 'anthropic' },
-  azure: { protocol: 'azure', pricingId: 'azure' },
+  azure: { protocol: 'azure' },
   groq: { protocol: 'openai', baseURL: 'https://api.groq.com/openai/v1' },
   together: { protocol: 'openai', baseURL: 'https://api.together.xyz/v1' },
   mistral: { protocol: 'openai', baseURL: 'https://api.mistral.ai/v1' },
@@ -71,7 +70,3 @@ export function resolveProvider(provider: string, { requestKey, saved, env }: Ke
       : openAiAdapter(protocol, provider, protocol === 'azure' ? env.AZURE_OPENAI_API_VERSION : undefined);
   return { adapter, apiKey, baseURL, ...(saved?.baseURL && { fetch: saved.fetch }) };
 }
-
-/** The provider id the price tables know this provider by. */
-export const pricingProviderId = (provider: string) =>
-  (Object.hasOwn(KNOWN, provider) && KNOWN[provider].pricingId) || provider;
