@@ -89,6 +89,14 @@ describe('request validation', () => {
       [{ project_name: 'p', configuration: { model: long } }, ['body', 'configuration', 'model']],
     ];
     for (const [body, loc] of cases) expectValidationError(await call(stack.app, key, 'POST', '/trace_log', body), loc);
+    // Nor may a completion or a prompt name such a model: their logs are spans too.
+    expectValidationError(
+      await call(stack.app, key, 'POST', '/completion', {
+        project_name: 'p',
+        llm_configuration: { provider: 'openai', model: long, messages: [{ role: 'user', content: 'hi' }] },
+      }),
+      ['body', 'llm_configuration', 'model'],
+    );
     expectValidationError(
       await call(stack.app, key, 'PUT', '/trace_log', {
         trace_id: randomUUID(),

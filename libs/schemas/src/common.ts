@@ -41,6 +41,8 @@ export const SmallCount = z.number().int().min(0).max(2_147_483_647);
  * of up to 4 bytes each always do.
  */
 export const IndexedText = z.string().max(512);
+/** A model's name: indexed with its trace's sums (migration 00012), so as long as indexed text may be. */
+export const ModelName = z.string().min(1).max(512);
 /** The x-request-id of the API request a job or span event came from: the worker's log lines about it carry it. */
 export const RequestId = z.string().max(128).optional();
 export const JsonObject = z.record(z.string(), z.unknown());

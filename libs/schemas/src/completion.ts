@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Fraction, IndexedText, JsonObject, OptionalName, OptionalUuid, RequestId, Uuid } from './common';
+import { Fraction, IndexedText, JsonObject, ModelName, OptionalName, OptionalUuid, RequestId, Uuid } from './common';
 import { ProjectName } from './project';
 
 const MESSAGE_ROLES = ['system', 'user', 'assistant', 'example_user', 'example_assistant', 'function', 'tool'] as const;
@@ -26,12 +26,12 @@ const ModelParamsSchema = z.object({
   response_format: z
     .object({ type: z.enum(['text', 'json_object', 'json_schema']), json_schema: JsonObject.nullish() })
     .nullish(),
-  model: z.string().nullish(),
+  model: ModelName.nullish(),
 });
 export type ModelParams = z.infer<typeof ModelParamsSchema>;
 
 const LlmConfigurationSchema = z.object({
-  model: z.string().min(1).nullish(),
+  model: ModelName.nullish(),
   provider: z.string().min(1).nullish(),
   model_params: ModelParamsSchema.nullish(),
   messages: z.array(MessageSchema).nullish(),
@@ -79,7 +79,7 @@ export const DeployedPromptRequestSchema = z.object({
 export const PromptVersionCreateSchema = z.object({
   name: z.string().min(1).max(255),
   messages: z.array(MessageSchema).min(1),
-  model: z.string().min(1),
+  model: ModelName,
   provider: z.string().min(1),
   model_params: ModelParamsSchema.nullish(),
   functions: z.array(FunctionSchema).nullish(),

@@ -1,13 +1,13 @@
 import isSafeRegex from 'safe-regex2';
 import { z } from 'zod';
 import type { EvalResult as CoreEvalResult } from '@sightline/core';
-import { IndexedText, JsonObject, PathId, RequestId, Uuid } from './common';
+import { IndexedText, JsonObject, ModelName, PathId, RequestId, Uuid } from './common';
 
 const Judge = z.object({
   /** With {{output}}, {{target}} and {{inputs.<name>}} placeholders. */
   prompt_template: z.string().min(1),
   provider: z.string().min(1),
-  model: z.string().min(1),
+  model: ModelName,
   model_params: JsonObject.nullish(),
   cache: z.boolean().nullish(),
 });

@@ -19,7 +19,8 @@ export function completionSpanEvent(
     fields: {
       trace_name: log.trace_name,
       configuration: {
-        model: response.model,
+        // As the provider named it; a name longer than any model's could not be stored (see ModelName).
+        model: response.model.slice(0, 512),
         provider: req.provider,
         ...(!log.omit_inputs && {
           model_params: req.params,
