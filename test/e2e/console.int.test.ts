@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentTrace, manyTraces, wideTrace, writeSpans } from '../support/console-data';
 import { useConsole } from '../support/console-browser';
-import { otlpJson, spanIdHex, traceIdHex } from '../support/otlp';
+import { otlpJson, spanIdHex, traceIdHex, uuidOfHex } from '../support/otlp';
 
 // The console in a real browser against the processes `npm start` runs: traces, a trace, the dashboard,
 // sessions, settings and roles. Every page it visits is saved to test-artifacts/screenshots/.
@@ -399,8 +399,7 @@ describe('the web console', { timeout: 60_000 }, () => {
       body: JSON.stringify(body),
     });
     expect(res.status).toBe(200);
-    const id = `${traceId.slice(0, 8)}-${traceId.slice(8, 12)}-${traceId.slice(12, 16)}-${traceId.slice(16, 20)}-${traceId.slice(20)}`;
-    await page.goto(`${origin}/projects/x/traces/${id}`);
+    await page.goto(`${origin}/projects/x/traces/${uuidOfHex(traceId)}`);
     const tree = page.getByRole('tree', { name: 'Spans of the trace' });
     await tree.waitFor();
     await expect(tree.getByRole('treeitem').count()).resolves.toBe(3);

@@ -20,6 +20,7 @@ import { costOf } from '@sightline/llm';
 import { FakeOpenAI } from '../fakes/fake-openai';
 import { call, readTrace } from '../support/app';
 import { useStack } from '../support/fixtures';
+import { uuidOfHex as uuid } from '../support/otlp';
 
 // Real OTLP exporters and real GenAI instrumentations of the OpenAI SDK, talking over real sockets to the
 // API and to a fake OpenAI: what a user's process sends, byte for byte, read back as a user reads it.
@@ -38,9 +39,6 @@ beforeAll(async () => {
   apiBase = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;
 });
 afterAll(() => openai.stop());
-
-const uuid = (hex: string) =>
-  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 
 type Tree = { trace_id: string; trace_name: string; depth: number; children: Tree[]; [k: string]: unknown };
 

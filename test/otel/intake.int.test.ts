@@ -10,6 +10,7 @@ import {
   spanIdHex,
   traceIdHex,
   type SpanSpec,
+  uuidOfHex as uuid,
 } from '../support/otlp';
 
 const {
@@ -18,8 +19,6 @@ const {
   orgs: [org, other],
 } = useStack({ orgs: ['otel', 'otel-other'] });
 
-const uuid = (hex: string) =>
-  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 const spanUuid = (traceId: string, spanId: string) => uuid(traceId.slice(0, 16) + spanId);
 
 type Tree = { trace_id: string; trace_name: string; depth: number; children: Tree[]; [k: string]: unknown };

@@ -24,6 +24,9 @@ export type SpanSpec = {
 };
 
 export const traceIdHex = () => randomBytes(16).toString('hex');
+/** 32 hex digits as a UUID: a trace id is its root span's UUID. */
+export const uuidOfHex = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 export const spanIdHex = () => randomBytes(8).toString('hex');
 
 /** An attribute value in OTLP/JSON's AnyValue shape. */

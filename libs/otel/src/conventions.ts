@@ -53,10 +53,6 @@ class Attrs {
     const n = this.num(...keys);
     return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
   }
-  /** Whether any key starts with `prefix`. */
-  has(prefix: string): boolean {
-    return Object.keys(this.all).some((k) => k.startsWith(prefix));
-  }
 }
 
 // ---- Kind ------------------------------------------------------------------------------------------------
