@@ -25,7 +25,7 @@ function storableValue(_key: string, value: unknown): unknown {
 
 /** JSON.parse, with every string and key made storable (see storableText). Throws as JSON.parse does. */
 export const parseStorableJson = (text: string): unknown =>
-  SUSPECT_ESCAPE.test(text) ? JSON.parse(text, storableValue) : JSON.parse(text);
+  text.includes('\\u') && SUSPECT_ESCAPE.test(text) ? JSON.parse(text, storableValue) : JSON.parse(text);
 
 /** Deeper JSON than this is refused: serializing it again (for the queue, for jsonb) would overflow the stack. */
 export const MAX_NESTING = 256;
@@ -34,6 +34,12 @@ export const MAX_NESTING = 256;
 export function nestsDeeperThan(text: string, limit: number): boolean {
   // Nesting deeper than `limit` takes more than 2 × limit characters.
   if (text.length <= 2 * limit) return false;
+  // Most JSON opens few brackets: counting them (indexOf is native) rules it out without the walk below.
+  let opened = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i >= 0 && opened <= limit; i = text.indexOf(bracket, i + 1)) opened++;
+  }
+  if (opened <= limit) return false;
   let depth = 0,
     inString = false;
   for (let i = 0; i < text.length; i++) {

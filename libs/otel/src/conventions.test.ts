@@ -483,7 +483,7 @@ describe('precedence', () => {
 });
 
 describe('metadata', () => {
-  it('keeps unclaimed attributes as strings under dotted keys, the resource’s on roots, and OTel’s own that the UUIDs do not hold', () => {
+  it('keeps unclaimed attributes as strings under dotted keys, the resource’s and the scope’s on roots, and OTel’s own that the UUIDs do not hold', () => {
     const resource = { 'service.name': 'checkout', 'deployment.environment': 'prod' };
     const f = map(span({ 'http.status_code': 200, 'feature.flags': ['a', 'b'], retried: false }), resource);
     expect(f.metadata).toEqual({
@@ -491,7 +491,6 @@ describe('metadata', () => {
       'feature.flags': '["a","b"]',
       retried: 'false',
       'otel.span_kind': 'CLIENT',
-      'otel.scope.name': 'scope',
       // Finer than the columns' microseconds: kept.
       'otel.start_time_unix_nano': '1767225600123456789',
       'otel.end_time_unix_nano': '1767225602623456790',

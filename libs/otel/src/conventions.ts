@@ -28,7 +28,11 @@ export const otelIds = {
 
 class Attrs {
   readonly used = new Set<string>();
-  constructor(readonly all: Attributes) {}
+  /** The keys, listed once: the flattened conventions scan them four times. */
+  readonly keys: string[];
+  constructor(readonly all: Attributes) {
+    this.keys = Object.keys(all);
+  }
 
   /** The first of `keys` present, marked as read. */
   get(...keys: string[]): AttrValue | undefined {
@@ -161,16 +165,19 @@ function flattenedMessages(a: Attrs): Conversation {
           })),
         }
       : m;
-  const prompt = flattened(a.all, 'gen_ai.prompt.', a.used).map(asMessage);
-  const completion = flattened(a.all, 'gen_ai.completion.', a.used).map(asMessage);
+  const prompt = flattened(a.all, a.keys, 'gen_ai.prompt.', a.used).map(asMessage);
+  const completion = flattened(a.all, a.keys, 'gen_ai.completion.', a.used).map(asMessage);
   return { messages: messageList(prompt), outputs: messageList(completion, 'assistant') };
 }
 
 /** OpenInference's `llm.input_messages.N.message.*` / `llm.output_messages.N.message.*`. */
 function openInferenceMessages(a: Attrs): Conversation {
   return {
-    messages: messageList(flattened(a.all, 'llm.input_messages.', a.used).map(openInferenceMessage)),
-    outputs: messageList(flattened(a.all, 'llm.output_messages.', a.used).map(openInferenceMessage), 'assistant'),
+    messages: messageList(flattened(a.all, a.keys, 'llm.input_messages.', a.used).map(openInferenceMessage)),
+    outputs: messageList(
+      flattened(a.all, a.keys, 'llm.output_messages.', a.used).map(openInferenceMessage),
+      'assistant',
+    ),
   };
 }
 
@@ -353,10 +360,11 @@ const SPAN_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', '
 
 /** The span's own identity and shape, under `otel.`: ids, exact times, kind, scope, events and links. */
 function otelMetadata(span: OtlpSpan, scope: OtlpScope, events: OtlpEvent[]): Record<string, AttrValue> {
-  // Kept lean: every key is indexed (search, metadata filters) on every span. The trace id and the span ids
-  // are in the UUIDs (a root's is the trace id, so its span id is kept here, and the store needs it); the
-  // scope's version goes with the root; a span's kind only when it says more than "internal"; times only
-  // where they are finer than the columns' microseconds.
+  // Kept lean: every key is indexed twice (search, metadata filters) on every span, which PostgreSQL pays
+  // for on each write. The trace id and the span ids are in the UUIDs (a root's is the trace id, so its
+  // span id is kept here, and the store needs it); the instrumentation's scope goes with the root, as the
+  // resource does; a span's kind only when it says more than "internal"; times only where they are finer
+  // than the columns' microseconds.
   const m: Record<string, AttrValue> = {};
   const isRoot = !span.parentSpanId;
   if (isRoot) m['otel.span_id'] = span.spanId;
@@ -365,7 +373,7 @@ function otelMetadata(span: OtlpSpan, scope: OtlpScope, events: OtlpEvent[]): Re
     m['otel.start_time_unix_nano'] = nanosText(span.startTimeUnixNano);
   if (span.endTimeUnixNano !== null && span.endTimeUnixNano % 1000n !== 0n)
     m['otel.end_time_unix_nano'] = nanosText(span.endTimeUnixNano);
-  if (scope.name) m['otel.scope.name'] = scope.name;
+  if (scope.name && isRoot) m['otel.scope.name'] = scope.name;
   if (scope.version && isRoot) m['otel.scope.version'] = scope.version;
   if (span.traceState) m['otel.trace_state'] = span.traceState;
   if (events.length)
@@ -496,9 +504,9 @@ function metadataOf(a: Attrs, span: OtlpSpan, resource: Attributes, scope: OtlpS
   const userMetadata = parseJson(a.get('metadata'));
   if (userMetadata && typeof userMetadata === 'object' && !Array.isArray(userMetadata))
     Object.assign(rest, userMetadata);
-  for (const [k, v] of Object.entries(span.attributes)) if (!a.used.has(k) && v !== null) rest[k] = v;
+  for (const k of a.keys) if (!a.used.has(k) && a.all[k] !== null) rest[k] = a.all[k];
   // The resource (service, SDK, host, process) is the same for every span an SDK sends: kept on roots.
-  if (!span.parentSpanId) for (const [k, v] of Object.entries(resource)) if (v !== null) rest[`resource.${k}`] = v;
+  if (!span.parentSpanId) for (const k in resource) if (resource[k] !== null) rest[`resource.${k}`] = resource[k];
   return boundedMetadata(own, rest, span.droppedAttributesCount);
 }
 
@@ -538,8 +546,10 @@ function fieldsOf(span: OtlpSpan, resource: Attributes, scope: OtlpScope): Recor
     tags: stringList(a.get('tag.tags')),
   };
   fields.metadata = metadataOf(a, span, resource, scope, { kind, priceUnknown, usage, usedEvents });
-  for (const k of Object.keys(fields)) if (fields[k] === undefined) delete fields[k];
-  return fields;
+  // Copied rather than `delete`d: an object that loses keys turns slow for every later read and stringify.
+  const defined: Record<string, unknown> = {};
+  for (const k in fields) if (fields[k] !== undefined) defined[k] = fields[k];
+  return defined;
 }
 
 /**
@@ -568,18 +578,18 @@ function boundedMetadata(
   const out: Record<string, string> = {};
   let kept = 0,
     dropped = droppedBySdk;
-  for (const [k, v] of Object.entries(own)) {
-    if (v === null) continue;
-    out[k] = metadataText(v);
+  for (const k in own) {
+    if (own[k] === null) continue;
+    out[k] = metadataText(own[k]);
     kept++;
   }
-  for (const [k, v] of Object.entries(rest)) {
+  for (const k in rest) {
     if (k in own) continue;
     if (kept >= MAX_METADATA_KEYS) {
       dropped++;
       continue;
     }
-    out[k] = metadataText(v);
+    out[k] = metadataText(rest[k]);
     kept++;
   }
   if (dropped) out['otel.dropped_attributes_count'] = String(dropped);

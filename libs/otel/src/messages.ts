@@ -155,20 +155,26 @@ export function outputText(message: Message | undefined): string | undefined {
  * Flattened messages (`<prefix>N.<rest>`) as one object per index, ordered by index: the shape OpenLLMetry
  * (`gen_ai.prompt.0.role`) and OpenInference (`llm.input_messages.0.message.role`) write.
  */
-export function flattened(attrs: Record<string, AttrValue>, prefix: string, used: Set<string>): Obj[] {
-  const byIndex = new Map<number, Obj>();
-  for (const key of Object.keys(attrs)) {
+export function flattened(
+  attrs: Record<string, AttrValue>,
+  keys: readonly string[],
+  prefix: string,
+  used: Set<string>,
+): Obj[] {
+  let byIndex: Map<number, Obj> | undefined;
+  for (const key of keys) {
     if (!key.startsWith(prefix)) continue;
     const rest = key.slice(prefix.length);
     const dot = rest.indexOf('.');
     const index = Number(dot < 0 ? rest : rest.slice(0, dot));
     if (!Number.isInteger(index) || index < 0 || dot < 0) continue;
     used.add(key);
+    byIndex ??= new Map();
     let entry = byIndex.get(index);
     if (!entry) byIndex.set(index, (entry = {}));
     setPath(entry, rest.slice(dot + 1).split('.'), attrs[key]);
   }
-  return [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
+  return byIndex ? [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, v]) => v) : [];
 }
 
 /** Sets `path` in `obj`; numeric segments make arrays (`tool_calls.0.name`). */

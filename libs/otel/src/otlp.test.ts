@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { MAX_VALUE_CHARS, readResourceSpans, type OtlpSpan } from './otlp';
 import { decodeProtobufRequest } from './proto';
@@ -94,6 +95,56 @@ describe('readResourceSpans (OTLP/JSON)', () => {
 });
 
 describe('decodeProtobufRequest', () => {
+  it('reads 64-bit integers exactly: times past 2^53 and integer attributes of either sign and any size', () => {
+    const collector = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js')
+      .opentelemetry.proto.collector.trace.v1;
+    const ints = [
+      '0',
+      '42',
+      '-5',
+      '2147483648',
+      '-2147483649',
+      '1099511627776',
+      '9223372036854775807',
+      '-9223372036854775808',
+    ];
+    const message = collector.ExportTraceServiceRequest.fromObject({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  ...jsonSpan(),
+                  traceId: Buffer.from(TRACE, 'hex'),
+                  spanId: Buffer.from(SPAN, 'hex'),
+                  startTimeUnixNano: '1544712660123456789',
+                  endTimeUnixNano: '18446744073709551615',
+                  attributes: ints.map((n) => ({ key: n, value: { intValue: n } })),
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const body = collector.ExportTraceServiceRequest.encode(message).finish();
+    const [outcome] = readResourceSpans(decodeProtobufRequest(body))[0].spans;
+    const span = (outcome as { span: OtlpSpan }).span;
+    expect(span.startTimeUnixNano).toBe(1544712660123456789n);
+    expect(span.endTimeUnixNano).toBe(18446744073709551615n);
+    expect(span.attributes).toEqual({
+      '0': 0,
+      '42': 42,
+      '-5': -5,
+      '2147483648': 2147483648,
+      '-2147483649': -2147483649,
+      '1099511627776': 1099511627776,
+      '9223372036854775807': '9223372036854775807',
+      '-9223372036854775808': '-9223372036854775808',
+    });
+  });
+
   it('refuses bytes that are not an ExportTraceServiceRequest', () => {
     expect(() => decodeProtobufRequest(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]))).toThrow();
   });

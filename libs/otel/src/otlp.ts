@@ -72,9 +72,18 @@ function parentHex(value: unknown): string | null {
   return idHex(value, 8, 'parentSpanId');
 }
 
+type Long = { low: number; high: number; unsigned: boolean };
+const isLong = (v: unknown): v is Long =>
+  typeof v === 'object' && v !== null && typeof (v as Long).low === 'number' && typeof (v as Long).high === 'number';
+
 /** A fixed64 / int64: a Long (protobuf), a decimal string or a number (JSON). */
 function int64(value: unknown): bigint | null {
   if (value == null || value === '') return null;
+  if (isLong(value)) {
+    // From its two 32-bit halves: cheaper than through its decimal text.
+    const bits = (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0);
+    return value.unsigned ? bits : BigInt.asIntN(64, bits);
+  }
   if (typeof value === 'object' && 'toString' in value) value = String(value);
   if (typeof value === 'number' && !Number.isInteger(value)) throw new SpanRejected(`not an integer: ${value}`);
   if (typeof value !== 'string' && typeof value !== 'number') throw new SpanRejected('not an integer');
@@ -110,7 +119,11 @@ function anyValue(value: unknown, depth = 0): AttrValue {
   if (value.stringValue != null) return text(String(value.stringValue));
   if (value.boolValue != null) return Boolean(value.boolValue);
   if (value.intValue != null) {
-    const n = int64(value.intValue)!;
+    const long = value.intValue;
+    // Most integers fit in 32 bits: their Long's high half is only the sign.
+    if (isLong(long) && !long.unsigned && (long.high === 0 ? long.low >= 0 : long.high === -1 && long.low < 0))
+      return long.low;
+    const n = int64(long)!;
     return Number.isSafeInteger(Number(n)) ? Number(n) : n.toString();
   }
   if (value.doubleValue != null)

@@ -28,8 +28,11 @@ function keyValue(key: string, value: Value) {
 const nanos = (iso: unknown) => String(BigInt(Date.parse(String(iso))) * 1_000_000n);
 const textParts = (content: unknown) => [{ type: 'text', content }];
 
-/** One benchmark span's fields as OTel attributes. */
-function attributesOf(span: BenchSpan): Record<string, Value> {
+/**
+ * One benchmark span's fields as OTel attributes. `withCost`: the span carries its cost (OpenInference's
+ * `llm.cost.total`), as the batch benchmark's spans do; without it, the API prices the tokens.
+ */
+function attributesOf(span: BenchSpan, withCost: boolean): Record<string, Value> {
   const configuration = span.configuration as {
     model: string;
     provider: string;
@@ -50,6 +53,7 @@ function attributesOf(span: BenchSpan): Record<string, Value> {
     'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: textParts(span.output) }]),
     'gen_ai.usage.input_tokens': span.input_tokens as number,
     'gen_ai.usage.output_tokens': span.output_tokens as number,
+    ...(withCost && { 'llm.cost.total': span.cost as number }),
     ...(span.metadata as Record<string, string>),
     'user.id': span.end_user_identifier as string,
     'session.id': span.session_id as string,
@@ -58,7 +62,7 @@ function attributesOf(span: BenchSpan): Record<string, Value> {
 }
 
 /** A trace's spans in OTLP: one fresh trace id, the root the parent of the others (as in the batch's tree). */
-function otlpTrace(trace: BenchSpan[]) {
+function otlpTrace(trace: BenchSpan[], withCost: boolean) {
   const traceId = randomBytes(16);
   const spanIds = trace.map(() => randomBytes(8));
   const spans = trace.map((span, i) => ({
@@ -69,7 +73,7 @@ function otlpTrace(trace: BenchSpan[]) {
     kind: 1,
     startTimeUnixNano: nanos(span.start_timestamp),
     endTimeUnixNano: nanos(span.end_timestamp),
-    attributes: Object.entries(attributesOf(span)).map(([k, v]) => keyValue(k, v)),
+    attributes: Object.entries(attributesOf(span, withCost)).map(([k, v]) => keyValue(k, v)),
     status: { code: span.status === 'error' ? 2 : 0 },
   }));
   return { traceId, spans };
@@ -82,11 +86,11 @@ function otlpTrace(trace: BenchSpan[]) {
  * id is its trace id (a root) or the trace id's first 8 bytes and its span id, so every id changes. The
  * same buffer is handed out each time: autocannon copies a body into the request it builds at once.
  */
-export function otlpBodies(traces: BenchSpan[][], spansPerRequest: number): () => Buffer {
+export function otlpBodies(traces: BenchSpan[][], spansPerRequest: number, withCost: boolean): () => Buffer {
   const tracesPerRequest = Math.max(1, Math.round(spansPerRequest / traces[0].length));
   const bodies: { bytes: Buffer; offsets: number[] }[] = [];
   for (let first = 0; first + tracesPerRequest <= traces.length; first += tracesPerRequest) {
-    const group = traces.slice(first, first + tracesPerRequest).map(otlpTrace);
+    const group = traces.slice(first, first + tracesPerRequest).map((t) => otlpTrace(t, withCost));
     const project = String(traces[first][0].project_name);
     const request = {
       resourceSpans: [

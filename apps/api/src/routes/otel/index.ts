@@ -16,7 +16,7 @@ import {
   type MappedSpan,
   type ResourceGroup,
 } from '@sightline/otel';
-import { ProjectName } from '@sightline/schemas';
+import { MAX_BATCH_SPANS, ProjectName } from '@sightline/schemas';
 import { AppError } from '../../errors';
 
 type Encoding = 'json' | 'protobuf';
@@ -39,7 +39,9 @@ function projectNameOf(header: string | undefined, resource: Attributes): string
 }
 
 type Mapped = MappedSpan & { projectId: string };
-const YIELD_EVERY = 200;
+// Spans mapped in one go. An SDK exports at most 512 by default, and the batch endpoint takes at most this
+// many; a larger export lets other requests be served between runs of this many spans.
+const YIELD_EVERY = MAX_BATCH_SPANS;
 
 /**
  * OTLP/HTTP trace export (`POST /v1/traces`): protobuf or JSON, gzip or not. Every span is mapped on its
@@ -92,51 +94,49 @@ export default async function otelRoutes(app: FastifyInstance) {
     return statusBody(RPC_CODE[reply.statusCode] ?? 2, message, encoding);
   });
 
-  /** One resource's spans mapped, with the project they go to, and what was refused of them. */
-  async function mapGroup(req: FastifyRequest, group: ResourceGroup, mapped: Mapped[], refusals: string[]) {
+  /**
+   * The span events of a request's resource groups, and what was refused of them. Past the projects'
+   * lookup it runs in one go (up to YIELD_EVERY spans): the intermediate objects (the spans read, the
+   * spans mapped) die before any other request allocates, so that the garbage collector need not copy
+   * them. Run across awaits, they cost the API more in collection than in mapping.
+   */
+  async function eventsOf(req: FastifyRequest, groups: ResourceGroup[]) {
     const header = req.headers['x-project-name'];
-    const name = projectNameOf(Array.isArray(header) ? header[0] : header, group.resource);
-    const projectId = ProjectName.safeParse(name).success
-      ? await app.resolveProjectId(req.organizationId, { project_name: name })
-      : undefined;
-    for (const [i, outcome] of group.spans.entries()) {
-      // A large export maps for tens of milliseconds: other requests are served in between.
-      if (i % YIELD_EVERY === YIELD_EVERY - 1) await setImmediate();
-      if ('error' in outcome) {
-        refusals.push(outcome.error);
-        continue;
-      }
-      const { span } = outcome;
-      if (!projectId) {
-        refusals.push(
-          `span ${span.spanId}: project name ${JSON.stringify(name.slice(0, 40))} must be 1 to 255 characters`,
-        );
-        continue;
-      }
-      try {
-        mapped.push(Object.assign(mapSpan(span, group.resource, group.scope), { projectId }));
-      } catch (err) {
-        if (!(err instanceof SpanRejected)) throw err;
-        refusals.push(`span ${span.spanId}: ${err.message}`);
-      }
-    }
-  }
-
-  async function exportTraces(req: FastifyRequest, reply: FastifyReply) {
-    const encoding = encodingOf(req);
-    let groups: ResourceGroup[];
-    try {
-      const resourceSpans =
-        encoding === 'protobuf'
-          ? decodeProtobufRequest(req.body as Buffer)
-          : ((req.body as { resourceSpans?: unknown } | null)?.resourceSpans ?? []);
-      groups = readResourceSpans(resourceSpans);
-    } catch (err) {
-      throw new AppError(400, `not an OTLP ExportTraceServiceRequest: ${(err as Error).message}`);
+    const projects: { name: string; id?: string }[] = [];
+    for (const group of groups) {
+      const name = projectNameOf(Array.isArray(header) ? header[0] : header, group.resource);
+      const id = ProjectName.safeParse(name).success
+        ? await app.resolveProjectId(req.organizationId, { project_name: name })
+        : undefined;
+      projects.push({ name, id });
     }
     const mapped: Mapped[] = [];
     const refusals: string[] = [];
-    for (const group of groups) await mapGroup(req, group, mapped, refusals);
+    let count = 0;
+    for (const [g, group] of groups.entries()) {
+      const { name, id: projectId } = projects[g];
+      for (const outcome of group.spans) {
+        if (count > 0 && count % YIELD_EVERY === 0) await setImmediate();
+        count++;
+        if ('error' in outcome) {
+          refusals.push(outcome.error);
+          continue;
+        }
+        const { span } = outcome;
+        if (!projectId) {
+          refusals.push(
+            `span ${span.spanId}: project name ${JSON.stringify(name.slice(0, 40))} must be 1 to 255 characters`,
+          );
+          continue;
+        }
+        try {
+          mapped.push(Object.assign(mapSpan(span, group.resource, group.scope), { projectId }));
+        } catch (err) {
+          if (!(err instanceof SpanRejected)) throw err;
+          refusals.push(`span ${span.spanId}: ${err.message}`);
+        }
+      }
+    }
     placeInTrees(mapped);
     const events = mapped.map((m) =>
       spanCreateEvent({
@@ -150,6 +150,25 @@ export default async function otelRoutes(app: FastifyInstance) {
         otel: m.alias ? { root_alias: m.alias } : m.parentElsewhere ? { parent_elsewhere: true } : {},
       }),
     );
+    return { events, refusals };
+  }
+
+  /** The request's resource groups, read from either encoding. */
+  function groupsOf(req: FastifyRequest, encoding: Encoding): ResourceGroup[] {
+    try {
+      const resourceSpans =
+        encoding === 'protobuf'
+          ? decodeProtobufRequest(req.body as Buffer)
+          : ((req.body as { resourceSpans?: unknown } | null)?.resourceSpans ?? []);
+      return readResourceSpans(resourceSpans);
+    } catch (err) {
+      throw new AppError(400, `not an OTLP ExportTraceServiceRequest: ${(err as Error).message}`);
+    }
+  }
+
+  async function exportTraces(req: FastifyRequest, reply: FastifyReply) {
+    const encoding = encodingOf(req);
+    const { events, refusals } = await eventsOf(req, groupsOf(req, encoding));
     if (events.length) await app.acceptSpanEvents(events, req.id);
     const errorMessage = refusals.length
       ? `${refusals.length} span(s) rejected: ${refusals.slice(0, 5).join('; ')}${refusals.length > 5 ? '; …' : ''}`
