@@ -10,11 +10,11 @@
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createInterface } from 'node:readline';
 import { Queue } from 'bullmq';
 import { load } from './lib/load';
 import { median, quantile, round, writeResult, type Row } from './lib/report';
 import { createBenchStack, freePort, peakRssMb, ROOT, waitForHttp, type BenchStack } from './lib/stack';
+import { startUpstream, upstreamStats } from './lib/upstream';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 4);
@@ -43,25 +43,6 @@ function cpuMs(pid: number): number {
 }
 
 const children: ChildProcess[] = [];
-
-/** The fake upstream, in its own process; resolves with its base URL once it listens. */
-async function startUpstream(): Promise<{ baseURL: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'scripts/bench/lib/fake-openai-upstream.ts', `--delay-ms=${UPSTREAM_DELAY_MS}`],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  children.push(child);
-  const [line] = (await Promise.race([
-    new Promise((resolve) => createInterface({ input: child.stdout! }).once('line', (l) => resolve([l]))),
-    new Promise((_, reject) => setTimeout(() => reject(new Error('the fake upstream did not start')), 20_000)),
-  ])) as [string];
-  const { port } = JSON.parse(line) as { port: number };
-  return { baseURL: `http://127.0.0.1:${port}/v1`, child };
-}
 
 /**
  * Portkey 1.15.2 cannot stream on the @hono/node-server it installs with (1.19): it appends its
@@ -102,10 +83,7 @@ async function startPortkey(): Promise<{ base: string; child: ChildProcess; stde
   return { base: `http://127.0.0.1:${port}`, child, stderr: () => stderr };
 }
 
-async function upstreamCalls(baseURL: string): Promise<number> {
-  const res = await fetch(baseURL.replace(/\/v1$/, '/stats'));
-  return ((await res.json()) as { requests: number }).requests;
-}
+const upstreamCalls = async (baseURL: string) => (await upstreamStats(baseURL)).requests;
 
 /** The data of each complete SSE event in `text`, and the unfinished rest. */
 function sseData(text: string): { events: string[]; rest: string } {
@@ -189,7 +167,8 @@ async function cleanup() {
 process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 
 try {
-  const upstream = await startUpstream();
+  const upstream = await startUpstream([`--delay-ms=${UPSTREAM_DELAY_MS}`]);
+  children.push(upstream.child);
   const portkey = await startPortkey();
   const apiPort = await freePort();
   const providerEnv = { OPENAI_BASE_URL: upstream.baseURL, OPENAI_API_KEY: UPSTREAM_KEY };

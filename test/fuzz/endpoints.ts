@@ -471,6 +471,20 @@ export function endpoints(t: Targets): Endpoint[] {
     },
     { method: 'GET', path: '/provider-keys' },
     { method: 'DELETE', path: '/provider-keys/:provider', params: { provider: t.provider } },
+    {
+      method: 'POST',
+      path: '/routes',
+      bodies: [
+        {
+          name: 'fuzz-route',
+          strategy: 'loadbalance',
+          targets: [{ provider: t.provider, model: 'gpt-4o-mini', weight: 2 }],
+          retry_on: [429, 'timeout'],
+        },
+      ],
+    },
+    { method: 'GET', path: '/routes' },
+    { method: 'DELETE', path: '/routes/:name', params: { name: 'fuzz-route' } },
     { method: 'GET', path: '/me' },
     { method: 'GET', path: '/projects' },
     {

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../fakes/fake-server';
-import { readTrace } from '../support/app';
+import { call, readTrace } from '../support/app';
 import { useGateway } from '../support/fixtures';
 import { userMessage } from '../support/gateway';
 
@@ -206,5 +206,37 @@ describe('POST /completion/stream', () => {
     const res = await stream({ llm_configuration: config('{{missing}}') });
     expect(res.status).toBe(422);
     expect(JSON.parse(res.networkChunks.join('')).detail[0].loc).toEqual(['body', 'inputs', 'missing']);
+  });
+  describe('through a fallback route', () => {
+    const routed = (content: string) => ({
+      llm_configuration: { model: 'route:streamed', messages: [userMessage(content)] },
+    });
+    beforeAll(async () => {
+      const res = await call(gw.stack.app, key, 'POST', '/routes', {
+        name: 'streamed',
+        strategy: 'fallback',
+        targets: [
+          { provider: 'openai', model: 'gpt-4o-mini' },
+          { provider: 'anthropic', model: 'claude-3-5-haiku-latest' },
+        ],
+      });
+      expect(res.statusCode).toBe(200);
+    });
+
+    it('moves on to the next target when the first fails before its first chunk', async () => {
+      gw.openai.plan({ status: 503 });
+      const { chunks, payloads } = referenceClientRead((await stream(routed('one two'))).networkChunks);
+      expect(chunks.join('')).toBe('echo: one two');
+      expect(payloads.at(-1)).toMatchObject({ status: 'success', provider: 'anthropic' });
+    });
+
+    it('ends the stream with an error, and tries nothing else, when a target fails after its first chunk', async () => {
+      gw.openai.plan({ breakAfterChunks: 3 });
+      const before = gw.anthropic.requests.length;
+      const { chunks, payloads } = referenceClientRead((await stream(routed('a b c d e f'))).networkChunks);
+      expect(chunks.join('')).toMatch(/^echo: a /);
+      expect(payloads.at(-1)).toMatchObject({ status: 'error', provider: 'openai' });
+      expect(gw.anthropic.requests).toHaveLength(before);
+    });
   });
 });

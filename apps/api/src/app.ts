@@ -36,6 +36,7 @@ import insightRoutes from './routes/insights/index';
 import projectRoutes from './routes/projects/index';
 import remarkRoutes from './routes/remarks/index';
 import promptRoutes from './routes/prompts/index';
+import gatewayRouteRoutes from './routes/gateway-routes/index';
 import providerKeyRoutes from './routes/provider-keys/index';
 import otelRoutes from './routes/otel/index';
 import traceLogRoutes from './routes/trace-logs/index';
@@ -134,6 +135,7 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(completionRoutes);
   await v1.register(promptRoutes);
   await v1.register(providerKeyRoutes);
+  await v1.register(gatewayRouteRoutes);
   await v1.register(datasetRoutes);
   await v1.register(experimentRoutes);
   await v1.register(evalMetricRoutes);

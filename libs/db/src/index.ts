@@ -5,6 +5,7 @@ export * from './projects';
 export * from './spans';
 export * from './retention';
 export * from './provider-keys';
+export * from './routes';
 export * from './prompts';
 export * from './datasets';
 export * from './experiments';

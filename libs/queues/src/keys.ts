@@ -7,6 +7,8 @@ export function redisKeys(prefix: string) {
     pendingOrganization: (org: string) => `${prefix}:pending:org:${org}`,
     replies: (replyTo: string) => `${prefix}:replies:${replyTo}`,
     completionCache: (org: string, digest: string) => `${prefix}:completion-cache:${org}:${digest}`,
+    /** Set while a load-balanced route's target cools down after a failure (the route and target by index). */
+    routeCooling: (org: string, route: string, target: number) => `${prefix}:route-cooling:${org}:${route}:${target}`,
     /** Every span event accepted and not yet written, by sequence number: the span-write backlog. */
     spanBacklog: `${prefix}:span-backlog`,
     /** Pub/sub channel of an organization's root spans, published as they are committed (the live tail). */

@@ -95,8 +95,10 @@ export const DeploymentCreateSchema = z.object({
     .nullish(),
 });
 
+const ProviderName = z.string().regex(/^[a-z0-9_-]{1,64}$/, 'lower-case letters, digits, _ and - only');
+
 export const ProviderKeyCreateSchema = z.object({
-  provider: z.string().regex(/^[a-z0-9_-]{1,64}$/, 'lower-case letters, digits, _ and - only'),
+  provider: ProviderName,
   api_key: z.string().min(1).max(4096),
   base_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).nullish(),
 });
@@ -162,6 +164,43 @@ const CompletionLogSchema = z.object({
   evaluation_metric_names: z.array(z.string()).optional(),
 });
 
+/** A completion names a route as its model: `route:<name>`. */
+export const ROUTE_MODEL_PREFIX = 'route:';
+/** The failures on which a route moves on to its next target. */
+const RETRY_ON = ['429', '5xx', 'timeout'] as const;
+export type RetryOn = (typeof RETRY_ON)[number];
+
+const RouteTargetSchema = z.object({
+  provider: ProviderName,
+  model: ModelName,
+  /** Loadbalance: this target's share, relative to the others' (default 1). */
+  weight: z.number().positive().max(1_000_000).optional(),
+  /** The saved provider key (named by its `provider`) whose key and base URL this target uses. */
+  provider_key: ProviderName.optional(),
+});
+export type RouteTarget = z.infer<typeof RouteTargetSchema>;
+
+export const RouteCreateSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _, . and - only'),
+  strategy: z.enum(['fallback', 'loadbalance']),
+  targets: z.array(RouteTargetSchema).min(1).max(16),
+  // `429` may come as a number, as in the documentation's example.
+  retry_on: z
+    .array(z.union([z.literal(429).transform(() => '429' as const), z.enum(RETRY_ON)]))
+    .max(RETRY_ON.length)
+    .default([...RETRY_ON]),
+});
+export type RouteCreate = z.output<typeof RouteCreateSchema>;
+
+export const RouteSchema = z.object({
+  name: z.string(),
+  strategy: z.enum(['fallback', 'loadbalance']),
+  targets: z.array(RouteTargetSchema),
+  retry_on: z.array(z.enum(RETRY_ON)),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
 export const CompletionJobSchema = z.object({
   /** The pub/sub channel the API listens on for this job's chunks and result. */
   reply_to: z.string().min(1),
@@ -174,6 +213,10 @@ export const CompletionJobSchema = z.object({
   provider_api_key: z.union([z.object({ sealed: z.string() }), z.object({ plain: z.string() })]).optional(),
   log: CompletionLogSchema,
   request_id: RequestId,
+  /** The route the request named as its model: the gateway calls its targets instead of `request`'s. */
+  route: RouteCreateSchema.omit({ retry_on: true })
+    .extend({ retry_on: z.array(z.enum(RETRY_ON)) })
+    .optional(),
 });
 export type CompletionJob = z.infer<typeof CompletionJobSchema>;
 

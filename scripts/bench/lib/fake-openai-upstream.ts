@@ -4,7 +4,10 @@
 // when `stream_options.include_usage` is set. Its only state is a request counter.
 //
 //   node --import tsx scripts/bench/lib/fake-openai-upstream.ts [--port=0] [--delay-ms=20] [--chunks=8] [--chunk-gap-ms=2]
+//     [--fail-every=0]
 //
+// `--fail-every=N` (N > 0): every Nth call answers 500 after the same delay, as a provider failing part of
+// its calls does; `failed` counts them.
 // Prints one JSON line `{"port":N}` on stdout once it listens; `GET /stats` answers the counters.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -15,13 +18,15 @@ const { values } = parseArgs({
     'delay-ms': { type: 'string', default: '20' },
     chunks: { type: 'string', default: '8' },
     'chunk-gap-ms': { type: 'string', default: '2' },
+    'fail-every': { type: 'string', default: '0' },
   },
 });
 const DELAY_MS = Number(values['delay-ms']);
 const CHUNKS = Math.max(1, Number(values.chunks));
 const CHUNK_GAP_MS = Number(values['chunk-gap-ms']);
+const FAIL_EVERY = Number(values['fail-every']);
 
-const stats = { requests: 0, streamed: 0, bad: 0 };
+const stats = { requests: 0, streamed: 0, bad: 0, failed: 0 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog ', 'again '];
 
@@ -67,6 +72,13 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     system_fingerprint: 'fp_bench',
   };
   await sleep(DELAY_MS);
+  if (FAIL_EVERY > 0 && stats.requests % FAIL_EVERY === 0) {
+    stats.failed++;
+    res
+      .writeHead(500, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: { type: 'server_error', message: 'planned failure' } }));
+    return;
+  }
   if (!body.stream) {
     const message = { role: 'assistant', content: pieces.join(''), refusal: null };
     res.writeHead(200, { 'content-type': 'application/json' });

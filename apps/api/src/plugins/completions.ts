@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { seal } from '@sightline/core';
-import { configurationOf, findDeployment, findEvalMetrics, type Sql } from '@sightline/db';
+import { configurationOf, findDeployment, findEvalMetrics, findRoute, type Sql } from '@sightline/db';
 import {
   buildLlmRequest,
   callBudgetMs,
@@ -11,6 +11,7 @@ import {
 } from '@sightline/llm/prepare';
 import {
   CompletionResponseSchema,
+  ROUTE_MODEL_PREFIX,
   type CompletionJob,
   type CompletionRequest,
   type CompletionResponse,
@@ -47,6 +48,7 @@ export default fp(
       requestId: string,
     ): Promise<CompletionJob> {
       const request = await llmRequestOf(app.sql, organizationId, body);
+      const route = await routeOf(app.sql, organizationId, request.model);
       const traceId = body.trace_id ?? body.inference_id ?? randomUUID();
       const projectId = await app.resolveProjectId(organizationId, {
         project_uuid: body.project_uuid,
@@ -69,7 +71,8 @@ export default fp(
         cache: body.cache === true,
         request,
         ...(key && { provider_api_key: { sealed: seal(config.SECRETS_KEY!, key) } }),
-        log: logOf(body, projectId, request.provider, metricNames),
+        ...(route && { route }),
+        log: logOf(body, projectId, route ? request.model : request.provider, metricNames),
       };
     }
 
@@ -116,6 +119,22 @@ async function evalMetricNames(
       },
     ]);
   return found.map((m) => m.name);
+}
+
+/** The route a model names (`route:<name>`), or null for a plain model; an unknown route is the caller's error. */
+async function routeOf(sql: Sql, organizationId: string, model: string): Promise<CompletionJob['route'] | null> {
+  if (!model.startsWith(ROUTE_MODEL_PREFIX)) return null;
+  const name = model.slice(ROUTE_MODEL_PREFIX.length);
+  const route = await findRoute(sql, organizationId, name);
+  if (!route)
+    throw new RequestValidationError([
+      {
+        loc: ['body', 'llm_configuration', 'model'],
+        msg: `unknown route '${name}': save it with POST /api/svc/v1/routes first`,
+        type: 'value_error',
+      },
+    ]);
+  return { name: route.name, strategy: route.strategy, targets: route.targets, retry_on: route.retry_on };
 }
 
 /** The provider request: the deployed prompt (if any) merged with the body's configuration, templates filled. */

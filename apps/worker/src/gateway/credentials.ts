@@ -13,16 +13,17 @@ export type CredentialDeps = {
 
 /**
  * The provider adapter and key for a call, by precedence: the request's own key, the organization's saved
- * key, the server's environment.
+ * key (the one saved for `keyName`, by default the call's provider), the server's environment.
  */
 export async function resolveCredentials(
   deps: CredentialDeps,
   call: Pick<CompletionJob, 'organization_id' | 'request' | 'provider_api_key'>,
+  keyName = call.request.provider,
 ) {
   const fromRequest = requestKey(deps, call.provider_api_key);
   return resolveProvider(call.request.provider, {
     requestKey: fromRequest,
-    saved: fromRequest ? null : await savedKey(deps, call.organization_id, call.request.provider),
+    saved: fromRequest ? null : await savedKey(deps, call.organization_id, keyName),
     env: deps.env,
   });
 }

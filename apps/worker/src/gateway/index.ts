@@ -3,8 +3,9 @@ import { isSampledIn } from '@sightline/core';
 import type { SpanIntake } from '@sightline/queues';
 import type { CompletionJob, CompletionResponse, SpanEvent } from '@sightline/schemas';
 import { priceAnswer } from './answer';
-import { callProvider, type ProviderCallDeps } from './provider-call';
-import { completionSpanEvent } from './span';
+import { callProvider, type Outcome, type ProviderCallDeps } from './provider-call';
+import { callRoute, type Attempt } from './route';
+import { attemptSpanEvent, completionSpanEvent } from './span';
 
 export type GatewayDeps = ProviderCallDeps & { spans: SpanIntake };
 
@@ -13,6 +14,21 @@ export type GatewayCall = Omit<CompletionJob, 'reply_to'>;
 
 /** A completion's answer, and its trace log reserved (numbered, so reads wait for it) but not yet queued. */
 export type Completed = { response: CompletionResponse; log: SpanEvent[] };
+
+/**
+ * A routed call as one outcome: the last attempt's, timed from the first attempt's start, its error
+ * naming every target that failed when none answered.
+ */
+function routeOutcome(attempts: Attempt[], t0: number): Outcome {
+  const last = attempts.at(-1)!.outcome;
+  const sinceStart = (performance.now() - t0) / 1000;
+  const ttft = last.timeToFirstToken === null ? null : sinceStart - last.latency + last.timeToFirstToken;
+  const error =
+    last.error && attempts.length > 1
+      ? `every target failed: ${attempts.map((a) => `${a.request.provider}/${a.request.model}: ${a.outcome.error}`).join('; ')}`
+      : last.error;
+  return { ...last, error, latency: sinceStart, timeToFirstToken: ttft };
+}
 
 /**
  * The completion gateway: key resolution, cache, provider call, pricing and the span event, in the
@@ -27,11 +43,19 @@ export function createGateway(deps: GatewayDeps) {
       logger: Logger,
     ): Promise<Completed> {
       const startedAt = new Date();
-      const outcome = await callProvider(deps, call, onChunk, logger);
-      const { response, priceKnown } = priceAnswer(call.request, call.trace_id, outcome, startedAt, logger);
+      const t0 = performance.now();
+      // A route answers as the target that answered (or failed last); its failed attempts are logged too.
+      const attempts = call.route ? await callRoute(deps, { ...call, route: call.route }, onChunk, logger) : [];
+      const outcome = call.route ? routeOutcome(attempts, t0) : await callProvider(deps, call, onChunk, logger);
+      const answered = attempts.length ? { ...call, request: attempts.at(-1)!.request } : call;
+      const { response, priceKnown } = priceAnswer(answered.request, call.trace_id, outcome, startedAt, logger);
       const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);
+      const failed = attempts.filter((a) => a.outcome.error);
       const log = sampled
-        ? await deps.spans.reserve([completionSpanEvent(call, response, outcome.timeToFirstToken, priceKnown)])
+        ? await deps.spans.reserve([
+            completionSpanEvent(answered, response, outcome.timeToFirstToken, priceKnown),
+            ...failed.map((a) => attemptSpanEvent(call, a)),
+          ])
         : [];
       return { response, log };
     },

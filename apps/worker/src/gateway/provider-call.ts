@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { cacheDigest } from '@sightline/llm';
+import { cacheDigest, ProviderError } from '@sightline/llm';
 import type { RedisKeys } from '@sightline/queues';
-import { LlmResultSchema, type CompletionJob, type LlmResult } from '@sightline/schemas';
+import { LlmResultSchema, type CompletionJob, type LlmResult, type RetryOn } from '@sightline/schemas';
 import { resolveCredentials, type CredentialDeps } from './credentials';
 
 export type ProviderCallDeps = CredentialDeps & {
@@ -17,12 +17,29 @@ export type ProviderCallDeps = CredentialDeps & {
 export type Outcome = {
   result: LlmResult | null;
   error: string | null;
+  /** The kind of failure, where a route may try its next target on it (see RETRY_ON). */
+  failure: RetryOn | null;
   cacheHit: boolean;
   latency: number;
   timeToFirstToken: number | null;
 };
 
 export type ProviderCall = Omit<CompletionJob, 'reply_to' | 'log'>;
+
+/** A route's target overrides the server's retries and names the saved key it uses. */
+export type CallOverrides = { maxRetries?: number; keyName?: string };
+
+/**
+ * A failure as a route's `retry_on` names it: rate limited (429), the provider failing (5xx, 529), or no
+ * answer at all (a timeout, a stalled stream, a connection that failed). Other failures (a bad request,
+ * a missing key) would fail on any target alike.
+ */
+export function failureOf(err: unknown): RetryOn | null {
+  if (!(err instanceof ProviderError)) return null;
+  if (err.status === 429) return '429';
+  if (err.status !== undefined) return err.status >= 500 ? '5xx' : null;
+  return err.retryable ? 'timeout' : null;
+}
 
 /**
  * Answers from the completion cache when allowed, else calls the provider once (its SDK retries transient
@@ -33,12 +50,20 @@ export async function callProvider(
   call: ProviderCall,
   onChunk: ((text: string) => void) | undefined,
   log: Logger,
+  overrides: CallOverrides = {},
 ): Promise<Outcome> {
   const req = call.request;
   const cacheKey = call.cache
     ? deps.keys.completionCache(call.organization_id, cacheDigest(call.organization_id, req))
     : null;
-  const outcome: Outcome = { result: null, error: null, cacheHit: false, latency: 0, timeToFirstToken: null };
+  const outcome: Outcome = {
+    result: null,
+    error: null,
+    failure: null,
+    cacheHit: false,
+    latency: 0,
+    timeToFirstToken: null,
+  };
   try {
     outcome.result = await cached(deps.redis, cacheKey);
     if (outcome.result) {
@@ -46,7 +71,7 @@ export async function callProvider(
       if (onChunk && outcome.result.content) onChunk(outcome.result.content);
       return outcome;
     }
-    const provider = await resolveCredentials(deps, call);
+    const provider = await resolveCredentials(deps, call, overrides.keyName);
     const t0 = performance.now();
     try {
       outcome.result = await provider.adapter.call(req, {
@@ -54,7 +79,7 @@ export async function callProvider(
         baseURL: provider.baseURL,
         fetch: provider.fetch,
         timeoutMs: deps.timeoutMs,
-        maxRetries: deps.maxRetries,
+        maxRetries: overrides.maxRetries ?? deps.maxRetries,
         onDelta: onChunk
           ? (text) => {
               outcome.timeToFirstToken ??= (performance.now() - t0) / 1000;
@@ -67,6 +92,7 @@ export async function callProvider(
     }
   } catch (err) {
     outcome.error = (err as Error).message;
+    outcome.failure = failureOf(err);
     log.warn(
       { traceId: call.trace_id, provider: req.provider, model: req.model, err: outcome.error },
       'completion failed',

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { spanCreateEvent, type NewSpanEvent } from '@sightline/queues';
 import type { CompletionJob, CompletionResponse } from '@sightline/schemas';
+import type { Attempt } from './route';
 
 /** The completion's trace log: the call as configured (unless inputs are omitted) and its answer. */
 export function completionSpanEvent(
@@ -48,6 +50,31 @@ export function completionSpanEvent(
       tags: log.tags ?? null,
       target: log.target ?? null,
       ...(log.evaluation_metric_names && { evaluation_metric_names: log.evaluation_metric_names }),
+    },
+  });
+}
+
+/** A route's failed attempt, as a child of the completion's span: the target, its error and its time. */
+export function attemptSpanEvent(call: Omit<CompletionJob, 'reply_to'>, attempt: Attempt): NewSpanEvent {
+  const { log } = call;
+  const { request: req, outcome } = attempt;
+  const end = new Date(attempt.startedAt.getTime() + outcome.latency * 1000);
+  return spanCreateEvent({
+    organization_id: call.organization_id,
+    trace_id: randomUUID(),
+    root_trace_id: log.root_trace_id ?? call.trace_id,
+    parent_trace_id: call.trace_id,
+    project_id: log.project_id,
+    request_id: call.request_id,
+    fields: {
+      trace_name: `attempt ${req.provider}/${req.model}`,
+      configuration: { model: req.model, provider: req.provider },
+      start_timestamp: attempt.startedAt.toISOString(),
+      end_timestamp: end.toISOString(),
+      latency: outcome.latency,
+      status: 'error',
+      error: outcome.error,
+      metadata: { kind: 'llm', route: call.route?.name ?? null, failure: outcome.failure ?? 'other' },
     },
   });
 }
