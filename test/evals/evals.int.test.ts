@@ -233,6 +233,40 @@ describe('running evaluations', () => {
     expect(judges[0].cost).toBeGreaterThan(0);
   });
 
+  it('runs a judge that names a route as its model through the route', async () => {
+    const route = {
+      name: 'judges',
+      strategy: 'fallback',
+      targets: [
+        { provider: 'openai', model: 'gpt-4o-mini' },
+        { provider: 'anthropic', model: 'claude-3-5-haiku-latest' },
+      ],
+    };
+    expect((await post('/routes', route)).statusCode).toBe(200);
+    const metric = {
+      name: 'routed-judge',
+      type: 'llm_judge',
+      config: {
+        provider: 'openai',
+        model: 'route:judges',
+        prompt_template: '{"score": 0.5, "reason": "routed {{output}}"}',
+      },
+    };
+    expect((await post('/eval-metrics', metric)).statusCode).toBe(200);
+    gw.openai.plan({ status: 500 });
+    const id = randomUUID();
+    await post('/trace_log', {
+      trace_id: id,
+      project_name: 'evals',
+      output: 'o',
+      evaluation_metric_names: ['routed-judge'],
+    });
+    const span = await eventually(id, (s) => scoreNames(s).includes('routed-judge'));
+    expect(span.scores).toContainEqual({ name: 'routed-judge', score: 0.5, reason: 'routed o' });
+    const judge = span.children.find((c: { trace_name: string }) => c.trace_name === 'eval-routed-judge');
+    expect(judge.configuration).toMatchObject({ provider: 'anthropic' });
+  });
+
   it('retries a judge whose provider fails, then records its last error', async () => {
     gw.openai.plan({ status: 503 }, 5); // one request per attempt (no SDK retries here), five attempts
     const id = randomUUID();

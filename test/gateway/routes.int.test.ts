@@ -123,13 +123,16 @@ describe('routes', () => {
   it('answers an error naming every target when all of them fail, each attempt in the trace log', async () => {
     await saveRoute({ name: 'doomed', strategy: 'fallback', targets: [openai, anthropic] });
     gw.openai.plan({ status: 503 });
-    gw.anthropic.plan({ status: 529 });
+    // The last target keeps the server's retries (PROVIDER_MAX_RETRIES=2 here): it fails three times.
+    gw.anthropic.plan({ status: 529 }, 3);
     const trace_id = randomUUID();
     const body = (await complete('doomed', 'hi', trace_id)).json();
     expect(body.status).toBe('error');
     expect(body.error).toMatch(
-      /^every target failed: openai\/gpt-4o-mini: .*503.*; anthropic\/claude-3-5-haiku-20241022: .*529/,
+      /^no target answered \(tried 2 of 2\): openai\/gpt-4o-mini: .*503.*; anthropic\/claude-3-5-haiku-20241022: .*529/,
     );
+    expect(gw.openai.requests).toHaveLength(1);
+    expect(gw.anthropic.requests).toHaveLength(3);
     const trace = await traceOf(trace_id);
     expect(trace.status).toBe('error');
     expect(trace.children.map((c) => c.configuration.provider).sort()).toEqual(['anthropic', 'openai']);
@@ -162,6 +165,28 @@ describe('routes', () => {
     gw.anthropic.plan({ status: 500 });
     expect((await complete('keyed')).json()).toMatchObject({ status: 'success', provider: 'openai' });
     expect(gw.openai.requests.at(-1)!.headers.authorization).toBe('Bearer sk-backup-9876');
+  });
+
+  it('refuses a target naming a key never saved, and never uses the server’s key for one deleted since', async () => {
+    const res = await api('POST', '/routes', {
+      name: 'unkeyed',
+      strategy: 'fallback',
+      targets: [openai, { ...openai, provider_key: 'never-saved' }],
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0]).toMatchObject({ loc: ['body', 'targets', 1, 'provider_key'] });
+    await api('POST', '/provider-keys', {
+      provider: 'soon-gone',
+      api_key: 'sk-gone-1111',
+      base_url: gw.openai.baseURL,
+    });
+    await saveRoute({ name: 'gone', strategy: 'fallback', targets: [{ ...openai, provider_key: 'soon-gone' }] });
+    await api('DELETE', '/provider-keys/soon-gone');
+    expect((await complete('gone')).json()).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining("no saved provider key 'soon-gone'"),
+    });
+    expect(gw.openai.requests).toHaveLength(0);
   });
   it('is followed from a deployed prompt whose version names it as the model', async () => {
     await saveRoute({ name: 'deployed', strategy: 'fallback', targets: [openai, anthropic] });

@@ -231,11 +231,16 @@ describe('POST /completion/stream', () => {
     });
 
     it('ends the stream with an error, and tries nothing else, when a target fails after its first chunk', async () => {
-      gw.openai.plan({ breakAfterChunks: 3 });
+      // A stall is a timeout, which the route moves on from before any chunk: here it must not.
+      gw.openai.plan({ stallAfterChunks: 3 });
       const before = gw.anthropic.requests.length;
       const { chunks, payloads } = referenceClientRead((await stream(routed('a b c d e f'))).networkChunks);
       expect(chunks.join('')).toMatch(/^echo: a /);
-      expect(payloads.at(-1)).toMatchObject({ status: 'error', provider: 'openai' });
+      expect(payloads.at(-1)).toMatchObject({
+        status: 'error',
+        provider: 'openai',
+        error: expect.stringMatching(/timed out/),
+      });
       expect(gw.anthropic.requests).toHaveLength(before);
     });
   });

@@ -1,4 +1,4 @@
-import type { RouteCreate } from '@sightline/schemas';
+import { ROUTE_MODEL_PREFIX, type CompletionJob, type RouteCreate } from '@sightline/schemas';
 import type { Sql } from './client';
 
 export type SavedRoute = RouteCreate & { created_at: Date; updated_at: Date };
@@ -20,11 +20,25 @@ export function listRoutes(sql: Sql, organizationId: string) {
     from routes where organization_id = ${organizationId} order by name`;
 }
 
-export async function findRoute(sql: Sql, organizationId: string, name: string): Promise<SavedRoute | null> {
+async function findRoute(sql: Sql, organizationId: string, name: string): Promise<SavedRoute | null> {
   const [row] = await sql<SavedRoute[]>`
     select name, strategy, targets, retry_on, created_at, updated_at
     from routes where organization_id = ${organizationId} and name = ${name}`;
   return row ?? null;
+}
+
+/**
+ * The route a model names (`route:<name>`), as a completion job carries it: undefined for a plain model,
+ * null for a route the organization has not saved.
+ */
+export async function routeOfModel(
+  sql: Sql,
+  organizationId: string,
+  model: string,
+): Promise<CompletionJob['route'] | null> {
+  if (!model.startsWith(ROUTE_MODEL_PREFIX)) return undefined;
+  const route = await findRoute(sql, organizationId, model.slice(ROUTE_MODEL_PREFIX.length));
+  return route && { name: route.name, strategy: route.strategy, targets: route.targets, retry_on: route.retry_on };
 }
 
 export async function deleteRoute(sql: Sql, organizationId: string, name: string): Promise<boolean> {

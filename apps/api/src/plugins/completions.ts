@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { seal } from '@sightline/core';
-import { configurationOf, findDeployment, findEvalMetrics, findRoute, type Sql } from '@sightline/db';
+import { configurationOf, findDeployment, findEvalMetrics, routeOfModel, type Sql } from '@sightline/db';
 import {
   buildLlmRequest,
   callBudgetMs,
@@ -48,7 +48,15 @@ export default fp(
       requestId: string,
     ): Promise<CompletionJob> {
       const request = await llmRequestOf(app.sql, organizationId, body);
-      const route = await routeOf(app.sql, organizationId, request.model);
+      const route = await routeOfModel(app.sql, organizationId, request.model);
+      if (route === null)
+        throw new RequestValidationError([
+          {
+            loc: ['body', 'llm_configuration', 'model'],
+            msg: `unknown route '${request.model.slice(ROUTE_MODEL_PREFIX.length)}': save it with POST /api/svc/v1/routes first`,
+            type: 'value_error',
+          },
+        ]);
       const traceId = body.trace_id ?? body.inference_id ?? randomUUID();
       const projectId = await app.resolveProjectId(organizationId, {
         project_uuid: body.project_uuid,
@@ -119,22 +127,6 @@ async function evalMetricNames(
       },
     ]);
   return found.map((m) => m.name);
-}
-
-/** The route a model names (`route:<name>`), or null for a plain model; an unknown route is the caller's error. */
-async function routeOf(sql: Sql, organizationId: string, model: string): Promise<CompletionJob['route'] | null> {
-  if (!model.startsWith(ROUTE_MODEL_PREFIX)) return null;
-  const name = model.slice(ROUTE_MODEL_PREFIX.length);
-  const route = await findRoute(sql, organizationId, name);
-  if (!route)
-    throw new RequestValidationError([
-      {
-        loc: ['body', 'llm_configuration', 'model'],
-        msg: `unknown route '${name}': save it with POST /api/svc/v1/routes first`,
-        type: 'value_error',
-      },
-    ]);
-  return { name: route.name, strategy: route.strategy, targets: route.targets, retry_on: route.retry_on };
 }
 
 /** The provider request: the deployed prompt (if any) merged with the body's configuration, templates filled. */

@@ -18,14 +18,14 @@ export type CredentialDeps = {
 export async function resolveCredentials(
   deps: CredentialDeps,
   call: Pick<CompletionJob, 'organization_id' | 'request' | 'provider_api_key'>,
-  keyName = call.request.provider,
+  keyName?: string,
 ) {
   const fromRequest = requestKey(deps, call.provider_api_key);
-  return resolveProvider(call.request.provider, {
-    requestKey: fromRequest,
-    saved: fromRequest ? null : await savedKey(deps, call.organization_id, keyName),
-    env: deps.env,
-  });
+  const saved = fromRequest ? null : await savedKey(deps, call.organization_id, keyName ?? call.request.provider);
+  // A key named on purpose (a route's target) is never silently replaced by the server's own.
+  if (keyName && !fromRequest && !saved)
+    throw new ProviderError(`no saved provider key '${keyName}': save it with POST /api/svc/v1/provider-keys`, false);
+  return resolveProvider(call.request.provider, { requestKey: fromRequest, saved, env: deps.env });
 }
 
 function requestKey(deps: CredentialDeps, key: CompletionJob['provider_api_key']): string | null {

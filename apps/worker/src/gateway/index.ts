@@ -17,15 +17,15 @@ export type Completed = { response: CompletionResponse; log: SpanEvent[] };
 
 /**
  * A routed call as one outcome: the last attempt's, timed from the first attempt's start, its error
- * naming every target that failed when none answered.
+ * naming every target tried when none answered.
  */
-function routeOutcome(attempts: Attempt[], t0: number): Outcome {
+function routeOutcome(attempts: Attempt[], targets: number, t0: number): Outcome {
   const last = attempts.at(-1)!.outcome;
   const sinceStart = (performance.now() - t0) / 1000;
   const ttft = last.timeToFirstToken === null ? null : sinceStart - last.latency + last.timeToFirstToken;
   const error =
     last.error && attempts.length > 1
-      ? `every target failed: ${attempts.map((a) => `${a.request.provider}/${a.request.model}: ${a.outcome.error}`).join('; ')}`
+      ? `no target answered (tried ${attempts.length} of ${targets}): ${attempts.map((a) => `${a.request.provider}/${a.request.model}: ${a.outcome.error}`).join('; ')}`
       : last.error;
   return { ...last, error, latency: sinceStart, timeToFirstToken: ttft };
 }
@@ -46,7 +46,9 @@ export function createGateway(deps: GatewayDeps) {
       const t0 = performance.now();
       // A route answers as the target that answered (or failed last); its failed attempts are logged too.
       const attempts = call.route ? await callRoute(deps, { ...call, route: call.route }, onChunk, logger) : [];
-      const outcome = call.route ? routeOutcome(attempts, t0) : await callProvider(deps, call, onChunk, logger);
+      const outcome = call.route
+        ? routeOutcome(attempts, call.route.targets.length, t0)
+        : await callProvider(deps, call, onChunk, logger);
       const answered = attempts.length ? { ...call, request: attempts.at(-1)!.request } : call;
       const { response, priceKnown } = priceAnswer(answered.request, call.trace_id, outcome, startedAt, logger);
       const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);

@@ -26,8 +26,8 @@ export type Outcome = {
 
 export type ProviderCall = Omit<CompletionJob, 'reply_to' | 'log'>;
 
-/** A route's target overrides the server's retries and names the saved key it uses. */
-export type CallOverrides = { maxRetries?: number; keyName?: string };
+/** A route's target overrides the server's retries and budget, and may name the saved key it uses. */
+type CallOverrides = { maxRetries?: number; budgetMs?: number; keyName?: string };
 
 /**
  * A failure as a route's `retry_on` names it: rate limited (429), the provider failing (5xx, 529), or no
@@ -80,6 +80,7 @@ export async function callProvider(
         fetch: provider.fetch,
         timeoutMs: deps.timeoutMs,
         maxRetries: overrides.maxRetries ?? deps.maxRetries,
+        budgetMs: overrides.budgetMs,
         onDelta: onChunk
           ? (text) => {
               outcome.timeToFirstToken ??= (performance.now() - t0) / 1000;

@@ -35,6 +35,8 @@ describe('targetOrder', () => {
   it('picks by the random draw it is given: the one whose share the draw falls in', () => {
     expect(targetOrder(route('loadbalance', [1, 1]), [], () => 0.25)[0]).toBe(0);
     expect(targetOrder(route('loadbalance', [1, 1]), [], () => 0.75)[0]).toBe(1);
+    // Rounding leaves this draw past the end of every share: it belongs to the last.
+    expect(targetOrder(route('loadbalance', [0.1, 0.2]), [], () => 1 - Number.EPSILON)[0]).toBe(1);
   });
 });
 

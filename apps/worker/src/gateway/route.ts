@@ -18,11 +18,9 @@ function byWeight(indexes: number[], targets: RouteTarget[], random: () => numbe
   while (pool.length) {
     const total = pool.reduce((sum, i) => sum + (targets[i].weight ?? 1), 0);
     let at = random() * total;
-    const k = Math.max(
-      0,
-      pool.findIndex((i) => (at -= targets[i].weight ?? 1) < 0),
-    );
-    drawn.push(...pool.splice(k, 1));
+    const k = pool.findIndex((i) => (at -= targets[i].weight ?? 1) < 0);
+    // Rounding can leave a draw at the very end of the last share, past every one.
+    drawn.push(...pool.splice(k < 0 ? pool.length - 1 : k, 1));
   }
   return drawn;
 }
@@ -49,10 +47,11 @@ export function targetOrder(route: Route, cooling: boolean[], random = Math.rand
 }
 
 /**
- * A completion through a route: its targets in turn, each called once (the route, not the SDK, retries),
- * until one answers or a failure is not one the route moves on from. Nothing is tried again once any
- * text has been streamed to the caller, and no target is started that could not finish within the budget
- * of a plain call (which is what the API waits for). Every attempt is returned, the answering one last.
+ * A completion through a route: its targets in turn until one answers or a failure is not one the route
+ * moves on from. Each target but the last is called once (the route, not the SDK, retries); the last
+ * keeps the server's retries, so a route is never less patient than a call without one. Nothing is tried
+ * again once any text has been streamed to the caller. The attempts share the budget of a call without a
+ * route (which is what the API waits for). Every attempt is returned, the answering one last.
  */
 export async function callRoute(
   deps: ProviderCallDeps,
@@ -75,14 +74,17 @@ export async function callRoute(
     : undefined;
   const attempts: Attempt[] = [];
   const deadline = performance.now() + callBudgetMs(deps.timeoutMs, deps.maxRetries);
-  for (const i of targetOrder(route, cooling)) {
-    if (attempts.length && performance.now() + deps.timeoutMs > deadline) break;
+  const order = targetOrder(route, cooling);
+  for (const [n, i] of order.entries()) {
+    const left = deadline - performance.now();
+    if (attempts.length && left <= 0) break;
     const target = route.targets[i];
     const request = { ...call.request, provider: target.provider, model: target.model };
     const startedAt = new Date();
     // The request's own key belongs to the provider it named, not to the route's targets.
     const outcome = await callProvider(deps, { ...call, request, provider_api_key: undefined }, relay, log, {
-      maxRetries: 0,
+      maxRetries: n === order.length - 1 ? deps.maxRetries : 0,
+      budgetMs: left,
       keyName: target.provider_key,
     });
     attempts.push({ target, request, outcome, startedAt });

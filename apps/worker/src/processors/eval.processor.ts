@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { deterministicMetrics, judgePrompt, parseJudgeAnswer, type EvalInput } from '@sightline/core';
-import { applySpanEvents, findEvalMetrics, findSpanForEval, type EvalMetric, type Sql } from '@sightline/db';
+import {
+  applySpanEvents,
+  findEvalMetrics,
+  findSpanForEval,
+  routeOfModel,
+  type EvalMetric,
+  type Sql,
+} from '@sightline/db';
 import { buildLlmRequest } from '@sightline/llm';
 import { releasePending, takeWatermark, type RedisKeys } from '@sightline/queues';
 import type { EvalJob, EvalResult } from '@sightline/schemas';
@@ -78,6 +85,9 @@ async function judge(
     },
     {},
   );
+  // A judge may name a route as its model, as a completion may.
+  const route = await routeOfModel(deps.sql, job.organization_id, request.model);
+  if (route === null) throw new Error(`unknown route '${request.model}': save it with POST /api/svc/v1/routes`);
   // Through the gateway, so the judge's call is logged (as a child of the span), costed and cached.
   const { response, log: judgeLog } = await deps.gateway.complete(
     {
@@ -86,6 +96,7 @@ async function judge(
       stream: false,
       cache: c.cache ?? true,
       request,
+      ...(route && { route }),
       log: {
         trace_name: `eval-${metric.name}`,
         project_id: span.project_id,

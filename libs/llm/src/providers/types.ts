@@ -9,6 +9,8 @@ export type CallOptions = {
   /** Per attempt; the SDK retries 429, 5xx, timeouts and refused connections with backoff. */
   timeoutMs: number;
   maxRetries: number;
+  /** The whole call's budget, retries included; default: what `timeoutMs` and `maxRetries` allow. */
+  budgetMs?: number;
   /** The fetch the SDK calls the provider with; default: the global one. */
   fetch?: typeof fetch;
   /** Streams the call when given: receives each text delta in the order the provider sent it. */
@@ -43,7 +45,7 @@ export function callDeadline(options: CallOptions) {
   const controller = new AbortController();
   const total = setTimeout(
     () => controller.abort(new ProviderError('timed out: the call took longer than its budget', true)),
-    callBudgetMs(options.timeoutMs, options.maxRetries),
+    options.budgetMs ?? callBudgetMs(options.timeoutMs, options.maxRetries),
   );
   let idle: NodeJS.Timeout | undefined;
   const stalled = () =>

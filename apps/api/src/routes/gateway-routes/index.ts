@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp } from '@sightline/core';
-import { deleteRoute, listRoutes, saveRoute, type SavedRoute } from '@sightline/db';
+import { deleteRoute, findProviderKey, listRoutes, saveRoute, type SavedRoute } from '@sightline/db';
 import {
   DeletedSchema,
   DetailSchema,
@@ -11,7 +11,7 @@ import {
   RouteSchema,
   UrlText,
 } from '@sightline/schemas';
-import { notFound } from '../../errors';
+import { notFound, RequestValidationError } from '../../errors';
 
 const routeToWire = (r: SavedRoute) => ({
   name: r.name,
@@ -41,7 +41,29 @@ export default async function gatewayRouteRoutes(base: FastifyInstance) {
         tags: ['routes'],
       },
     },
-    async (req) => routeToWire(await saveRoute(app.sql, req.organizationId, req.body)),
+    async (req) => {
+      // A target that names a saved key must find it, or its calls would fail (see credentials.ts).
+      const missing = await Promise.all(
+        req.body.targets.map(
+          async (t) => !!t.provider_key && !(await findProviderKey(app.sql, req.organizationId, t.provider_key)),
+        ),
+      );
+      if (missing.some(Boolean))
+        throw new RequestValidationError(
+          req.body.targets.flatMap((t, i) =>
+            missing[i]
+              ? [
+                  {
+                    loc: ['body', 'targets', i, 'provider_key'],
+                    msg: `no saved provider key '${t.provider_key}': save it with POST /api/svc/v1/provider-keys first`,
+                    type: 'value_error',
+                  },
+                ]
+              : [],
+          ),
+        );
+      return routeToWire(await saveRoute(app.sql, req.organizationId, req.body));
+    },
   );
 
   app.get(
