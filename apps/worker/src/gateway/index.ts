@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { isSampledIn } from '@sightline/core';
 import type { SpanIntake } from '@sightline/queues';
-import type { CompletionJob, CompletionResponse, SpanEvent } from '@sightline/schemas';
+import type { CompletionJob, CompletionResponse, LlmRequest, SpanEvent } from '@sightline/schemas';
 import { priceAnswer } from './answer';
 import { callProvider, type Outcome, type ProviderCallDeps } from './provider-call';
 import { callRoute, type Attempt } from './route';
@@ -30,6 +30,24 @@ function routeOutcome(attempts: Attempt[], targets: number, t0: number): Outcome
   return { ...last, error, latency: sinceStart, timeToFirstToken: ttft };
 }
 
+/** The call: straight to its provider, or through its route's targets (the failed ones returned too). */
+async function placeCall(
+  deps: ProviderCallDeps,
+  call: GatewayCall,
+  onChunk: ((text: string) => void) | undefined,
+  logger: Logger,
+): Promise<{ outcome: Outcome; request: LlmRequest; failed: Attempt[] }> {
+  if (!call.route)
+    return { outcome: await callProvider(deps, call, onChunk, logger), request: call.request, failed: [] };
+  const t0 = performance.now();
+  const attempts = await callRoute(deps, { ...call, route: call.route }, onChunk, logger);
+  return {
+    outcome: routeOutcome(attempts, call.route.targets.length, t0),
+    request: attempts.at(-1)!.request,
+    failed: attempts.filter((a) => a.outcome.error),
+  };
+}
+
 /**
  * The completion gateway: key resolution, cache, provider call, pricing and the span event, in the
  * modules of this folder. `complete` reserves the log's place before it answers, so that a read right
@@ -43,16 +61,11 @@ export function createGateway(deps: GatewayDeps) {
       logger: Logger,
     ): Promise<Completed> {
       const startedAt = new Date();
-      const t0 = performance.now();
+      const { outcome, request, failed } = await placeCall(deps, call, onChunk, logger);
       // A route answers as the target that answered (or failed last); its failed attempts are logged too.
-      const attempts = call.route ? await callRoute(deps, { ...call, route: call.route }, onChunk, logger) : [];
-      const outcome = call.route
-        ? routeOutcome(attempts, call.route.targets.length, t0)
-        : await callProvider(deps, call, onChunk, logger);
-      const answered = attempts.length ? { ...call, request: attempts.at(-1)!.request } : call;
-      const { response, priceKnown } = priceAnswer(answered.request, call.trace_id, outcome, startedAt, logger);
+      const answered = { ...call, request };
+      const { response, priceKnown } = priceAnswer(request, call.trace_id, outcome, startedAt, logger);
       const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);
-      const failed = attempts.filter((a) => a.outcome.error);
       const log = sampled
         ? await deps.spans.reserve([
             completionSpanEvent(answered, response, outcome.timeToFirstToken, priceKnown),

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp } from '@sightline/core';
-import { deleteRoute, findProviderKey, listRoutes, saveRoute, type SavedRoute } from '@sightline/db';
+import { deleteRoute, listProviderKeys, listRoutes, saveRoute, type SavedRoute } from '@sightline/db';
 import {
   DeletedSchema,
   DetailSchema,
@@ -43,25 +43,19 @@ export default async function gatewayRouteRoutes(base: FastifyInstance) {
     },
     async (req) => {
       // A target that names a saved key must find it, or its calls would fail (see credentials.ts).
-      const missing = await Promise.all(
-        req.body.targets.map(
-          async (t) => !!t.provider_key && !(await findProviderKey(app.sql, req.organizationId, t.provider_key)),
-        ),
+      const saved = new Set((await listProviderKeys(app.sql, req.organizationId)).map((k) => k.provider));
+      const missing = req.body.targets.flatMap((t, i) =>
+        t.provider_key && !saved.has(t.provider_key)
+          ? [
+              {
+                loc: ['body', 'targets', i, 'provider_key'],
+                msg: `no saved provider key '${t.provider_key}': save it with POST /api/svc/v1/provider-keys first`,
+                type: 'value_error',
+              },
+            ]
+          : [],
       );
-      if (missing.some(Boolean))
-        throw new RequestValidationError(
-          req.body.targets.flatMap((t, i) =>
-            missing[i]
-              ? [
-                  {
-                    loc: ['body', 'targets', i, 'provider_key'],
-                    msg: `no saved provider key '${t.provider_key}': save it with POST /api/svc/v1/provider-keys first`,
-                    type: 'value_error',
-                  },
-                ]
-              : [],
-          ),
-        );
+      if (missing.length) throw new RequestValidationError(missing);
       return routeToWire(await saveRoute(app.sql, req.organizationId, req.body));
     },
   );
