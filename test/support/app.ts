@@ -29,6 +29,10 @@ export async function buildStack(options: StackOptions = {}): Promise<TestStack>
     REDIS_URL: redisUrl(),
     QUEUE_PREFIX: prefix,
     LOG_LEVEL: 'silent',
+    // The app runs in the test's own process, so the event-loop guard would measure the tests' work (a
+    // 10,000-span fixture, a collection of the runner's heap) and answer 503 at random. Its own tests
+    // (test/overload/event-loop.int.test.ts) turn it on.
+    MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env,
   };
   const config = parseEnv(ApiEnv, env);
