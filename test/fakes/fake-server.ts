@@ -1,11 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export type Recorded = { path: string; headers: IncomingMessage['headers']; body: any };
+export type Recorded = { path: string; headers: IncomingMessage['headers']; body: any; at: number };
 
 /** What the next requests should meet: failures by status, a hang, a stream that breaks part-way. */
 export type Plan = {
   status?: number;
+  /** Sent with a planned failure's status: Retry-After (seconds) and retry-after-ms. */
+  retryAfter?: string;
+  retryAfterMs?: string;
   hangMs?: number;
   breakAfterChunks?: number;
   /** Sends the headers (and this many stream events) and then nothing more, keeping the connection open. */
@@ -26,6 +29,12 @@ export abstract class FakeServer {
   chunkDelayMs = 5;
   /** Added before every answer: a slower provider. */
   responseDelayMs = 0;
+  /** A provider's concurrency limit: requests beyond it are refused with this status and Retry-After. */
+  admit: { concurrent: number; status?: number; retryAfter?: string } | null = null;
+  /** Requests being answered now, the most there ever were at once, and the refusals of `admit`. */
+  inFlight = 0;
+  maxInFlight = 0;
+  refused = 0;
   port = 0;
 
   protected abstract answer(req: Recorded, res: ServerResponse, plan: Plan): Promise<void>;
@@ -51,17 +60,33 @@ export abstract class FakeServer {
   private async handle(req: IncomingMessage, res: ServerResponse) {
     let text = '';
     for await (const part of req) text += part;
-    const recorded = { path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null };
+    const recorded = { path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null, at: Date.now() };
     this.requests.push(recorded);
-    const plan = this.plans.shift() ?? {};
-    if (plan.hangMs) await sleep(plan.hangMs);
-    if (this.responseDelayMs) await sleep(this.responseDelayMs);
-    if (plan.status) {
-      res.writeHead(plan.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { type: 'fake_error', message: `planned failure ${plan.status}` } }));
-      return;
+    if (this.admit && this.inFlight >= this.admit.concurrent) {
+      this.refused++;
+      const { status = 429, retryAfter } = this.admit;
+      return this.fail(res, { status, retryAfter });
     }
-    await this.answer(recorded, res, plan);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      const plan = this.plans.shift() ?? {};
+      if (plan.hangMs) await sleep(plan.hangMs);
+      if (this.responseDelayMs) await sleep(this.responseDelayMs);
+      if (plan.status) return this.fail(res, plan);
+      await this.answer(recorded, res, plan);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private fail(res: ServerResponse, { status, retryAfter, retryAfterMs }: Plan) {
+    res.writeHead(status!, {
+      'content-type': 'application/json',
+      ...(retryAfter && { 'retry-after': retryAfter }),
+      ...(retryAfterMs && { 'retry-after-ms': retryAfterMs }),
+    });
+    res.end(JSON.stringify({ error: { type: 'fake_error', message: `planned failure ${status}` } }));
   }
 
   /** Keeps the connection open without another byte until the client gives up. */

@@ -447,7 +447,15 @@ describe('provider keys', () => {
     });
     const listed = (await call(gw.stack.app, org.key, 'GET', '/provider-keys')).json();
     expect(listed).toEqual([
-      { provider: 'anthropic', api_key: '...9876', base_url: null, updated_at: expect.any(String) },
+      {
+        provider: 'anthropic',
+        api_key: '...9876',
+        base_url: null,
+        max_concurrent: null,
+        rpm: null,
+        tpm: null,
+        updated_at: expect.any(String),
+      },
     ]);
     const rows = await sql`select * from provider_keys where organization_id = ${org.id}`;
     expect(JSON.stringify(rows)).not.toContain('very-secret');

@@ -33,6 +33,17 @@ export function requestIdsOf(data: unknown): { reqId?: string; reqIds?: string[]
 /** BullMQ's failure reason for a job stalled more than maxStalledCount times, raised when a worker next takes it. */
 const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
 
+type WorkerOptions = {
+  connection: Redis;
+  prefix: string;
+  env: WorkerEnv;
+  log: Logger;
+  /** Another queue with this one's payloads and settings (a completion lane's), by its name. */
+  queueName?: string;
+  /** Lets the queue be paused for every worker (`queue.rateLimit`), which BullMQ honours only with a limiter. */
+  limiter?: { max: number; duration: number };
+};
+
 /**
  * The one way to start a BullMQ worker, as the queue's registry entry says: re-validates every payload (a
  * payload that does not parse can never succeed, so it fails without retries), applies the shared retry
@@ -41,12 +52,12 @@ const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
 export function registerWorker<N extends QueueName>(
   name: N,
   processor: Processor<N>,
-  { connection, prefix, env, log }: { connection: Redis; prefix: string; env: WorkerEnv; log: Logger },
+  { connection, prefix, env, log, queueName = name, limiter }: WorkerOptions,
 ): Worker {
   const entry: (typeof queues)[QueueName] = queues[name];
   const { concurrency, ...stalls } = entry.worker;
   const worker = new Worker(
-    name,
+    queueName,
     async (job) => {
       const parsed = queues[name].schema.safeParse(job.data);
       if (!parsed.success) {
@@ -59,7 +70,7 @@ export function registerWorker<N extends QueueName>(
       return processor(
         parsed.data as QueuePayload<N>,
         job,
-        log.child({ queue: name, jobId: job.id, ...requestIdsOf(parsed.data) }),
+        log.child({ queue: queueName, jobId: job.id, ...requestIdsOf(parsed.data) }),
       );
     },
     {
@@ -67,6 +78,7 @@ export function registerWorker<N extends QueueName>(
       prefix,
       concurrency: concurrency(env),
       ...stalls,
+      limiter,
       settings: {
         backoffStrategy: (attemptsMade, type) => (type === RETRY_BACKOFF_TYPE ? retryDelayMs(attemptsMade) : 1000),
       },
@@ -74,7 +86,7 @@ export function registerWorker<N extends QueueName>(
   );
   worker.on('failed', (job, err) => {
     log.warn(
-      { queue: name, jobId: job?.id, ...requestIdsOf(job?.data), attempts: job?.attemptsMade, err: err.message },
+      { queue: queueName, jobId: job?.id, ...requestIdsOf(job?.data), attempts: job?.attemptsMade, err: err.message },
       'job failed',
     );
     // Failed for stalling, the job never reached the processor above, which answers its caller: without
@@ -86,10 +98,10 @@ export function registerWorker<N extends QueueName>(
       createReplier(connection, redisKeys(prefix), replyTo)({ error: message, status: 503 }).catch(() => {});
     }
   });
-  worker.on('error', (err) => log.error({ queue: name, err: err.message }, 'worker error'));
+  worker.on('error', (err) => log.error({ queue: queueName, err: err.message }, 'worker error'));
   worker.on('stalled', async (jobId) => {
     const job = await Job.fromId(worker, jobId).catch(() => undefined);
-    log.warn({ queue: name, jobId, ...requestIdsOf(job?.data) }, 'job stalled: its worker stopped answering');
+    log.warn({ queue: queueName, jobId, ...requestIdsOf(job?.data) }, 'job stalled: its worker stopped answering');
   });
   return worker;
 }

@@ -13,7 +13,10 @@ import {
 import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
 import { collectProcessMetrics, observeWorker, serveMetrics, watchPool } from '@sightline/runtime';
+import { callBudgetMs } from '@sightline/llm';
 import { createGateway } from './gateway';
+import { checkLimitVariables } from './gateway/lane';
+import { createLanes } from './lanes';
 import { completionProcessor } from './processors/completion.processor';
 import { evalProcessor } from './processors/eval.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
@@ -64,6 +67,7 @@ function startMetrics(env: WorkerEnv, log: Logger): ReturnType<typeof serveMetri
 
 /** Starts one BullMQ worker per queue; `close` lets each finish what it holds, then closes the producers. */
 export function startWorkers({ sql, redis, env, log, providerEnv = process.env }: WorkerDeps) {
+  checkLimitVariables(providerEnv);
   const prefix = env.QUEUE_PREFIX;
   const keys = redisKeys(prefix);
   const spanWrites = createProducer('span-write', redis, prefix);
@@ -87,9 +91,22 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     log,
     describeJob: requestIdsOf,
   });
+  const lanes = createLanes({
+    redis,
+    prefix,
+    keys,
+    log,
+    startWorker: (queueName) => {
+      const worker = registerWorker('completion', completions, { ...options, queueName, limiter: lanes.limiter });
+      observeWorker(worker);
+      return worker;
+    },
+  });
+  const budgetMs = callBudgetMs(env.COMPLETION_TIMEOUT_MS, env.PROVIDER_MAX_RETRIES);
+  const completions = completionProcessor({ redis, keys, gateway, lanes, budgetMs });
   const workers: Worker[] = [
     spanWriter,
-    registerWorker('completion', completionProcessor({ redis, keys, gateway }), options),
+    registerWorker('completion', completions, options),
     registerWorker('eval', evalProcessor({ sql, redis, keys, gateway }), options),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
@@ -104,7 +121,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     close: async () => {
       closing = true;
       stopUpkeep();
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...workers.map((w) => w.close()), lanes.close()]);
       await scheduling;
       await Promise.all([spanWrites.close(), evals.close(), retention.close()]);
       await pool.close();

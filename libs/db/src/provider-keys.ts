@@ -5,25 +5,33 @@ export type SavedProviderKey = {
   sealed_key: string;
   key_hint: string;
   base_url: string | null;
+  max_concurrent: number | null;
+  rpm: number | null;
+  tpm: number | null;
   created_at: Date;
   updated_at: Date;
 };
 
+/** Requests at once, requests a minute and tokens a minute a provider key allows (null: no limit). */
+export type ProviderLimits = { max_concurrent: number | null; rpm: number | null; tpm: number | null };
+
 export async function saveProviderKey(
   sql: Sql,
   organizationId: string,
-  key: { provider: string; sealed: string; hint: string; baseUrl: string | null },
+  key: { provider: string; sealed: string; hint: string; baseUrl: string | null } & Partial<ProviderLimits>,
 ) {
   await sql`
-    insert into provider_keys (organization_id, provider, sealed_key, key_hint, base_url)
-    values (${organizationId}, ${key.provider}, ${key.sealed}, ${key.hint}, ${key.baseUrl})
+    insert into provider_keys (organization_id, provider, sealed_key, key_hint, base_url, max_concurrent, rpm, tpm)
+    values (${organizationId}, ${key.provider}, ${key.sealed}, ${key.hint}, ${key.baseUrl},
+            ${key.max_concurrent ?? null}, ${key.rpm ?? null}, ${key.tpm ?? null})
     on conflict (organization_id, provider) do update
-      set sealed_key = excluded.sealed_key, key_hint = excluded.key_hint, base_url = excluded.base_url, updated_at = now()`;
+      set sealed_key = excluded.sealed_key, key_hint = excluded.key_hint, base_url = excluded.base_url,
+          max_concurrent = excluded.max_concurrent, rpm = excluded.rpm, tpm = excluded.tpm, updated_at = now()`;
 }
 
 export function listProviderKeys(sql: Sql, organizationId: string) {
   return sql<SavedProviderKey[]>`
-    select provider, sealed_key, key_hint, base_url, created_at, updated_at
+    select provider, sealed_key, key_hint, base_url, max_concurrent, rpm, tpm, created_at, updated_at
     from provider_keys where organization_id = ${organizationId} order by provider`;
 }
 
@@ -33,7 +41,7 @@ export async function findProviderKey(
   provider: string,
 ): Promise<SavedProviderKey | null> {
   const [row] = await sql<SavedProviderKey[]>`
-    select provider, sealed_key, key_hint, base_url, created_at, updated_at
+    select provider, sealed_key, key_hint, base_url, max_concurrent, rpm, tpm, created_at, updated_at
     from provider_keys where organization_id = ${organizationId} and provider = ${provider}`;
   return row ?? null;
 }

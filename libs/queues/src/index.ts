@@ -9,3 +9,4 @@ export * from './upkeep';
 export * from './span-intake';
 export * from './replies';
 export * from './live-roots';
+export * from './lanes';

@@ -13,6 +13,16 @@ export function redisKeys(prefix: string) {
     spanBacklog: `${prefix}:span-backlog`,
     /** Pub/sub channel of an organization's root spans, published as they are committed (the live tail). */
     liveRoots: (org: string) => `${prefix}:live-roots:${org}`,
+    /** Lanes with a queue of their own (see the worker's lanes.ts), by when a job was last queued there. */
+    lanes: `${prefix}:lanes`,
+    /** Lanes whose provider refused a call for overload, by until when their calls queue. */
+    lanesHot: `${prefix}:lanes-hot`,
+    /** Set while a lane's learned concurrency may not change again (once per pause, and not in every call). */
+    laneAdapted: (lane: string, direction: 'down' | 'up') => `${prefix}:lane-adapted:${direction}:${lane}`,
+    /** Namespace of the lanes' tokens-a-minute counters. */
+    laneTokens: `${prefix}:lane-tpm`,
+    /** The provider's last overload message for a completion waiting in a lane: its caller's answer at its deadline. */
+    laneWaitError: (replyTo: string) => `${prefix}:lane-wait-error:${replyTo}`,
     /** Namespace of the per-API-key request counters. */
     rateLimit: `${prefix}:rate-limit:`,
   };

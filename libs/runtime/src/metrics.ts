@@ -186,6 +186,54 @@ export function watchQueues(queues: Queue[], redis: Redis, { cacheMs = 2000 } = 
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Providers, as the gateway calls them (see the worker's lanes.ts).
+
+export const providerCallsInFlight = new Gauge({
+  name: 'sightline_provider_calls_in_flight',
+  help: 'Provider calls this worker process is making now',
+  labelNames: ['provider'] as const,
+  registers: [metrics],
+});
+
+export const providerOverloads = new Counter({
+  name: 'sightline_provider_overloads_total',
+  help: 'Calls a provider refused for overload (429, 503, 529) that the gateway queued again or answered, by status',
+  labelNames: ['provider', 'status'] as const,
+  registers: [metrics],
+});
+
+export const providerLimitWaitSeconds = new Counter({
+  name: 'sightline_provider_limit_wait_seconds_total',
+  help: "Time completions spent queued in their provider's lane (its limits, its pause after an overload) before the call that went",
+  labelNames: ['provider'] as const,
+  registers: [metrics],
+});
+
+type LaneReading = { provider: string; waiting: number; active: number };
+let laneSource: (() => Promise<LaneReading[]>) | null = null;
+
+new Gauge({
+  name: 'sightline_provider_queued',
+  help: "Completions in their provider's lane, read from Redis: waiting for its limit or its pause, or being called",
+  labelNames: ['provider', 'state'] as const,
+  registers: [metrics],
+  async collect() {
+    this.reset();
+    const readings = laneSource ? await laneSource().catch(() => []) : [];
+    for (const { provider, waiting, active } of readings) {
+      this.inc({ provider, state: 'waiting' }, waiting);
+      this.inc({ provider, state: 'active' }, active);
+    }
+  },
+});
+
+/** Serves the lanes' counts (read when scraped) on `sightline_provider_queued`. */
+export function watchLanes(read: () => Promise<LaneReading[]>): () => void {
+  laneSource = read;
+  return () => void (laneSource = null);
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Database pools.
 
 export type PoolReading = { maxConnections: number; inFlight: number };

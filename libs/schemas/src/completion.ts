@@ -97,10 +97,16 @@ export const DeploymentCreateSchema = z.object({
 
 const ProviderName = z.string().regex(/^[a-z0-9_-]{1,64}$/, 'lower-case letters, digits, _ and - only');
 
+const ProviderLimit = z.number().int().positive().max(100_000_000).nullish();
+
 export const ProviderKeyCreateSchema = z.object({
   provider: ProviderName,
   api_key: z.string().min(1).max(4096),
   base_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).nullish(),
+  /** The key's limits, kept to across all workers (unset: none): requests at once, a minute, tokens a minute. */
+  max_concurrent: ProviderLimit,
+  rpm: ProviderLimit,
+  tpm: ProviderLimit,
 });
 
 /** A provider-neutral chat request: what a provider adapter sends and what the cache key is made of. */
@@ -201,6 +207,20 @@ export const RouteSchema = z.object({
   updated_at: z.string(),
 });
 
+/**
+ * A provider account as the gateway keeps to its limits: one provider with one key (and base URL), by a
+ * digest of them, never the key itself. A call whose lane has limits, or that the provider refused for
+ * overload a moment ago, waits in the lane's own queue.
+ */
+export const LaneSchema = z.object({
+  id: z.string().regex(/^[a-z0-9_-]{1,80}$/),
+  provider: z.string(),
+  max_concurrent: z.number().int().positive().nullable(),
+  rpm: z.number().int().positive().nullable(),
+  tpm: z.number().int().positive().nullable(),
+});
+export type Lane = z.infer<typeof LaneSchema>;
+
 export const CompletionJobSchema = z.object({
   /** The pub/sub channel the API listens on for this job's chunks and result. */
   reply_to: z.string().min(1),
@@ -217,6 +237,13 @@ export const CompletionJobSchema = z.object({
   route: RouteCreateSchema.omit({ retry_on: true })
     .extend({ retry_on: z.array(z.enum(RETRY_ON)) })
     .optional(),
+  /** When the caller stops waiting (epoch ms): the job is not started after it. */
+  deadline_ms: z.number().int().positive().optional(),
+  /** Set when the job waits in its lane's queue: the lane, and when it was first queued there (epoch ms). */
+  lane: LaneSchema.optional(),
+  lane_queued_ms: z.number().int().positive().optional(),
+  /** Times the provider refused this job for overload: the backoff grows with them when it gave no Retry-After. */
+  overloads: z.number().int().min(0).optional(),
 });
 export type CompletionJob = z.infer<typeof CompletionJobSchema>;
 

@@ -146,6 +146,9 @@ export const ProviderKeySchema = z.object({
   provider: z.string(),
   api_key: z.string().describe('the last 4 characters only'),
   base_url: z.string().nullable(),
+  max_concurrent: z.number().int().nullable(),
+  rpm: z.number().int().nullable(),
+  tpm: z.number().int().nullable(),
   updated_at: z.string(),
 });
 export const EvalMetricSchema = z.object({

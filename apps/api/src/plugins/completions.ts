@@ -9,6 +9,7 @@ import {
   mergeConfiguration,
   MissingVariablesError,
 } from '@sightline/llm/prepare';
+import { budgetRanOut } from '@sightline/queues';
 import {
   CompletionResponseSchema,
   ROUTE_MODEL_PREFIX,
@@ -38,8 +39,12 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     const { config } = app;
-    // The worker's whole budget for one call, and time for the queue on top.
-    const waitBudgetMs = callBudgetMs(config.COMPLETION_TIMEOUT_MS, config.PROVIDER_MAX_RETRIES) + 30_000;
+    // The caller's time budget: the job is not started after it (see the worker's completion processor).
+    const budgetMs = callBudgetMs(config.COMPLETION_TIMEOUT_MS, config.PROVIDER_MAX_RETRIES);
+    // Past the budget, the worker's own answer (a call's timeout) is given this long to arrive.
+    const DEADLINE_GRACE_MS = 1000;
+    // The last resort, when no worker answers at all.
+    const waitBudgetMs = budgetMs + 30_000;
 
     async function prepare(
       organizationId: string,
@@ -81,27 +86,65 @@ export default fp(
         ...(key && { provider_api_key: { sealed: seal(config.SECRETS_KEY!, key) } }),
         ...(route && { route }),
         log: logOf(body, projectId, route ? request.model : request.provider, metricNames),
+        deadline_ms: Date.now() + budgetMs,
       };
     }
 
-    function run(
+    /**
+     * Waits for the job's answer. A job still waiting (for its provider's limit or pause) when its deadline
+     * has passed is never started afterwards, so its caller is answered then: `status: "error"` with the
+     * provider's last refusal.
+     */
+    async function run(
       job: CompletionJob,
       onChunk?: (text: string) => void,
       signal?: AbortSignal,
     ): Promise<CompletionResponse> {
-      return app.awaitReply(job.reply_to, () => app.completionJobs.add(job), {
-        schema: CompletionResponseSchema,
-        timeoutMs: waitBudgetMs,
-        timeoutMessage: 'no completion result in time: the workers may be overloaded or down',
-        onChunk,
-        signal,
-      });
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), job.deadline_ms! - Date.now() + DEADLINE_GRACE_MS);
+      try {
+        return await app.awaitReply(job.reply_to, () => app.completionJobs.add(job), {
+          schema: CompletionResponseSchema,
+          timeoutMs: waitBudgetMs,
+          timeoutMessage: 'no completion result in time: the workers may be overloaded or down',
+          onChunk,
+          signal: signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal,
+        });
+      } catch (err) {
+        if (!deadline.signal.aborted || signal?.aborted) throw err;
+        const refused = await app.redis.get(app.keys.laneWaitError(job.reply_to)).catch(() => null);
+        return unanswered(job, budgetRanOut(refused, job.request.provider));
+      } finally {
+        clearTimeout(timer);
+      }
     }
 
     app.decorate('completions', { prepare, run });
   },
   { name: 'completions', dependencies: ['sql', 'queues', 'replies', 'projects'] },
 );
+
+/** The answer to a completion that was never called. */
+function unanswered(job: CompletionJob, error: string): CompletionResponse {
+  const now = new Date().toISOString();
+  return {
+    content: '',
+    latency: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    total_tokens: 0,
+    cost: 0,
+    model: job.request.model,
+    provider: job.request.provider,
+    cache_hit: false,
+    status: 'error',
+    start_timestamp: now,
+    end_timestamp: now,
+    trace_id: job.trace_id,
+    inference_id: job.trace_id,
+    error,
+  };
+}
 
 /** The names of the organization's metrics with these ids; an unknown id is the caller's error. */
 async function evalMetricNames(

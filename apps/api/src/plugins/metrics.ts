@@ -1,6 +1,14 @@
 import fp from 'fastify-plugin';
 import { poolReading } from '@sightline/db';
-import { collectProcessMetrics, httpRequestDuration, metrics, watchPool, watchQueues } from '@sightline/runtime';
+import { readLanes } from '@sightline/queues';
+import {
+  collectProcessMetrics,
+  httpRequestDuration,
+  metrics,
+  watchLanes,
+  watchPool,
+  watchQueues,
+} from '@sightline/runtime';
 
 /**
  * `GET /metrics` in Prometheus's text format, unauthenticated like /healthz: it holds no tenant data (routes
@@ -12,7 +20,11 @@ import { collectProcessMetrics, httpRequestDuration, metrics, watchPool, watchQu
 export default fp(
   async (app) => {
     collectProcessMetrics();
-    const unwatch = [watchQueues(app.allQueues, app.redis), watchPool('api', () => poolReading(app.sql))];
+    const unwatch = [
+      watchQueues(app.allQueues, app.redis),
+      watchPool('api', () => poolReading(app.sql)),
+      watchLanes(() => readLanes(app.redis, app.keys, app.config.QUEUE_PREFIX)),
+    ];
 
     app.addHook('onResponse', (req, reply, done) => {
       // Unmatched URLs share one label: a scan of random paths must not create a series per path.

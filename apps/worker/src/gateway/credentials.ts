@@ -2,6 +2,7 @@ import { unseal } from '@sightline/core';
 import { findProviderKey, type Sql } from '@sightline/db';
 import { nonPublicLiteral, nonPublicMessage, ProviderError, publicOnlyFetch, resolveProvider } from '@sightline/llm';
 import type { CompletionJob } from '@sightline/schemas';
+import { envLimits, laneOf } from './lane';
 
 export type CredentialDeps = {
   sql: Sql;
@@ -13,7 +14,8 @@ export type CredentialDeps = {
 
 /**
  * The provider adapter and key for a call, by precedence: the request's own key, the organization's saved
- * key (the one saved for `keyName`, by default the call's provider), the server's environment.
+ * key (the one saved for `keyName`, by default the call's provider), the server's environment; and the
+ * lane of that account, with the saved key's limits or the server's (a request's own key has none).
  */
 export async function resolveCredentials(
   deps: CredentialDeps,
@@ -25,8 +27,13 @@ export async function resolveCredentials(
   // A key named on purpose (a route's target) is never silently replaced by the server's own.
   if (keyName && !fromRequest && !saved)
     throw new ProviderError(`no saved provider key '${keyName}': save it with POST /api/svc/v1/provider-keys`, false);
-  return resolveProvider(call.request.provider, { requestKey: fromRequest, saved, env: deps.env });
+  const provider = call.request.provider;
+  const resolved = resolveProvider(provider, { requestKey: fromRequest, saved, env: deps.env });
+  const limits = saved?.limits ?? (fromRequest ? NO_LIMITS : envLimits(deps.env, provider));
+  return { ...resolved, lane: laneOf(provider, resolved, limits) };
 }
+
+const NO_LIMITS = { max_concurrent: null, rpm: null, tpm: null };
 
 function requestKey(deps: CredentialDeps, key: CompletionJob['provider_api_key']): string | null {
   if (!key) return null;
@@ -48,5 +55,6 @@ async function savedKey(deps: CredentialDeps, org: string, provider: string) {
     apiKey: unseal(deps.secretsKey, row.sealed_key),
     baseURL: row.base_url,
     fetch: guarded ? publicOnlyFetch : undefined,
+    limits: { max_concurrent: row.max_concurrent, rpm: row.rpm, tpm: row.tpm },
   };
 }

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { isSampledIn } from '@sightline/core';
 import type { SpanIntake } from '@sightline/queues';
-import type { CompletionJob, CompletionResponse, LlmRequest, SpanEvent } from '@sightline/schemas';
+import type { CompletionJob, CompletionResponse, Lane, LlmRequest, SpanEvent } from '@sightline/schemas';
 import { priceAnswer } from './answer';
-import { callProvider, type Outcome, type ProviderCallDeps } from './provider-call';
+import { callProvider, type Admission, type Outcome, type ProviderCallDeps } from './provider-call';
 import { callRoute, type Attempt } from './route';
 import { attemptSpanEvent, completionSpanEvent } from './span';
 
@@ -14,6 +14,44 @@ export type GatewayCall = Omit<CompletionJob, 'reply_to'>;
 
 /** A completion's answer, and its trace log reserved (numbered, so reads wait for it) but not yet queued. */
 export type Completed = { response: CompletionResponse; log: SpanEvent[] };
+
+/**
+ * How a queued completion keeps to its provider's limits: its lane admits it or not, and it is not tried
+ * again past its caller's deadline (epoch ms). `backoffMs`: the wait after an overload without Retry-After.
+ */
+export type Gate = {
+  admit: (lane: Lane, request: LlmRequest) => Promise<Admission>;
+  deadline: number;
+  backoffMs: number;
+};
+
+/** A completion not answered yet: it waits in its lane's queue, for `waitMs` at least, after `error` (if any). */
+export type Requeue = { lane: Lane; waitMs: number; error: string | null; overload: boolean };
+
+/** The outcome of a call that was never made (its deadline passed while it waited). */
+export function notCalled(error: string): Outcome {
+  return {
+    result: null,
+    error,
+    failure: null,
+    cacheHit: false,
+    latency: 0,
+    timeToFirstToken: null,
+    lane: null,
+    deferred: null,
+    overload: null,
+  };
+}
+
+/** Whether a call that did not go (or was refused for overload) waits again, rather than answer now. */
+function requeueOf(outcome: Outcome, gate: Gate): Requeue | null {
+  const { lane, deferred, overload } = outcome;
+  if (!lane || !(deferred || overload)) return null;
+  const waitMs = deferred ? (deferred.go ? 0 : (deferred.waitMs ?? 0)) : (overload!.retryAfterMs ?? gate.backoffMs);
+  // The caller would stop waiting first: it hears now, with the provider's message.
+  if (Date.now() + waitMs >= gate.deadline) return null;
+  return { lane, waitMs, error: outcome.error, overload: overload !== null };
+}
 
 /**
  * A routed call as one outcome: the last attempt's, timed from the first attempt's start, its error
@@ -36,9 +74,12 @@ async function placeCall(
   call: GatewayCall,
   onChunk: ((text: string) => void) | undefined,
   logger: Logger,
+  gate: Gate | undefined,
 ): Promise<{ outcome: Outcome; request: LlmRequest; failed: Attempt[] }> {
-  if (!call.route)
-    return { outcome: await callProvider(deps, call, onChunk, logger), request: call.request, failed: [] };
+  if (!call.route) {
+    const queued = gate && { admit: gate.admit, budgetMs: gate.deadline - Date.now() };
+    return { outcome: await callProvider(deps, call, onChunk, logger, queued), request: call.request, failed: [] };
+  }
   const t0 = performance.now();
   const attempts = await callRoute(deps, { ...call, route: call.route }, onChunk, logger);
   return {
@@ -54,26 +95,58 @@ async function placeCall(
  * after the answer waits for the log; `writeLog` then queues it, off the caller's path.
  */
 export function createGateway(deps: GatewayDeps) {
+  /** The answer to an outcome, and its trace log reserved; a route's failed attempts are logged too. */
+  async function answer(
+    call: GatewayCall,
+    placed: { outcome: Outcome; request: LlmRequest; failed: Attempt[] },
+    startedAt: Date,
+    logger: Logger,
+  ): Promise<Completed> {
+    const { outcome, request, failed } = placed;
+    // A route answers as the target that answered (or failed last).
+    const answered = { ...call, request };
+    const { response, priceKnown } = priceAnswer(request, call.trace_id, outcome, startedAt, logger);
+    const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);
+    const log = sampled
+      ? await deps.spans.reserve([
+          completionSpanEvent(answered, response, outcome.timeToFirstToken, priceKnown),
+          ...failed.map((a) => attemptSpanEvent(call, a)),
+        ])
+      : [];
+    return { response, log };
+  }
+
   return {
+    /** The completion, answered whatever happens (a refusal for overload is the SDK's to retry). */
     async complete(
       call: GatewayCall,
       onChunk: ((text: string) => void) | undefined,
       logger: Logger,
     ): Promise<Completed> {
       const startedAt = new Date();
-      const { outcome, request, failed } = await placeCall(deps, call, onChunk, logger);
-      // A route answers as the target that answered (or failed last); its failed attempts are logged too.
-      const answered = { ...call, request };
-      const { response, priceKnown } = priceAnswer(request, call.trace_id, outcome, startedAt, logger);
-      const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);
-      const log = sampled
-        ? await deps.spans.reserve([
-            completionSpanEvent(answered, response, outcome.timeToFirstToken, priceKnown),
-            ...failed.map((a) => attemptSpanEvent(call, a)),
-          ])
-        : [];
-      return { response, log };
+      return answer(call, await placeCall(deps, call, onChunk, logger, undefined), startedAt, logger);
     },
+    /**
+     * A queued completion, through its lane's `gate`: answered, or to be queued again (its lane is at its
+     * limit, or the provider refused it for overload before any output) while its caller still waits.
+     */
+    async completeQueued(
+      call: GatewayCall,
+      onChunk: ((text: string) => void) | undefined,
+      logger: Logger,
+      gate: Gate,
+    ): Promise<Completed | { requeue: Requeue }> {
+      const startedAt = new Date();
+      const placed = await placeCall(deps, call, onChunk, logger, gate);
+      const requeue = requeueOf(placed.outcome, gate);
+      if (requeue) return { requeue };
+      if (placed.outcome.deferred)
+        placed.outcome.error = `not called: ${call.request.provider} stayed at its limit until this request's time budget ran out`;
+      return answer(call, placed, startedAt, logger);
+    },
+    /** The answer of a completion whose caller stopped waiting before it could run: never called. */
+    expired: (call: GatewayCall, error: string, logger: Logger) =>
+      answer(call, { outcome: notCalled(error), request: call.request, failed: [] }, new Date(), logger),
     writeLog: async (log: SpanEvent[]) => (log.length ? deps.spans.enqueue(log) : undefined),
   };
 }

@@ -1,8 +1,16 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { cacheDigest, ProviderError } from '@sightline/llm';
+import { cacheDigest, OVERLOAD_STATUSES, ProviderError, withoutOverloadRetries } from '@sightline/llm';
 import type { RedisKeys } from '@sightline/queues';
-import { LlmResultSchema, type CompletionJob, type LlmResult, type RetryOn } from '@sightline/schemas';
+import { providerCallsInFlight, providerOverloads } from '@sightline/runtime';
+import {
+  LlmResultSchema,
+  type CompletionJob,
+  type Lane,
+  type LlmRequest,
+  type LlmResult,
+  type RetryOn,
+} from '@sightline/schemas';
 import { resolveCredentials, type CredentialDeps } from './credentials';
 
 export type ProviderCallDeps = CredentialDeps & {
@@ -22,12 +30,29 @@ export type Outcome = {
   cacheHit: boolean;
   latency: number;
   timeToFirstToken: number | null;
+  /** The provider account called (or that would have been), once its key is known. */
+  lane: Lane | null;
+  /** Not called: the lane is at its limit or paused, and the call waits its turn (see Admission). */
+  deferred: Admission | null;
+  /** The provider refused the call for overload (429, 503, 529) before any output: it may be tried again. */
+  overload: { retryAfterMs: number | null } | null;
 };
 
 export type ProviderCall = Omit<CompletionJob, 'reply_to' | 'log'>;
 
-/** A route's target overrides the server's retries and budget, and may name the saved key it uses. */
-type CallOverrides = { maxRetries?: number; budgetMs?: number; keyName?: string };
+/** Whether a call may go to its provider now, or must wait in its lane's queue (for `waitMs`, when known). */
+export type Admission = { go: true } | { go: false; waitMs: number | null };
+
+/**
+ * A route's target overrides the server's retries and budget, and may name the saved key it uses. A
+ * queued call is admitted by its lane (`admit`) and has its overloads handled by the queue, not the SDK.
+ */
+type CallOverrides = {
+  maxRetries?: number;
+  budgetMs?: number;
+  keyName?: string;
+  admit?: (lane: Lane, request: LlmRequest) => Promise<Admission>;
+};
 
 /**
  * A failure as a route's `retry_on` names it: rate limited (429), the provider failing (5xx, 529), or no
@@ -63,6 +88,9 @@ export async function callProvider(
     cacheHit: false,
     latency: 0,
     timeToFirstToken: null,
+    lane: null,
+    deferred: null,
+    overload: null,
   };
   try {
     outcome.result = await cached(deps.redis, cacheKey);
@@ -72,12 +100,21 @@ export async function callProvider(
       return outcome;
     }
     const provider = await resolveCredentials(deps, call, overrides.keyName);
+    outcome.lane = provider.lane;
+    const admission = overrides.admit ? await overrides.admit(provider.lane, req) : null;
+    if (admission && !admission.go) {
+      outcome.deferred = admission;
+      return outcome;
+    }
     const t0 = performance.now();
+    const lane = provider.lane.id;
+    laneCallsInFlight.set(lane, (laneCallsInFlight.get(lane) ?? 0) + 1);
+    providerCallsInFlight.inc({ provider: req.provider });
     try {
       outcome.result = await provider.adapter.call(req, {
         apiKey: provider.apiKey,
         baseURL: provider.baseURL,
-        fetch: provider.fetch,
+        fetch: overrides.admit ? withoutOverloadRetries(provider.fetch) : provider.fetch,
         timeoutMs: deps.timeoutMs,
         maxRetries: overrides.maxRetries ?? deps.maxRetries,
         budgetMs: overrides.budgetMs,
@@ -90,10 +127,18 @@ export async function callProvider(
       });
     } finally {
       outcome.latency = (performance.now() - t0) / 1000;
+      laneCallsInFlight.set(lane, laneCallsInFlight.get(lane)! - 1);
+      if (!laneCallsInFlight.get(lane)) laneCallsInFlight.delete(lane);
+      providerCallsInFlight.dec({ provider: req.provider });
     }
   } catch (err) {
     outcome.error = (err as Error).message;
     outcome.failure = failureOf(err);
+    if (isOverload(err)) {
+      providerOverloads.inc({ provider: req.provider, status: String(err.status) });
+      if (overrides.admit && outcome.timeToFirstToken === null)
+        outcome.overload = { retryAfterMs: err.retryAfterMs ?? null };
+    }
     log.warn(
       { traceId: call.trace_id, provider: req.provider, model: req.model, err: outcome.error },
       'completion failed',
@@ -108,6 +153,12 @@ export async function callProvider(
   }
   return outcome;
 }
+
+/** Provider calls this process is making now, by lane. */
+export const laneCallsInFlight = new Map<string, number>();
+
+const isOverload = (err: unknown): err is ProviderError =>
+  err instanceof ProviderError && err.status !== undefined && OVERLOAD_STATUSES.has(err.status);
 
 async function cached(redis: Redis, cacheKey: string | null): Promise<LlmResult | null> {
   const text = cacheKey ? await redis.get(cacheKey) : null;

@@ -1,26 +1,49 @@
+import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createReplier, type RedisKeys } from '@sightline/queues';
+import { budgetRanOut, createReplier, type RedisKeys } from '@sightline/queues';
 import type { CompletionResponse } from '@sightline/schemas';
-import type { Gateway } from '../gateway';
+import type { Completed, Gateway } from '../gateway';
+import type { Lanes } from '../lanes';
 import type { Processor } from '../register-worker';
 
-type Deps = { redis: Redis; keys: RedisKeys; gateway: Gateway };
+type Deps = { redis: Redis; keys: RedisKeys; gateway: Gateway; lanes: Lanes; budgetMs: number };
 
 /**
  * Relays a completion job to the gateway: chunks and the answer go out on the job's reply channel, then
  * the log is queued. Whatever fails, the caller hears of it at once rather than at its timeout.
+ *
+ * The same processor runs the completion queue and the lanes' queues (a job in a lane carries its lane):
+ * a call that must wait for its provider's limit or pause goes to (or back to) its lane's queue instead of
+ * being answered, until its caller's deadline; a job found past its deadline is answered, never called.
  */
 export function completionProcessor(deps: Deps): Processor<'completion'> {
-  return async (job, _bullJob, logger) => {
+  return async (job, bullJob, logger) => {
     const send = createReplier(deps.redis, deps.keys, job.reply_to)<CompletionResponse>;
     let answered = false;
     try {
       const onChunk = job.stream ? (text: string) => void send({ chunk: text }) : undefined;
-      const { response, log } = await deps.gateway.complete(job, onChunk, logger);
-      await send({ done: response });
+      const deadline = job.deadline_ms ?? bullJob.timestamp + deps.budgetMs;
+      let completed: Completed;
+      if (Date.now() >= deadline) {
+        const refused = job.lane ? await deps.lanes.waitError(job) : null;
+        completed = await deps.gateway.expired(job, budgetRanOut(refused, job.lane?.provider ?? null), logger);
+      } else {
+        const gate = job.lane ? deps.lanes.inLane(deadline, job) : deps.lanes.direct(deadline, job);
+        const result = await deps.gateway.completeQueued(job, onChunk, logger, gate);
+        if ('requeue' in result) {
+          if (job.lane) await deps.lanes.pause(job, bullJob, result.requeue);
+          else await deps.lanes.forward(job, result.requeue);
+          answered = true; // later, from the lane's queue
+          if (job.lane) throw Worker.RateLimitError(); // back to the head of the lane's queue
+          return null;
+        }
+        completed = result;
+        await deps.lanes.answered(job, completed.response.latency);
+      }
+      await send({ done: completed.response });
       answered = true;
-      await deps.gateway.writeLog(log);
-      return response;
+      await deps.gateway.writeLog(completed.log);
+      return completed.response;
     } finally {
       if (!answered)
         await send({ error: 'the completion failed inside the gateway; see the worker log', status: 500 }).catch(

@@ -3,6 +3,7 @@ import { openAiAdapter } from './openai';
 import { ProviderError, type ProviderAdapter } from './types';
 
 export * from './types';
+export * from './overload';
 
 type Known = {
   protocol: 'openai' | 'anthropic' | 'azure';
@@ -26,7 +27,8 @@ const KNOWN: Record<string, Known> = {
   vllm: { protocol: 'openai', keyOptional: true },
 };
 
-const envName = (provider: string) =>
+/** The prefix of a provider's environment variables: OPENAI for `OPENAI_API_KEY`, `OPENAI_RPM`, ... */
+export const providerEnvName = (provider: string) =>
   provider === 'azure' ? 'AZURE_OPENAI' : provider.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
 export type ResolvedProvider = { adapter: ProviderAdapter; apiKey: string; baseURL?: string; fetch?: typeof fetch };
@@ -40,7 +42,7 @@ export type KeySources = {
 /** The adapter, key and base URL for a provider. Keys: the request's, then the organization's saved key, then the environment. */
 export function resolveProvider(provider: string, { requestKey, saved, env }: KeySources): ResolvedProvider {
   const known = Object.hasOwn(KNOWN, provider) ? KNOWN[provider] : undefined;
-  const prefix = envName(provider);
+  const prefix = providerEnvName(provider);
   const baseURL = saved?.baseURL ?? env[`${prefix}_BASE_URL`] ?? known?.baseURL;
   if (!known && !baseURL) {
     throw new ProviderError(

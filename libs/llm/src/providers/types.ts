@@ -1,5 +1,6 @@
 import type { LlmResult } from '@sightline/schemas';
 import type { LlmRequest } from '../request';
+import { retryAfterMsOf } from './overload';
 
 export type { LlmResult };
 
@@ -21,12 +22,16 @@ export interface ProviderAdapter {
   call(request: LlmRequest, options: CallOptions): Promise<LlmResult>;
 }
 
-/** A failed provider call; `retryable` says whether the same call could succeed later (429, 5xx, timeouts). */
+/**
+ * A failed provider call; `retryable` says whether the same call could succeed later (429, 5xx, timeouts),
+ * and `retryAfterMs` when the provider said (Retry-After).
+ */
 export class ProviderError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
@@ -68,11 +73,17 @@ export function toProviderError(err: unknown, provider: string, signal?: AbortSi
   if (signal?.aborted && signal.reason instanceof ProviderError)
     return new ProviderError(`${provider} error (${signal.reason.message})`, true);
   if (err instanceof ProviderError) return err;
-  const e = err as { status?: number; message?: string; name?: string };
+  const e = err as { status?: number; message?: string; name?: string; headers?: unknown };
   const status = typeof e.status === 'number' ? e.status : undefined;
   if (status !== undefined) {
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    return new ProviderError(`${provider} error (HTTP ${status}): ${e.message}`, retryable, status);
+    const headers = e.headers instanceof Headers ? e.headers : undefined;
+    return new ProviderError(
+      `${provider} error (HTTP ${status}): ${e.message}`,
+      retryable,
+      status,
+      retryAfterMsOf(headers),
+    );
   }
   const reason =
     e.name === 'APIConnectionTimeoutError'

@@ -15,10 +15,13 @@ import {
 import { AppError, notFound, RequestValidationError } from '../../errors';
 
 // Only the last four characters of a saved key are ever shown.
-const keyToWire = (k: Pick<SavedProviderKey, 'provider' | 'key_hint' | 'base_url' | 'updated_at'>) => ({
+const keyToWire = (k: Omit<SavedProviderKey, 'sealed_key' | 'created_at'>) => ({
   provider: k.provider,
   api_key: `...${k.key_hint}`,
   base_url: k.base_url,
+  max_concurrent: k.max_concurrent,
+  rpm: k.rpm,
+  tpm: k.tpm,
   updated_at: formatTimestamp(k.updated_at),
 });
 
@@ -26,7 +29,7 @@ const keyToWire = (k: Pick<SavedProviderKey, 'provider' | 'key_hint' | 'base_url
 async function saveKey(
   app: FastifyInstance,
   organizationId: string,
-  { provider, api_key, base_url }: z.infer<typeof ProviderKeyCreateSchema>,
+  { provider, api_key, base_url, ...given }: z.infer<typeof ProviderKeyCreateSchema>,
 ) {
   const secretsKey = app.config.SECRETS_KEY;
   if (!secretsKey) throw new AppError(503, 'saving provider keys needs SECRETS_KEY to be configured on the server');
@@ -36,13 +39,15 @@ async function saveKey(
       { loc: ['body', 'base_url'], msg: nonPublicMessage(refused), type: 'value_error' },
     ]);
   const hint = api_key.slice(-4);
+  const limits = { max_concurrent: given.max_concurrent ?? null, rpm: given.rpm ?? null, tpm: given.tpm ?? null };
   await saveProviderKey(app.sql, organizationId, {
     provider,
     sealed: seal(secretsKey, api_key),
     hint,
     baseUrl: base_url ?? null,
+    ...limits,
   });
-  return { provider, key_hint: hint, base_url: base_url ?? null, updated_at: new Date() };
+  return { provider, key_hint: hint, base_url: base_url ?? null, ...limits, updated_at: new Date() };
 }
 
 export default async function providerKeyRoutes(base: FastifyInstance) {

@@ -1,0 +1,258 @@
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { call } from '../support/app';
+import { useSql } from '../support/fixtures';
+import { startGateway, userMessage, type Gateway } from '../support/gateway';
+import { startScript } from '../support/processes';
+import { databaseUrl, newOrganization, redisUrl } from '../support/services';
+
+// Provider limits and overloads: each rule against the fake providers, real HTTP servers that refuse with
+// 429 / 503 / 529 (with and without Retry-After) or admit only so many requests at once.
+
+const { sql } = useSql();
+
+/** A gateway for one describe block, with its own environment (limits, time budget). */
+function useLimitedGateway(env: Record<string, string>) {
+  const handle = { gw: null as unknown as Gateway, key: '' };
+  beforeAll(async () => {
+    handle.gw = await startGateway(env);
+    handle.key = (await newOrganization(sql, 'limits')).key;
+  });
+  afterAll(async () => handle.gw?.close());
+  beforeEach(() => {
+    for (const fake of [handle.gw.openai, handle.gw.anthropic]) {
+      fake.requests.length = 0;
+      fake.maxInFlight = 0;
+      fake.refused = 0;
+      fake.admit = null;
+      fake.responseDelayMs = 0;
+    }
+  });
+  return handle;
+}
+
+const openai = (content = 'hello', extra: object = {}) => ({
+  llm_configuration: { provider: 'openai', model: 'gpt-4o-mini', messages: [userMessage(content)], ...extra },
+});
+const anthropic = (content = 'hello') => ({
+  llm_configuration: { provider: 'anthropic', model: 'claude-3-5-haiku-20241022', messages: [userMessage(content)] },
+});
+
+async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const t0 = Date.now();
+  const value = await run();
+  return { value, ms: Date.now() - t0 };
+}
+
+describe('a provider that refuses for overload', () => {
+  const h = useLimitedGateway({ COMPLETION_TIMEOUT_MS: '5000', PROVIDER_MAX_RETRIES: '0' });
+  const complete = (body: object) => call(h.gw.stack.app, h.key, 'POST', '/completion', body);
+
+  it("waits out a 429's Retry-After, with every call to that provider paused, and answers", async () => {
+    h.gw.openai.plan({ status: 429, retryAfter: '1' });
+    const first = timed(() => complete(openai('first')));
+    await sleep(150); // the refusal has paused the provider by now
+    const second = timed(() => complete(openai('second')));
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.value.json()).toMatchObject({ status: 'success', content: 'echo: first' });
+    expect(b.value.json()).toMatchObject({ status: 'success', content: 'echo: second' });
+    expect(a.ms).toBeGreaterThanOrEqual(1000);
+    const [refusal, ...after] = h.gw.openai.requests;
+    expect(after).toHaveLength(2); // each called once more, none before the pause ended
+    for (const r of after) expect(r.at - refusal.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it("backs off when a 503 gives no Retry-After, and takes Anthropic's 529 with retry-after-ms", async () => {
+    h.gw.openai.plan({ status: 503 });
+    const a = await timed(() => complete(openai('again')));
+    expect(a.value.json()).toMatchObject({ status: 'success', content: 'echo: again' });
+    expect(a.ms).toBeGreaterThanOrEqual(900);
+    expect(h.gw.openai.requests).toHaveLength(2);
+
+    h.gw.anthropic.plan({ status: 529, retryAfterMs: '300' });
+    const b = await timed(() => complete(anthropic('overloaded')));
+    expect(b.value.json()).toMatchObject({ status: 'success', content: 'echo: overloaded' });
+    expect(b.ms).toBeGreaterThanOrEqual(280);
+    expect(h.gw.anthropic.requests).toHaveLength(2);
+  });
+
+  it('streams a call refused before its first chunk once, from the call that went', async () => {
+    h.gw.openai.plan({ status: 429, retryAfterMs: '200' });
+    const res = await h.gw.stack.app.inject({
+      method: 'POST',
+      url: '/api/svc/v1/completion/stream',
+      headers: { authorization: `Bearer ${h.key}` },
+      payload: openai('one two three'),
+    });
+    const events = res.body
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: '))
+      .map((e) => JSON.parse(e.slice(6)));
+    expect(events.map((e) => e.chunk).join('')).toBe('echo: one two three');
+    expect(events.at(-1)).toMatchObject({ status: 'success' });
+    expect(h.gw.openai.requests).toHaveLength(2);
+  });
+
+  it('never calls again after output: a stream that breaks part-way ends with an error', async () => {
+    h.gw.openai.plan({ breakAfterChunks: 2 });
+    const res = await h.gw.stack.app.inject({
+      method: 'POST',
+      url: '/api/svc/v1/completion/stream',
+      headers: { authorization: `Bearer ${h.key}` },
+      payload: openai('a b c d e f'),
+    });
+    const last = JSON.parse(res.body.trim().split('\n\n').at(-1)!.slice(6));
+    expect(last).toMatchObject({ status: 'error' });
+    expect(h.gw.openai.requests).toHaveLength(1);
+  });
+
+  it('counts the refusals and the waiting on /metrics, per provider', async () => {
+    h.gw.openai.plan({ status: 429, retryAfterMs: '100' });
+    expect((await complete(openai())).json()).toMatchObject({ status: 'success' });
+    const text = (await h.gw.stack.app.inject({ url: '/metrics' })).body;
+    expect(text).toMatch(/sightline_provider_overloads_total\{provider="openai",status="429"\} [1-9]/);
+    expect(text).toMatch(/sightline_provider_limit_wait_seconds_total\{provider="openai"\} [0-9.e-]+/);
+    expect(text).toMatch(/sightline_provider_calls_in_flight\{provider="openai"\} 0/);
+  });
+});
+
+describe("a caller's time budget", () => {
+  // PROVIDER_MAX_RETRIES=0: the budget is COMPLETION_TIMEOUT_MS for the whole request.
+  const h = useLimitedGateway({ COMPLETION_TIMEOUT_MS: '1500', PROVIDER_MAX_RETRIES: '0', OPENAI_RPM: '2' });
+  const complete = (body: object) => call(h.gw.stack.app, h.key, 'POST', '/completion', body);
+
+  it("answers status error with the provider's message once no retry fits in it", async () => {
+    h.gw.anthropic.plan({ status: 429, retryAfter: '1' }, 5);
+    const { value, ms } = await timed(() => complete(anthropic()));
+    expect(value.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/HTTP 429/) });
+    expect(ms).toBeGreaterThanOrEqual(950);
+    expect(ms).toBeLessThan(3000);
+    expect(h.gw.anthropic.requests).toHaveLength(2);
+  });
+
+  it('keeps to requests a minute, answers a caller still waiting at its deadline, and never runs its job', async () => {
+    const results = await Promise.all([1, 2, 3].map((i) => timed(() => complete(openai(`m${i}`)))));
+    const waited = results.find((r) => r.value.json().status === 'error')!;
+    expect(results.filter((r) => r.value.json().status === 'success')).toHaveLength(2);
+    expect(waited.value.json()).toMatchObject({
+      error: "not called: this request's time budget ran out while it waited for openai's limit",
+      content: '',
+      cost: 0,
+    });
+    expect(waited.ms).toBeGreaterThanOrEqual(1400);
+    expect(waited.ms).toBeLessThan(3500); // the deadline (1.5 s) and the grace for a worker's own answer (1 s)
+    await sleep(1000);
+    expect(h.gw.openai.requests).toHaveLength(2);
+  });
+});
+
+describe('configured limits', () => {
+  const h = useLimitedGateway({
+    COMPLETION_TIMEOUT_MS: '3000',
+    PROVIDER_MAX_RETRIES: '0',
+    COMPLETION_CONCURRENCY: '2',
+    OPENAI_MAX_CONCURRENT: '2',
+  });
+  const api = (method: 'GET' | 'POST', path: string, body?: object) => call(h.gw.stack.app, h.key, method, path, body);
+
+  it('keeps to a concurrency limit with no 429, while waiting calls hold no worker slot', async () => {
+    h.gw.openai.responseDelayMs = 300;
+    h.gw.openai.admit = { concurrent: 2, retryAfter: '1' };
+    const calls = Array.from({ length: 6 }, (_, i) => api('POST', '/completion', openai(`n${i}`)));
+    await sleep(100);
+    // One completion at a time per worker here (COMPLETION_CONCURRENCY=1): waiting ones are in their lane.
+    const other = await timed(() => api('POST', '/completion', anthropic('meanwhile')));
+    expect(other.value.json()).toMatchObject({ status: 'success' });
+    expect(other.ms).toBeLessThan(600);
+    for (const res of await Promise.all(calls)) expect(res.json()).toMatchObject({ status: 'success' });
+    expect(h.gw.openai.maxInFlight).toBe(2);
+    expect(h.gw.openai.refused).toBe(0);
+  });
+
+  it("takes a saved key's limits, shows them, and refuses a limit that is not a positive integer", async () => {
+    const bad = await api('POST', '/provider-keys', { provider: 'openai', api_key: 'sk-x', max_concurrent: 0 });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail[0].loc).toEqual(['body', 'max_concurrent']);
+    const saved = await api('POST', '/provider-keys', {
+      provider: 'openai',
+      api_key: 'sk-saved-with-limits',
+      base_url: h.gw.openai.baseURL,
+      max_concurrent: 1,
+      tpm: 50,
+    });
+    expect(saved.json()).toMatchObject({ max_concurrent: 1, rpm: null, tpm: 50 });
+    h.gw.openai.responseDelayMs = 200;
+    // Each call counts its prompt and max_tokens (about 12 + 20) against 50 tokens a minute: one fits.
+    const calls = await Promise.all(
+      [1, 2].map((i) => api('POST', '/completion', openai(`k${i}`, { model_params: { max_length: 20 } }))),
+    );
+    expect(calls.map((r) => r.json().status).sort()).toEqual(['error', 'success']);
+    expect(h.gw.openai.requests).toHaveLength(1);
+    expect(h.gw.openai.requests[0].headers.authorization).toBe('Bearer sk-saved-with-limits');
+    await api('POST', '/provider-keys', {
+      provider: 'openai',
+      api_key: 'sk-saved-no-limits',
+      base_url: h.gw.openai.baseURL,
+      max_concurrent: 1,
+    });
+    h.gw.openai.requests.length = 0;
+    const limited = await Promise.all([1, 2, 3].map((i) => api('POST', '/completion', openai(`c${i}`))));
+    for (const res of limited) expect(res.json()).toMatchObject({ status: 'success' });
+    expect(h.gw.openai.maxInFlight).toBe(1);
+  });
+});
+
+describe('two worker processes', () => {
+  const workers: ChildProcess[] = [];
+  let gw: Gateway;
+  let key = '';
+  beforeAll(async () => {
+    gw = await startGateway({ COMPLETION_TIMEOUT_MS: '10000', PROVIDER_MAX_RETRIES: '0', OPENAI_MAX_CONCURRENT: '3' });
+    await gw.stack.stopWorker(); // the two processes below do the work
+    key = (await newOrganization(sql, 'two-workers')).key;
+    const env = {
+      DATABASE_URL: databaseUrl(),
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: gw.stack.prefix,
+      LOG_LEVEL: 'info',
+      OPENAI_BASE_URL: gw.openai.baseURL,
+      OPENAI_API_KEY: 'sk-env-openai',
+      OPENAI_MAX_CONCURRENT: '3',
+      COMPLETION_TIMEOUT_MS: '10000',
+      PROVIDER_MAX_RETRIES: '0',
+      SECRETS_KEY: gw.secretsKey,
+    };
+    for (let i = 0; i < 2; i++)
+      workers.push((await startScript('apps/worker/src/main.ts', env, /worker started/, 60_000)).child);
+  }, 120_000);
+  afterAll(async () => {
+    for (const w of workers) w.kill('SIGTERM');
+    await Promise.all(workers.map((w) => new Promise((resolve) => w.once('exit', resolve))));
+    await gw?.close();
+  });
+
+  it('share one limit: at most that many calls at once, no 429, every caller answered', async () => {
+    gw.openai.responseDelayMs = 100;
+    gw.openai.admit = { concurrent: 3, retryAfter: '1' };
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => call(gw.stack.app, key, 'POST', '/completion', openai(`w${i}`))),
+    );
+    for (const res of results) expect(res.json()).toMatchObject({ status: 'success' });
+    expect(gw.openai.requests).toHaveLength(24);
+    expect(gw.openai.maxInFlight).toBe(3);
+    expect(gw.openai.refused).toBe(0);
+  });
+
+  it('share a pause: a 429 seen by one holds back the calls of both', async () => {
+    gw.openai.requests.length = 0;
+    gw.openai.plan({ status: 429, retryAfter: '1' });
+    const first = call(gw.stack.app, key, 'POST', '/completion', openai('first', { temperature: 0.1 }));
+    await sleep(200);
+    const rest = Array.from({ length: 6 }, (_, i) => call(gw.stack.app, key, 'POST', '/completion', openai(`r${i}`)));
+    for (const res of await Promise.all([first, ...rest])) expect(res.json()).toMatchObject({ status: 'success' });
+    const [refusal, ...after] = gw.openai.requests;
+    expect(after).toHaveLength(7);
+    for (const r of after) expect(r.at - refusal.at).toBeGreaterThanOrEqual(950);
+  });
+});
