@@ -60,7 +60,12 @@ export abstract class FakeServer {
   private async handle(req: IncomingMessage, res: ServerResponse) {
     let text = '';
     for await (const part of req) text += part;
-    const recorded = { path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null, at: Date.now() };
+    const recorded = {
+      path: req.url ?? '',
+      headers: req.headers,
+      body: text ? JSON.parse(text) : null,
+      at: Date.now(),
+    };
     this.requests.push(recorded);
     if (this.admit && this.inFlight >= this.admit.concurrent) {
       this.refused++;

@@ -26,14 +26,18 @@ const HOT_MS = 60_000;
 /** The wait after an overload without Retry-After: doubled with each refusal of the same job, up to MAX. */
 const BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 30_000;
-/** A learned concurrency grows by one this often while its provider refuses nothing. */
-const GROW_EVERY_MS = 5_000;
+/**
+ * A learned concurrency grows by one this often while its provider refuses nothing, and shrinks to this
+ * share of itself at each pause (additive increase, multiplicative decrease, as TCP's congestion control).
+ */
+const GROW_EVERY_MS = 1_000;
+const SHRINK_TO = 0.7;
 /** The rate limit a lane worker runs with when its lane has none: BullMQ pauses a queue only with one. */
 const NO_RATE_LIMIT = { max: 1_000_000_000, duration: 60_000 };
 
 const jobAttempts = (job: CompletionJob) => job.overloads ?? 0;
 /** The wait after this job's overloads when the provider gave no Retry-After. */
-export const backoffMs = (overloads: number) => Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** overloads);
+const backoffMs = (overloads: number) => Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** overloads);
 
 type LaneDeps = {
   redis: Redis;
@@ -53,7 +57,7 @@ type LaneDeps = {
  * workers (global concurrency, global rate limit) and a job waits without holding a worker's slot. Tokens
  * a minute are counted with rate-limiter-flexible. An overload (429, 503, 529) pauses the lane for every
  * worker for its Retry-After (`queue.rateLimit`) and puts the job back at the head of its queue; a lane
- * without a configured concurrency learns one (halved at each pause, grown by one every few seconds).
+ * without a configured concurrency learns one (cut at each pause, grown by one every second).
  */
 export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps) {
   type Entry = { queue: Queue; worker: Worker | null; applied: string | null; lane: Lane | null; openedAt: number };
@@ -120,7 +124,7 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
 
   /**
    * The provider refused a call for overload: the lane's calls queue for the next minute, the lane pauses
-   * for every worker for the provider's Retry-After, a learned concurrency is halved (once per pause), and
+   * for every worker for the provider's Retry-After, a learned concurrency is cut (once per pause), and
    * the caller's answer at its deadline will carry the provider's message.
    */
   async function overloaded(entry: Entry, job: CompletionJob, requeue: Requeue) {
@@ -140,11 +144,12 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
     if (requeue.waitMs > 0) await entry.queue.rateLimit(requeue.waitMs);
     if (lane.max_concurrent !== null) return;
     const pause = Math.max(requeue.waitMs, BACKOFF_MS);
-    const halve = await redis.set(keys.laneAdapted(lane.id, 'down'), '1', 'PX', pause, 'NX');
-    if (!halve) return;
+    const cut = await redis.set(keys.laneAdapted(lane.id, 'down'), '1', 'PX', pause, 'NX');
+    if (!cut) return;
     await redis.set(keys.laneAdapted(lane.id, 'up'), '1', 'PX', pause + GROW_EVERY_MS);
-    const current = (await entry.queue.getGlobalConcurrency()) ?? Math.max(2, laneCallsInFlight.get(lane.id) ?? 2);
-    const learned = Math.max(1, Math.floor(current / 2));
+    // First refused: the calls this process has in flight on the lane stand for what the provider took.
+    const current = (await entry.queue.getGlobalConcurrency()) ?? (laneCallsInFlight.get(lane.id) ?? 1) / SHRINK_TO;
+    const learned = Math.max(1, Math.floor(current * SHRINK_TO));
     await entry.queue.setGlobalConcurrency(learned);
     log.warn(
       { lane: lane.id, provider: lane.provider, concurrency: learned },

@@ -212,9 +212,11 @@ export const RouteSchema = z.object({
  * digest of them, never the key itself. A call whose lane has limits, or that the provider refused for
  * overload a moment ago, waits in the lane's own queue.
  */
-export const LaneSchema = z.object({
+const LaneSchema = z.object({
   id: z.string().regex(/^[a-z0-9_-]{1,80}$/),
   provider: z.string(),
+  /** Where its key comes from: the request, the organization's saved keys, or the server's environment. */
+  key: z.enum(['request', 'saved', 'server']),
   max_concurrent: z.number().int().positive().nullable(),
   rpm: z.number().int().positive().nullable(),
   tpm: z.number().int().positive().nullable(),

@@ -4,11 +4,15 @@
 // when `stream_options.include_usage` is set. Its only state is a request counter.
 //
 //   node --import tsx scripts/bench/lib/fake-openai-upstream.ts [--port=0] [--delay-ms=20] [--chunks=8] [--chunk-gap-ms=2]
-//     [--fail-every=0]
+//     [--fail-every=0] [--admit=0] [--retry-after=1]
 //
 // `--fail-every=N` (N > 0): every Nth call answers 500 after the same delay, as a provider failing part of
 // its calls does; `failed` counts them.
+// `--admit=N` (N > 0): a provider's concurrency limit: a call that arrives while N are being answered is
+// refused at once with 429 and `Retry-After: <--retry-after>` (seconds); `refused` counts them, and
+// `max_in_flight` is the most calls ever answered at once.
 // Prints one JSON line `{"port":N}` on stdout once it listens; `GET /stats` answers the counters.
+// `POST /stats/reset` starts `max_in_flight` again.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 
@@ -19,14 +23,19 @@ const { values } = parseArgs({
     chunks: { type: 'string', default: '8' },
     'chunk-gap-ms': { type: 'string', default: '2' },
     'fail-every': { type: 'string', default: '0' },
+    admit: { type: 'string', default: '0' },
+    'retry-after': { type: 'string', default: '1' },
   },
 });
 const DELAY_MS = Number(values['delay-ms']);
 const CHUNKS = Math.max(1, Number(values.chunks));
 const CHUNK_GAP_MS = Number(values['chunk-gap-ms']);
 const FAIL_EVERY = Number(values['fail-every']);
+const ADMIT = Number(values.admit);
+const RETRY_AFTER = values['retry-after'];
 
-const stats = { requests: 0, streamed: 0, bad: 0, failed: 0 };
+const stats = { requests: 0, streamed: 0, bad: 0, failed: 0, refused: 0, max_in_flight: 0 };
+let inFlight = 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const WORDS = ['The ', 'quick ', 'brown ', 'fox ', 'jumps ', 'over ', 'the ', 'lazy ', 'dog ', 'again '];
 
@@ -40,6 +49,12 @@ type ChatRequest = {
 async function handle(req: IncomingMessage, res: ServerResponse) {
   if (req.method === 'GET' && req.url === '/stats') {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(stats));
+    return;
+  }
+  // The most calls at once since the last reset (`max_in_flight` of one measured run).
+  if (req.method === 'POST' && req.url === '/stats/reset') {
+    stats.max_in_flight = inFlight;
+    res.writeHead(204).end();
     return;
   }
   const parts: Buffer[] = [];
@@ -57,6 +72,23 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
       .end(JSON.stringify({ error: { type: 'invalid_request_error', message: `no route ${req.method} ${req.url}` } }));
     return;
   }
+  if (ADMIT > 0 && inFlight >= ADMIT) {
+    stats.refused++;
+    res
+      .writeHead(429, { 'content-type': 'application/json', 'retry-after': RETRY_AFTER })
+      .end(JSON.stringify({ error: { type: 'rate_limit_error', message: 'Too many concurrent requests' } }));
+    return;
+  }
+  inFlight++;
+  stats.max_in_flight = Math.max(stats.max_in_flight, inFlight);
+  try {
+    await answer({ ...body, messages: body.messages }, res);
+  } finally {
+    inFlight--;
+  }
+}
+
+async function answer(body: ChatRequest & { messages: unknown[] }, res: ServerResponse) {
   stats.requests++;
   const model = body.model ?? 'gpt-4o-mini';
   const pieces = Array.from({ length: CHUNKS }, (_, i) => WORDS[i % WORDS.length]);

@@ -20,7 +20,9 @@ export async function startUpstream(args: string[]): Promise<{ baseURL: string; 
 }
 
 /** The upstream's counters (`GET /stats`). */
-export async function upstreamStats(baseURL: string): Promise<{ requests: number; failed: number }> {
+export async function upstreamStats(
+  baseURL: string,
+): Promise<{ requests: number; failed: number; refused: number; max_in_flight: number }> {
   const res = await fetch(baseURL.replace(/\/v1$/, '/stats'));
-  return (await res.json()) as { requests: number; failed: number };
+  return (await res.json()) as { requests: number; failed: number; refused: number; max_in_flight: number };
 }

@@ -19,18 +19,21 @@ export type CredentialDeps = {
  */
 export async function resolveCredentials(
   deps: CredentialDeps,
-  call: Pick<CompletionJob, 'organization_id' | 'request' | 'provider_api_key'>,
+  call: Pick<CompletionJob, 'organization_id' | 'request' | 'provider_api_key' | 'lane'>,
   keyName?: string,
 ) {
   const fromRequest = requestKey(deps, call.provider_api_key);
-  const saved = fromRequest ? null : await savedKey(deps, call.organization_id, keyName ?? call.request.provider);
+  // A call that waited in the lane of the server's key is made with that key, without asking again.
+  const lookUp = !fromRequest && call.lane?.key !== 'server';
+  const saved = lookUp ? await savedKey(deps, call.organization_id, keyName ?? call.request.provider) : null;
   // A key named on purpose (a route's target) is never silently replaced by the server's own.
   if (keyName && !fromRequest && !saved)
     throw new ProviderError(`no saved provider key '${keyName}': save it with POST /api/svc/v1/provider-keys`, false);
   const provider = call.request.provider;
   const resolved = resolveProvider(provider, { requestKey: fromRequest, saved, env: deps.env });
   const limits = saved?.limits ?? (fromRequest ? NO_LIMITS : envLimits(deps.env, provider));
-  return { ...resolved, lane: laneOf(provider, resolved, limits) };
+  const key = fromRequest ? 'request' : saved ? 'saved' : 'server';
+  return { ...resolved, lane: laneOf(provider, key, resolved, limits) };
 }
 
 const NO_LIMITS = { max_concurrent: null, rpm: null, tpm: null };

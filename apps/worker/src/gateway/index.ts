@@ -29,7 +29,7 @@ export type Gate = {
 export type Requeue = { lane: Lane; waitMs: number; error: string | null; overload: boolean };
 
 /** The outcome of a call that was never made (its deadline passed while it waited). */
-export function notCalled(error: string): Outcome {
+function notCalled(error: string): Outcome {
   return {
     result: null,
     error,

@@ -33,6 +33,7 @@ export function envLimits(env: NodeJS.ProcessEnv, provider: string): ProviderLim
  */
 export function laneOf(
   provider: string,
+  source: Lane['key'],
   key: { apiKey: string; baseURL?: string | null },
   limits: ProviderLimits,
 ): Lane {
@@ -43,7 +44,7 @@ export function laneOf(
     .toLowerCase()
     .replace(/[^a-z0-9_-]/g, '_')
     .slice(0, 40);
-  return { id: `${name}-${digest.slice(0, 20)}`, provider, ...limits };
+  return { id: `${name}-${digest.slice(0, 20)}`, provider, key: source, ...limits };
 }
 
 /** Whether a lane has a limit the gateway keeps to. */

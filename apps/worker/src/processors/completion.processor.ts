@@ -40,9 +40,11 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
         completed = result;
         await deps.lanes.answered(job, completed.response.latency);
       }
-      await send({ done: completed.response });
-      answered = true;
-      await deps.gateway.writeLog(completed.log);
+      // The answer and the log's queueing are independent: one round trip, not two, before the job ends.
+      await Promise.all([
+        send({ done: completed.response }).then(() => (answered = true)),
+        deps.gateway.writeLog(completed.log),
+      ]);
       return completed.response;
     } finally {
       if (!answered)
