@@ -123,12 +123,32 @@ describe("a caller's time budget", () => {
   const complete = (body: object) => call(h.gw.stack.app, h.key, 'POST', '/completion', body);
 
   it("answers status error with the provider's message once no retry fits in it", async () => {
-    h.gw.anthropic.plan({ status: 429, retryAfter: '1' }, 5);
+    h.gw.anthropic.plan({ status: 429, retryAfter: '1' }, 2);
     const { value, ms } = await timed(() => complete(anthropic()));
     expect(value.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/HTTP 429/) });
     expect(ms).toBeGreaterThanOrEqual(950);
     expect(ms).toBeLessThan(3000);
     expect(h.gw.anthropic.requests).toHaveLength(2);
+  });
+
+  it('never starts a job whose caller stopped waiting: one queued behind a pause longer than its budget', async () => {
+    await sleep(1000); // the last test's pause (1 s) is over
+    h.gw.anthropic.plan({ status: 429, retryAfter: '2' });
+    const first = timed(() => complete(anthropic('refused')));
+    await sleep(150);
+    const second = timed(() => complete(anthropic('queued behind the pause')));
+    const [a, b] = await Promise.all([first, second]);
+    // No retry fits in 1.5 s: the first caller hears the refusal at once; the provider's pause holds.
+    expect(a.value.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/HTTP 429/) });
+    expect(a.ms).toBeLessThan(1000);
+    expect(b.value.json()).toMatchObject({
+      status: 'error',
+      error: "not called: this request's time budget ran out while it waited for anthropic's limit",
+    });
+    expect(b.ms).toBeGreaterThanOrEqual(1400);
+    expect(b.ms).toBeLessThan(3500);
+    await sleep(1500); // the pause is over: the queued job is taken, and dropped
+    expect(h.gw.anthropic.requests.map((r) => r.body.messages[0].content)).toEqual(['refused']);
   });
 
   it('keeps to requests a minute, answers a caller still waiting at its deadline, and never runs its job', async () => {

@@ -219,6 +219,8 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
       await redis.zadd(keys.lanes, Date.now(), requeue.lane.id);
       open(requeue.lane.id);
     },
+    /** The provider refused a call that is answered with its refusal: the pause holds for the lane's other calls. */
+    refused: (job: CompletionJob, refusal: Requeue) => overloaded(entryOf(refusal.lane.id), job, refusal),
     /**
      * Pauses a lane's queue for `waitMs` for every worker, before its job goes back to the head of it (by
      * the processor's throwing BullMQ's RateLimitError).

@@ -135,14 +135,18 @@ export function createGateway(deps: GatewayDeps) {
       onChunk: ((text: string) => void) | undefined,
       logger: Logger,
       gate: Gate,
-    ): Promise<Completed | { requeue: Requeue }> {
+    ): Promise<(Completed & { refused?: Requeue }) | { requeue: Requeue }> {
       const startedAt = new Date();
       const placed = await placeCall(deps, call, onChunk, logger, gate);
       const requeue = requeueOf(placed.outcome, gate);
       if (requeue) return { requeue };
-      if (placed.outcome.deferred)
+      const { lane, deferred, overload, error } = placed.outcome;
+      if (deferred)
         placed.outcome.error = `not called: ${call.request.provider} stayed at its limit until this request's time budget ran out`;
-      return answer(call, placed, startedAt, logger);
+      const completed = await answer(call, placed, startedAt, logger);
+      // Answered with the refusal (no retry fitted in the budget): the provider's pause holds for other calls.
+      if (!overload || !lane) return completed;
+      return { ...completed, refused: { lane, waitMs: overload.retryAfterMs ?? gate.backoffMs, error, overload: true } };
     },
     /** The answer of a completion whose caller stopped waiting before it could run: never called. */
     expired: (call: GatewayCall, error: string, logger: Logger) =>

@@ -38,6 +38,7 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
           return null;
         }
         completed = result;
+        if (result.refused) await deps.lanes.refused(job, result.refused);
         await deps.lanes.answered(job, completed.response.latency);
       }
       // The answer and the log's queueing are independent: one round trip, not two, before the job ends.
