@@ -438,6 +438,13 @@ describe('provider keys', () => {
     // Another organization never uses this one's saved key.
     await complete({ llm_configuration: openaiConfig('other') }, otherKey);
     expect(auth()).toBe('Bearer sk-env-openai');
+    // Workers cache saved keys: a key replaced or deleted a moment ago is honoured all the same.
+    await call(gw.stack.app, org.key, 'POST', '/provider-keys', { provider: 'openai', api_key: 'sk-saved-5678' });
+    await complete({ llm_configuration: openaiConfig('replaced') }, org.key);
+    expect(auth()).toBe('Bearer sk-saved-5678');
+    await call(gw.stack.app, org.key, 'DELETE', '/provider-keys/openai');
+    await complete({ llm_configuration: openaiConfig('deleted') }, org.key);
+    expect(auth()).toBe('Bearer sk-env-openai');
   });
   it('stores keys sealed, lists only their last 4 characters, and deletes them', async () => {
     const org = await newOrganization(sql, 'keys');

@@ -16,6 +16,7 @@ import { collectProcessMetrics, observeWorker, serveMetrics, watchPool } from '@
 import { callBudgetMs } from '@sightline/llm';
 import { createGateway } from './gateway';
 import { checkLimitVariables } from './gateway/lane';
+import { createSavedKeys, type SavedKeys } from './gateway/saved-keys';
 import { createLanes } from './lanes';
 import { completionProcessor } from './processors/completion.processor';
 import { evalProcessor } from './processors/eval.processor';
@@ -28,12 +29,13 @@ export type WorkerDeps = { sql: Sql; redis: Redis; env: WorkerEnv; log: Logger; 
 
 /** The provider gateway the completion and eval workers call through. */
 function workerGateway(
-  { sql, redis, env, providerEnv }: Required<Omit<WorkerDeps, 'log'>>,
+  { redis, env, providerEnv }: Required<Omit<WorkerDeps, 'log' | 'sql'>>,
   keys: RedisKeys,
   spanWrites: Producer<'span-write'>,
+  savedKeys: SavedKeys,
 ) {
   return createGateway({
-    sql,
+    savedKeys,
     redis,
     keys,
     spans: createSpanIntake(redis, spanWrites, keys),
@@ -73,7 +75,8 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const spanWrites = createProducer('span-write', redis, prefix);
   const pool = createPool({ threads: env.POOL_THREADS });
   const evals = createProducer('eval', redis, prefix);
-  const gateway = workerGateway({ sql, redis, env, providerEnv }, keys, spanWrites);
+  const savedKeys = createSavedKeys(sql, redis.duplicate(), keys.providerKeysChanged);
+  const gateway = workerGateway({ redis, env, providerEnv }, keys, spanWrites, savedKeys);
   const options = { connection: redis, prefix, env, log };
   const retention = createProducer('retention', redis, prefix);
   let closing = false;
@@ -123,7 +126,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
       stopUpkeep();
       await Promise.all([...workers.map((w) => w.close()), lanes.close()]);
       await scheduling;
-      await Promise.all([spanWrites.close(), evals.close(), retention.close()]);
+      await Promise.all([spanWrites.close(), evals.close(), retention.close(), savedKeys.close()]);
       await pool.close();
       unwatchPool();
       await metricsServer?.close();

@@ -23,6 +23,8 @@ export function redisKeys(prefix: string) {
     laneTokens: `${prefix}:lane-tpm`,
     /** The provider's last overload message for a completion waiting in a lane: its caller's answer at its deadline. */
     laneWaitError: (replyTo: string) => `${prefix}:lane-wait-error:${replyTo}`,
+    /** Pub/sub channel on which a change to an organization's saved provider keys is announced (its id). */
+    providerKeysChanged: `${prefix}:provider-keys-changed`,
     /** Namespace of the per-API-key request counters. */
     rateLimit: `${prefix}:rate-limit:`,
   };

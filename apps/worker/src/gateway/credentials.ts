@@ -1,11 +1,11 @@
 import { unseal } from '@sightline/core';
-import { findProviderKey, type Sql } from '@sightline/db';
 import { nonPublicLiteral, nonPublicMessage, ProviderError, publicOnlyFetch, resolveProvider } from '@sightline/llm';
 import type { CompletionJob } from '@sightline/schemas';
 import { envLimits, laneOf } from './lane';
+import type { SavedKeys } from './saved-keys';
 
 export type CredentialDeps = {
-  sql: Sql;
+  savedKeys: SavedKeys;
   env: NodeJS.ProcessEnv;
   secretsKey?: Buffer;
   /** ALLOW_PRIVATE_PROVIDER_URLS: saved base URLs may reach non-public addresses. */
@@ -45,9 +45,9 @@ function requestKey(deps: CredentialDeps, key: CompletionJob['provider_api_key']
   return unseal(deps.secretsKey, key.sealed);
 }
 
-// Read on every call (one primary-key lookup) so that a key saved or deleted a moment ago is honoured.
+// A key saved or deleted a moment ago is honoured: the cache hears of every change (see saved-keys.ts).
 async function savedKey(deps: CredentialDeps, org: string, provider: string) {
-  const row = await findProviderKey(deps.sql, org, provider);
+  const row = await deps.savedKeys.find(org, provider);
   if (!row || !deps.secretsKey) return null;
   // Checked again on every call, not only when saved: a name can be pointed at another address since.
   // Names are checked on the addresses the connection is made to; literals here.

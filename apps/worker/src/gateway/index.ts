@@ -146,7 +146,10 @@ export function createGateway(deps: GatewayDeps) {
       const completed = await answer(call, placed, startedAt, logger);
       // Answered with the refusal (no retry fitted in the budget): the provider's pause holds for other calls.
       if (!overload || !lane) return completed;
-      return { ...completed, refused: { lane, waitMs: overload.retryAfterMs ?? gate.backoffMs, error, overload: true } };
+      return {
+        ...completed,
+        refused: { lane, waitMs: overload.retryAfterMs ?? gate.backoffMs, error, overload: true },
+      };
     },
     /** The answer of a completion whose caller stopped waiting before it could run: never called. */
     expired: (call: GatewayCall, error: string, logger: Logger) =>

@@ -25,6 +25,16 @@ const keyToWire = (k: Omit<SavedProviderKey, 'sealed_key' | 'created_at'>) => ({
   updated_at: formatTimestamp(k.updated_at),
 });
 
+/**
+ * Tells the workers that the organization's keys changed, before the change is answered: they cache saved
+ * keys, and a key saved or deleted a moment ago must be the one used. Should Redis miss it, their cache
+ * forgets within 10 s anyway.
+ */
+const announce = (app: FastifyInstance, organizationId: string) =>
+  app.redis
+    .publish(app.keys.providerKeysChanged, organizationId)
+    .catch((err: Error) => app.log.warn({ err: err.message }, 'provider key change not announced'));
+
 /** Seals and saves the key; a base URL must be public unless the server allows private ones. */
 async function saveKey(
   app: FastifyInstance,
@@ -47,6 +57,7 @@ async function saveKey(
     baseUrl: base_url ?? null,
     ...limits,
   });
+  await announce(app, organizationId);
   return { provider, key_hint: hint, base_url: base_url ?? null, ...limits, updated_at: new Date() };
 }
 
@@ -93,6 +104,7 @@ export default async function providerKeyRoutes(base: FastifyInstance) {
     },
     async (req) => {
       if (!(await deleteProviderKey(app.sql, req.organizationId, req.params.provider))) throw notFound('provider key');
+      await announce(app, req.organizationId);
       return { provider: req.params.provider, deleted: true };
     },
   );
