@@ -5,6 +5,7 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { countMessageTokens } from '@sightline/llm';
 import {
   activeLanes,
+  LANE_IDLE_MS,
   laneQueueName,
   openLaneQueue,
   readLanes,
@@ -105,6 +106,9 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
     const [ids, hot] = await Promise.all([
       activeLanes(redis, keys),
       redis.zrangebyscore(keys.lanesHot, now, '+inf', 'WITHSCORES'),
+      // Lanes out of use, and heat that is over, are forgotten.
+      redis.zremrangebyscore(keys.lanes, '-inf', now - LANE_IDLE_MS),
+      redis.zremrangebyscore(keys.lanesHot, '-inf', now),
     ]);
     const next = new Map<string, number>();
     for (let i = 0; i < hot.length; i += 2) next.set(hot[i], Number(hot[i + 1]));
