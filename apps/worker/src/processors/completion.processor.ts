@@ -2,7 +2,7 @@ import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { budgetRanOut, createReplier, type RedisKeys } from '@sightline/queues';
 import type { CompletionResponse } from '@sightline/schemas';
-import type { Completed, Gateway } from '../gateway';
+import type { Completed, Gateway, Requeue } from '../gateway';
 import type { Lanes } from '../lanes';
 import type { Processor } from '../register-worker';
 
@@ -23,7 +23,7 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
     try {
       const onChunk = job.stream ? (text: string) => void send({ chunk: text }) : undefined;
       const deadline = job.deadline_ms ?? bullJob.timestamp + deps.budgetMs;
-      let completed: Completed;
+      let completed: Completed & { refused?: Requeue };
       if (Date.now() >= deadline) {
         const refused = job.lane ? await deps.lanes.waitError(job) : null;
         completed = await deps.gateway.expired(job, budgetRanOut(refused, job.lane?.provider ?? null), logger);
@@ -38,14 +38,18 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
           return null;
         }
         completed = result;
-        if (result.refused) await deps.lanes.refused(job, result.refused);
-        await deps.lanes.answered(job, completed.response.latency);
       }
       // The answer and the log's queueing are independent: one round trip, not two, before the job ends.
       await Promise.all([
         send({ done: completed.response }).then(() => (answered = true)),
         deps.gateway.writeLog(completed.log),
       ]);
+      // The lane's bookkeeping (its pause after a refusal, its learned concurrency) after the caller has
+      // its answer, which a failure here cannot take back.
+      await Promise.all([
+        completed.refused ? deps.lanes.refused(job, completed.refused) : null,
+        deps.lanes.answered(job, completed.response.latency),
+      ]).catch((err: Error) => logger.warn({ err: err.message }, 'lane bookkeeping failed'));
       return completed.response;
     } finally {
       if (!answered)
