@@ -181,7 +181,11 @@ describe('configured limits', () => {
     h.gw.openai.admit = { concurrent: 2, retryAfter: '1' };
     const calls = Array.from({ length: 6 }, (_, i) => api('POST', '/completion', openai(`n${i}`)));
     await sleep(100);
-    // One completion at a time per worker here (COMPLETION_CONCURRENCY=1): waiting ones are in their lane.
+    // The calls beyond the limit wait in their lane, where /metrics counts them.
+    const metrics = (await h.gw.stack.app.inject({ url: '/metrics' })).body;
+    expect(metrics).toMatch(/sightline_provider_queued\{provider="openai",state="waiting"\} [1-4]\n/);
+    expect(metrics).toMatch(/sightline_provider_queued\{provider="openai",state="active"\} 2\n/);
+    // Two completions at a time per worker here (COMPLETION_CONCURRENCY=2), and the waiting ones hold neither.
     const other = await timed(() => api('POST', '/completion', anthropic('meanwhile')));
     expect(other.value.json()).toMatchObject({ status: 'success' });
     expect(other.ms).toBeLessThan(600);

@@ -36,7 +36,7 @@ const SHRINK_TO = 0.7;
 /** The rate limit a lane worker runs with when its lane has none: BullMQ pauses a queue only with one. */
 const NO_RATE_LIMIT = { max: 1_000_000_000, duration: 60_000 };
 
-const jobAttempts = (job: CompletionJob) => job.overloads ?? 0;
+const overloadsOf = (job: CompletionJob) => job.overloads ?? 0;
 /** The wait after this job's overloads when the provider gave no Retry-After. */
 const backoffMs = (overloads: number) => Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** overloads);
 
@@ -201,7 +201,7 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
     direct(deadline: number, job: CompletionJob): Gate {
       return {
         deadline,
-        backoffMs: backoffMs(jobAttempts(job)),
+        backoffMs: backoffMs(overloadsOf(job)),
         admit: async (lane) => (isLimited(lane) || isHot(lane.id) ? { go: false, waitMs: null } : { go: true }),
       };
     },
@@ -209,7 +209,7 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
     inLane(deadline: number, job: CompletionJob): Gate {
       return {
         deadline,
-        backoffMs: backoffMs(jobAttempts(job)),
+        backoffMs: backoffMs(overloadsOf(job)),
         admit: (lane) => admitTokens(lane, job.request),
       };
     },
@@ -218,9 +218,11 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
       const entry = entryOf(requeue.lane.id);
       if (requeue.overload) await overloaded(entry, job, requeue);
       await configure(entry, requeue.lane);
-      const overloads = jobAttempts(job) + (requeue.overload ? 1 : 0);
-      await entry.queue.add('completion', { ...job, lane: requeue.lane, lane_queued_ms: Date.now(), overloads });
-      await redis.zadd(keys.lanes, Date.now(), requeue.lane.id);
+      const overloads = overloadsOf(job) + (requeue.overload ? 1 : 0);
+      await Promise.all([
+        entry.queue.add('completion', { ...job, lane: requeue.lane, lane_queued_ms: Date.now(), overloads }),
+        redis.zadd(keys.lanes, Date.now(), requeue.lane.id),
+      ]);
       open(requeue.lane.id);
     },
     /** The provider refused a call that is answered with its refusal: the pause holds for the lane's other calls. */
@@ -233,7 +235,7 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
       const entry = entryOf(requeue.lane.id);
       if (requeue.overload) {
         await overloaded(entry, job, requeue);
-        await bullJob.updateData({ ...job, overloads: jobAttempts(job) + 1 });
+        await bullJob.updateData({ ...job, overloads: overloadsOf(job) + 1 });
       } else if (requeue.waitMs > 0) await entry.queue.rateLimit(requeue.waitMs);
     },
     /** A lane's job was answered: its wait is counted, and a learned concurrency may grow. */

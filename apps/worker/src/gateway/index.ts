@@ -3,7 +3,7 @@ import { isSampledIn } from '@sightline/core';
 import type { SpanIntake } from '@sightline/queues';
 import type { CompletionJob, CompletionResponse, Lane, LlmRequest, SpanEvent } from '@sightline/schemas';
 import { priceAnswer } from './answer';
-import { callProvider, type Admission, type Outcome, type ProviderCallDeps } from './provider-call';
+import { callProvider, noOutcome, type Admission, type Outcome, type ProviderCallDeps } from './provider-call';
 import { callRoute, type Attempt } from './route';
 import { attemptSpanEvent, completionSpanEvent } from './span';
 
@@ -28,26 +28,11 @@ export type Gate = {
 /** A completion not answered yet: it waits in its lane's queue, for `waitMs` at least, after `error` (if any). */
 export type Requeue = { lane: Lane; waitMs: number; error: string | null; overload: boolean };
 
-/** The outcome of a call that was never made (its deadline passed while it waited). */
-function notCalled(error: string): Outcome {
-  return {
-    result: null,
-    error,
-    failure: null,
-    cacheHit: false,
-    latency: 0,
-    timeToFirstToken: null,
-    lane: null,
-    deferred: null,
-    overload: null,
-  };
-}
-
 /** Whether a call that did not go (or was refused for overload) waits again, rather than answer now. */
 function requeueOf(outcome: Outcome, gate: Gate): Requeue | null {
   const { lane, deferred, overload } = outcome;
   if (!lane || !(deferred || overload)) return null;
-  const waitMs = deferred ? (deferred.go ? 0 : (deferred.waitMs ?? 0)) : (overload!.retryAfterMs ?? gate.backoffMs);
+  const waitMs = deferred ? (deferred.waitMs ?? 0) : (overload!.retryAfterMs ?? gate.backoffMs);
   // The caller would stop waiting first: it hears now, with the provider's message.
   if (Date.now() + waitMs >= gate.deadline) return null;
   return { lane, waitMs, error: outcome.error, overload: overload !== null };
@@ -153,7 +138,7 @@ export function createGateway(deps: GatewayDeps) {
     },
     /** The answer of a completion whose caller stopped waiting before it could run: never called. */
     expired: (call: GatewayCall, error: string, logger: Logger) =>
-      answer(call, { outcome: notCalled(error), request: call.request, failed: [] }, new Date(), logger),
+      answer(call, { outcome: { ...noOutcome(), error }, request: call.request, failed: [] }, new Date(), logger),
     writeLog: async (log: SpanEvent[]) => (log.length ? deps.spans.enqueue(log) : undefined),
   };
 }

@@ -32,8 +32,8 @@ export type Outcome = {
   timeToFirstToken: number | null;
   /** The provider account called (or that would have been), once its key is known. */
   lane: Lane | null;
-  /** Not called: the lane is at its limit or paused, and the call waits its turn (see Admission). */
-  deferred: Admission | null;
+  /** Not called: the lane is at its limit or paused, and the call waits its turn (for `waitMs`, when known). */
+  deferred: { waitMs: number | null } | null;
   /** The provider refused the call for overload (429, 503, 529) before any output: it may be tried again. */
   overload: { retryAfterMs: number | null } | null;
 };
@@ -66,6 +66,21 @@ export function failureOf(err: unknown): RetryOn | null {
   return err.retryable ? 'timeout' : null;
 }
 
+/** An outcome before anything happened: no result, no error. */
+export function noOutcome(): Outcome {
+  return {
+    result: null,
+    error: null,
+    failure: null,
+    cacheHit: false,
+    latency: 0,
+    timeToFirstToken: null,
+    lane: null,
+    deferred: null,
+    overload: null,
+  };
+}
+
 /**
  * Answers from the completion cache when allowed, else calls the provider once (its SDK retries transient
  * failures inside the call) and keeps the answer in the cache. A failure is an outcome, not a throw.
@@ -81,17 +96,7 @@ export async function callProvider(
   const cacheKey = call.cache
     ? deps.keys.completionCache(call.organization_id, cacheDigest(call.organization_id, req))
     : null;
-  const outcome: Outcome = {
-    result: null,
-    error: null,
-    failure: null,
-    cacheHit: false,
-    latency: 0,
-    timeToFirstToken: null,
-    lane: null,
-    deferred: null,
-    overload: null,
-  };
+  const outcome = noOutcome();
   try {
     outcome.result = await cached(deps.redis, cacheKey);
     if (outcome.result) {
@@ -103,7 +108,7 @@ export async function callProvider(
     outcome.lane = provider.lane;
     const admission = overrides.admit ? await overrides.admit(provider.lane, req) : null;
     if (admission && !admission.go) {
-      outcome.deferred = admission;
+      outcome.deferred = { waitMs: admission.waitMs };
       return outcome;
     }
     const t0 = performance.now();
