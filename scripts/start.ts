@@ -1,9 +1,10 @@
-// `npm start`: migrates the database, ensures the bootstrap key, then runs the API and the worker as
-// separate processes (START_ROLE=api or worker runs one of them, to scale them separately).
+// `npm start`: migrates the database, ensures the bootstrap key, then runs API_PROCESSES API processes and
+// WORKER_PROCESSES worker processes (START_ROLE=api or worker runs one kind, to scale them separately).
+import cluster from 'node:cluster';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { addApiKey, createSql, ensureOrganization, migrate } from '@sightline/db';
-import { createLogger } from '@sightline/runtime';
+import { createLogger, serveClusterMetrics } from '@sightline/runtime';
 import { loadEnv, StartEnv } from '@sightline/schemas';
 import { ensureConsoleBuilt } from './build-web';
 
@@ -18,14 +19,28 @@ if (env.BOOTSTRAP_API_KEY) {
   log.info('bootstrap API key ensured for organization "default"');
 }
 
-const roles = env.START_ROLE === 'all' ? (['api', 'worker'] as const) : [env.START_ROLE];
+type Role = 'api' | 'worker';
+const roles: Role[] = env.START_ROLE === 'all' ? ['api', 'worker'] : [env.START_ROLE];
+const counts = { api: env.API_PROCESSES, worker: env.WORKER_PROCESSES };
 // The API serves the built console; a missing or stale build is made now, never a dev server.
 if (roles.includes('api')) await ensureConsoleBuilt((msg) => log.info(msg));
 
-const entries = {
-  api: fileURLToPath(new URL('../apps/api/src/server.ts', import.meta.url)),
-  worker: fileURLToPath(new URL('../apps/worker/src/main.ts', import.meta.url)),
-};
+const entry = (file: string) => fileURLToPath(new URL(`../apps/${file}`, import.meta.url));
+// API processes are this process's cluster workers: they share PORT (this process accepts each connection
+// and hands it to one in turn), and a scrape of /metrics on any of them reports all of them together.
+cluster.setupPrimary({ exec: entry('api/src/server.ts'), execArgv: ['--import', 'tsx'] });
+if (roles.includes('api')) serveClusterMetrics();
+
+/** Starts process `n` of a role. Workers are plain child processes: they listen on no shared port. */
+function launch(role: Role, n: number): ChildProcess {
+  if (role === 'api') return cluster.fork({ SIGHTLINE_METRICS_FROM_PRIMARY: '1' }).process;
+  const metricsPort = env.METRICS_PORT === undefined ? {} : { METRICS_PORT: String(env.METRICS_PORT + n) };
+  return spawn(process.execPath, ['--import', 'tsx', entry('worker/src/main.ts')], {
+    stdio: 'inherit',
+    env: { ...process.env, ...metricsPort },
+  });
+}
+
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 
@@ -42,25 +57,26 @@ function stopAll(signal: NodeJS.Signals) {
 const RESTART_AFTER_MS = 10_000;
 const RESTART_DELAY_MS = 1000;
 
-function run(role: (typeof roles)[number]) {
+function run(role: Role, n: number) {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', entries[role]], { stdio: 'inherit', env: process.env });
-  children.set(role, child);
+  const name = `${role} ${n}`;
+  const child = launch(role, n);
+  children.set(name, child);
   child.on('exit', (code, signal) => {
-    children.delete(role);
+    children.delete(name);
     if (!stopping && Date.now() - started >= RESTART_AFTER_MS) {
-      log.error({ role, code, signal }, 'process exited; starting it again');
-      setTimeout(() => !stopping && run(role), RESTART_DELAY_MS);
+      log.error({ role, n, code, signal }, 'process exited; starting it again');
+      setTimeout(() => !stopping && run(role, n), RESTART_DELAY_MS);
       return;
     }
     if (!stopping) {
-      log.error({ role, code, signal }, 'process exited during start-up; stopping the others');
+      log.error({ role, n, code, signal }, 'process exited during start-up; stopping the others');
       process.exitCode = code || 1;
       stopAll('SIGTERM');
     }
     if (children.size === 0) process.exit();
   });
 }
-roles.forEach(run);
+for (const role of roles) for (let n = 0; n < counts[role]; n++) run(role, n);
 process.on('SIGINT', () => stopAll('SIGINT'));
 process.on('SIGTERM', () => stopAll('SIGTERM'));

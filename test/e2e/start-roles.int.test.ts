@@ -1,3 +1,4 @@
+import { get } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { databaseUrl, redisUrl, testRedis, uniquePrefix } from '../support/services';
 import { freePort, runScript, startScript } from '../support/processes';
@@ -59,6 +60,51 @@ describe('npm start roles and configuration', () => {
     expect(output()).toMatch(/"role":"worker"[^\n]*"signal":"SIGKILL"[^\n]*"msg":"process exited; starting it again"/);
     expect(await stop(child)).toBe(0);
   }, 60_000);
+
+  it('runs API_PROCESSES API processes on one port, reporting their metrics together, and WORKER_PROCESSES workers', async () => {
+    const port = await freePort();
+    const metricsPort = await freePort();
+    const { child, output } = await startScript(
+      'scripts/start.ts',
+      {
+        ...env(),
+        API_PROCESSES: '2',
+        WORKER_PROCESSES: '3',
+        METRICS_PORT: String(metricsPort),
+        PORT: String(port),
+        QUEUE_PREFIX: uniquePrefix('procs'),
+        BOOTSTRAP_API_KEY: 'sl-procs-test-key',
+      },
+      /(listening on[\s\S]*){2}/,
+    );
+    const pidsOf = (msg: string) =>
+      new Set([...output().matchAll(new RegExp(`"pid":(\\d+)[^\\n]*"msg":"${msg}`, 'g'))].map((m) => m[1]));
+    await expect.poll(() => pidsOf('worker started').size, { timeout: 20_000 }).toBe(3);
+    expect(pidsOf('Sightline API listening').size).toBe(2);
+
+    // Each request on a connection of its own: the primary hands connections to the processes in turn.
+    const REQUESTS = 8;
+    for (let i = 0; i < REQUESTS; i++) {
+      const status = await new Promise((resolve, reject) =>
+        get(
+          `http://127.0.0.1:${port}/api/svc/v1/me`,
+          { agent: false, headers: { 'x-api-key': 'sl-procs-test-key' } },
+          (res) => res.resume().on('end', () => resolve(res.statusCode)),
+        ).on('error', reject),
+      );
+      expect(status).toBe(200);
+    }
+    const served = new Set([...output().matchAll(/"pid":(\d+)[^\n]*"url":"\/api\/svc\/v1\/me"/g)].map((m) => m[1]));
+    expect(served.size).toBe(2);
+    // Whichever process answers the scrape, it counts the requests both served.
+    const scraped = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(scraped).toContain(
+      `sightline_http_request_duration_seconds_count{method="GET",route="/api/svc/v1/me",status_code="200"} ${REQUESTS}`,
+    );
+    // Each worker serves its own metrics, on METRICS_PORT + n.
+    for (const n of [0, 1, 2]) expect((await fetch(`http://127.0.0.1:${metricsPort + n}/metrics`)).status).toBe(200);
+    expect(await stop(child)).toBe(0);
+  }, 90_000);
 
   it('exits with a message naming a bad variable', async () => {
     const result = await runScript('scripts/start.ts', [], { ...env(), START_ROLE: 'api', PORT: 'eighty' });

@@ -1,9 +1,10 @@
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * Every Sightline metric, defined once for both processes: an API node and a worker each serve their own
@@ -108,6 +109,7 @@ async function readQueues(): Promise<QueueReading[]> {
 // The gauges below are read when scraped (collect), from the sources registered with them.
 new Gauge({
   name: 'sightline_queue_jobs',
+  aggregator: 'first', // read from Redis: the same in every process
   help: 'Jobs in each queue by state (waiting, prioritized, delayed, active, failed), read from Redis',
   labelNames: ['queue', 'state'] as const,
   registers: [metrics],
@@ -120,6 +122,7 @@ new Gauge({
 
 new Gauge({
   name: 'sightline_queue_depth',
+  aggregator: 'first', // read from Redis: the same in every process
   help: 'Jobs not started yet in each queue: waiting + prioritized + delayed (retries in their backoff too)',
   labelNames: ['queue'] as const,
   registers: [metrics],
@@ -136,6 +139,7 @@ new Gauge({
 
 new Gauge({
   name: 'sightline_queue_oldest_waiting_seconds',
+  aggregator: 'first', // read from Redis: the same in every process
   help: 'Age of the oldest job in the waiting list of each queue (0 when empty), from when it was added or its delay ended: how far the queue is behind',
   labelNames: ['queue'] as const,
   registers: [metrics],
@@ -214,6 +218,7 @@ let laneSource: (() => Promise<LaneReading[]>) | null = null;
 
 new Gauge({
   name: 'sightline_provider_queued',
+  aggregator: 'first', // read from Redis: the same in every process
   help: "Completions in their provider's lane, read from Redis: waiting for its limit or its pause, or being called",
   labelNames: ['provider', 'state'] as const,
   registers: [metrics],
@@ -295,4 +300,52 @@ export function serveMetrics(port: number, log: Logger): { listening: Promise<nu
     listening,
     close: () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// API processes in a cluster (`npm start` with API_PROCESSES > 1) share one port, so a scrape lands on any
+// one of them. That one asks the primary, which gathers every API process's registry with prom-client's
+// AggregatorRegistry (counters and histograms summed; the gauges read from Redis taken once) and answers.
+
+const CLUSTER_METRICS = 'sightline:cluster-metrics';
+type ClusterMetricsMessage = { type: typeof CLUSTER_METRICS; id: number; text?: string; error?: string };
+const isClusterMetrics = (message: unknown): message is ClusterMetricsMessage =>
+  (message as ClusterMetricsMessage | null)?.type === CLUSTER_METRICS;
+
+/** In the cluster's primary: answers its API processes' requests for everyone's metrics. */
+export function serveClusterMetrics(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: unknown) => {
+    if (!isClusterMetrics(message)) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: CLUSTER_METRICS, id: message.id, text }),
+      (err: Error) => worker.send({ type: CLUSTER_METRICS, id: message.id, error: err.message }),
+    );
+  });
+}
+
+// Only under our own primary (`npm start` sets this): another cluster manager would never answer.
+const fromPrimary = cluster.isWorker && process.env.SIGHTLINE_METRICS_FROM_PRIMARY === '1';
+const asked = new Map<number, { resolve(text: string): void; reject(err: Error): void }>();
+let lastAsk = 0;
+if (fromPrimary) {
+  AggregatorRegistry.setRegistries([metrics]);
+  new AggregatorRegistry(); // installs prom-client's answer to the primary's requests
+  process.on('message', (message: unknown) => {
+    if (!isClusterMetrics(message)) return;
+    const ask = asked.get(message.id);
+    asked.delete(message.id);
+    if (message.text !== undefined) ask?.resolve(message.text);
+    else ask?.reject(new Error(`cluster metrics: ${message.error}`));
+  });
+}
+
+/** The metrics to serve: this process's, or under `npm start`'s cluster, every API process's together. */
+export function metricsText(): Promise<string> {
+  if (!fromPrimary) return metrics.metrics();
+  const id = ++lastAsk;
+  return new Promise((resolve, reject) => {
+    asked.set(id, { resolve, reject });
+    process.send!({ type: CLUSTER_METRICS, id });
+  });
 }

@@ -80,6 +80,11 @@ export type ApiEnv = z.infer<typeof ApiEnv>;
 /** `npm start`: which processes to run, and the key to ensure before they start. */
 export const StartEnv = BaseEnv.extend({
   START_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  /** API processes sharing PORT (Node's cluster module hands them the connections in turn). */
+  API_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
+  /** Worker processes; with METRICS_PORT, the n-th (from 0) serves its metrics on METRICS_PORT + n. */
+  WORKER_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
 });
 

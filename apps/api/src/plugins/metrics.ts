@@ -5,6 +5,7 @@ import {
   collectProcessMetrics,
   httpRequestDuration,
   metrics,
+  metricsText,
   watchLanes,
   watchPool,
   watchQueues,
@@ -37,7 +38,7 @@ export default fp(
     });
 
     app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
-      reply.type(metrics.contentType).send(await metrics.metrics()),
+      reply.type(metrics.contentType).send(await metricsText()),
     );
 
     app.addHook('onClose', async () => unwatch.forEach((stop) => stop()));
