@@ -122,6 +122,15 @@ describe('the retention job', () => {
       expect(first.names).toContain('retention');
       expect(first.retention).toEqual({ msg: 'retention off', days: null });
       expect(await queue.queue.getJobSchedulersCount()).toBe(0);
+      // The span tables' statistics, on the other hand, are always kept fresh (see test/db/statistics).
+      expect(first.names).toContain('statistics');
+      const statistics = createProducer('statistics', redis, prefix);
+      expect(await statistics.queue.getJobScheduler('statistics')).toMatchObject({
+        every: 30_000,
+        template: { data: { min_changed_rows: 10_000 } },
+      });
+      await statistics.queue.obliterate({ force: true });
+      await statistics.close();
 
       // A century: the run the scheduler starts at once finds nothing in the shared database.
       expect((await runWorkerOnce(prefix, { RETENTION_DAYS: '36500', RETENTION_BATCH_SIZE: '123' })).retention).toEqual(

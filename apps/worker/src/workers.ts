@@ -23,6 +23,7 @@ import { evalProcessor } from './processors/eval.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
 import { retentionProcessor, scheduleRetention } from './processors/retention.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
+import { scheduleStatistics, statisticsProcessor } from './processors/statistics.processor';
 import { registerWorker, requestIdsOf } from './register-worker';
 
 export type WorkerDeps = { sql: Sql; redis: Redis; env: WorkerEnv; log: Logger; providerEnv?: NodeJS.ProcessEnv };
@@ -80,7 +81,13 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const options = { connection: redis, prefix, env, log };
   const retention = createProducer('retention', redis, prefix);
   let closing = false;
-  const scheduling = logRetentionSchedule(scheduleRetention(retention.queue, env), log);
+  const statistics = createProducer('statistics', redis, prefix);
+  const scheduling = Promise.all([
+    logRetentionSchedule(scheduleRetention(retention.queue, env), log),
+    scheduleStatistics(statistics.queue).catch((err) =>
+      log.error({ err: (err as Error).message }, 'could not schedule table statistics'),
+    ),
+  ]);
   const spanWriter = registerWorker(
     'span-write',
     spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, evals }),
@@ -113,6 +120,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     registerWorker('eval', evalProcessor({ sql, redis, keys, gateway }), options),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
+    registerWorker('statistics', statisticsProcessor({ sql }), options),
   ];
   workers.forEach(observeWorker);
   const unwatchPool = watchPool('worker', () => poolReading(sql));
@@ -126,7 +134,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
       stopUpkeep();
       await Promise.all([...workers.map((w) => w.close()), lanes.close()]);
       await scheduling;
-      await Promise.all([spanWrites.close(), evals.close(), retention.close(), savedKeys.close()]);
+      await Promise.all([spanWrites.close(), evals.close(), retention.close(), statistics.close(), savedKeys.close()]);
       await pool.close();
       unwatchPool();
       await metricsServer?.close();

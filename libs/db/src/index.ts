@@ -4,6 +4,7 @@ export * from './organizations';
 export * from './projects';
 export * from './spans';
 export * from './retention';
+export * from './statistics';
 export * from './provider-keys';
 export * from './routes';
 export * from './prompts';

@@ -6,6 +6,7 @@ import {
   ExperimentFinalizeJobSchema,
   RetentionJobSchema,
   SpanWriteJobSchema,
+  StatisticsJobSchema,
   type WorkerEnv,
 } from '@sightline/schemas';
 
@@ -86,6 +87,12 @@ export const queues = {
   // Made by a job scheduler; a failed run is simply the next period's work (deleting is idempotent).
   retention: {
     schema: RetentionJobSchema,
+    options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
+    worker: { ...redelivered, concurrency: () => 1 },
+  },
+  // Made by a job scheduler, like retention: a failed run is retried by the next period's.
+  statistics: {
+    schema: StatisticsJobSchema,
     options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
     worker: { ...redelivered, concurrency: () => 1 },
   },

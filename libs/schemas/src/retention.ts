@@ -7,3 +7,10 @@ export const RetentionJobSchema = z.object({
   batch_size: z.number().int().min(1).max(100_000),
 });
 export type RetentionJob = z.infer<typeof RetentionJobSchema>;
+
+/** One run of the statistics job: analyzes the span tables that changed enough since their last analysis. */
+export const StatisticsJobSchema = z.object({
+  /** Rows inserted, updated or deleted since a table's last analysis past which it is analyzed again. */
+  min_changed_rows: z.number().int().min(1),
+});
+export type StatisticsJob = z.infer<typeof StatisticsJobSchema>;

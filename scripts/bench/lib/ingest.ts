@@ -22,7 +22,7 @@ const BARE_PORT = 8191;
 export type IngestMode = { name: 'ingest' | 'ingest-batch'; spansPerRequest: number; connections: number };
 
 /** CPU seconds (user + system) used so far by the processes whose command line matches. */
-function cpuSeconds(pids: number[]): number {
+export function cpuSeconds(pids: number[]): number {
   const ticks = Number(execSync('getconf CLK_TCK').toString().trim());
   let total = 0;
   for (const pid of pids) {
@@ -218,8 +218,9 @@ const storedSpans = async (stack: BenchStack) =>
 
 /** The CPU seconds each process of the machine has used so far. */
 const machineCpu = (stack: BenchStack) => ({
-  api: cpuSeconds([stack.apiPid]),
-  worker: cpuSeconds([stack.workerPid]),
+  // With a cluster of API processes, its primary too: it accepts the connections and hands them out.
+  api: cpuSeconds([...new Set([stack.apiPid, ...stack.apiPids()])]),
+  worker: cpuSeconds(stack.workerPids()),
   postgres: cpuSeconds(pidsOf('postgres')),
   redis: cpuSeconds(pidsOf('redis-server')),
   loadgen: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
@@ -240,12 +241,13 @@ export async function atMaxRate(
   stack: BenchStack,
   spansPerRequest: number,
   send: (seconds: number) => Promise<LoadResult>,
+  seconds = SECONDS,
 ) {
   const storedBefore = await storedSpans(stack);
   const watch = sampler(stack);
   const cpuBefore = machineCpu(stack);
   const t0 = performance.now();
-  const run = await send(SECONDS);
+  const run = await send(seconds);
   const acceptedSeconds = (performance.now() - t0) / 1000;
   await waitForBacklog(stack);
   const endToEndSeconds = (performance.now() - t0) / 1000;
@@ -257,7 +259,7 @@ export async function atMaxRate(
     accepted_spans: accepted,
     // Every span id is new, so stored = accepted means none was lost or duplicated.
     stored_spans: stored,
-    accepted_spans_per_sec: round(accepted / SECONDS),
+    accepted_spans_per_sec: round(accepted / seconds),
     accepted_requests_per_sec: round(run.okPerSec),
     p50_ms: run.p50,
     p99_ms: run.p99,

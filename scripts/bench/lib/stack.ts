@@ -1,6 +1,6 @@
 // A private Sightline for one benchmark: its own database and queue prefix on the local PostgreSQL and
 // Redis, and the real API and worker processes, so figures include every hop a user's request takes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -72,6 +72,11 @@ export async function createBenchStack(
     workerEnv?: Record<string, string>;
     apiNodeArgs?: string[];
     workerNodeArgs?: string[];
+    /** API processes run as `npm start` runs them (a cluster sharing the port); unset: server.ts alone. */
+    apiProcesses?: number;
+    workerProcesses?: number;
+    /** Worker n serves its metrics on workerMetricsPort + n. */
+    workerMetricsPort?: number;
   } = {},
 ) {
   const tag = randomBytes(3).toString('hex');
@@ -92,7 +97,7 @@ export async function createBenchStack(
   process.once('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
   const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: prefix, REDIS_URL };
   let api: ChildProcess | undefined;
-  let worker: ChildProcess | undefined;
+  const workers: ChildProcess[] = [];
 
   return {
     database,
@@ -104,27 +109,45 @@ export async function createBenchStack(
     redis,
     base: `http://127.0.0.1:${port}/api/svc/v1`,
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    /** The API process, or with `apiProcesses`, the cluster's primary. */
     get apiPid() {
       return api!.pid!;
     },
-    get workerPid() {
-      return worker!.pid!;
+    /** Every API process that serves requests (the primary only hands out connections). */
+    apiPids(): number[] {
+      if (!options.apiProcesses) return [api!.pid!];
+      return execSync(`pgrep -P ${api!.pid} || true`).toString().split('\n').filter(Boolean).map(Number);
     },
+    get workerPid() {
+      return workers[0].pid!;
+    },
+    workerPids: () => workers.map((w) => w.pid!),
     /** Starts the API and (unless `worker: false`) the worker, and waits until the API answers. */
     async start({ worker: withWorker = true }: { worker?: boolean } = {}) {
-      api = spawnNode(
-        'apps/api/src/server.ts',
-        { ...env, PORT: String(port), ...options.apiEnv },
-        [],
-        options.apiNodeArgs,
-      );
+      const apiEnv = { ...env, PORT: String(port), ...options.apiEnv };
+      api = options.apiProcesses
+        ? spawnNode('scripts/start.ts', { ...apiEnv, START_ROLE: 'api', API_PROCESSES: String(options.apiProcesses) })
+        : spawnNode('apps/api/src/server.ts', apiEnv, [], options.apiNodeArgs);
       children.push(api);
       if (withWorker) await this.startWorker();
       await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+      // Every process of the cluster is up, not just the first one that answered.
+      while (this.apiPids().length < (options.apiProcesses ?? 1)) await new Promise((r) => setTimeout(r, 100));
     },
     async startWorker() {
-      worker = spawnNode('apps/worker/src/main.ts', { ...env, ...options.workerEnv }, [], options.workerNodeArgs);
-      children.push(worker);
+      for (let n = 0; n < (options.workerProcesses ?? 1); n++) {
+        const metrics: Record<string, string> = options.workerMetricsPort
+          ? { METRICS_PORT: String(options.workerMetricsPort + n) }
+          : {};
+        const worker = spawnNode(
+          'apps/worker/src/main.ts',
+          { ...env, ...options.workerEnv, ...metrics },
+          [],
+          options.workerNodeArgs,
+        );
+        workers.push(worker);
+        children.push(worker);
+      }
       await new Promise((r) => setTimeout(r, 1500));
     },
     /** Stops the processes, drops the database and removes the Redis keys. */
