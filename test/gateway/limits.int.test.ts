@@ -180,11 +180,12 @@ describe('configured limits', () => {
     h.gw.openai.responseDelayMs = 300;
     h.gw.openai.admit = { concurrent: 2, retryAfter: '1' };
     const calls = Array.from({ length: 6 }, (_, i) => api('POST', '/completion', openai(`n${i}`)));
-    await sleep(100);
-    // The calls beyond the limit wait in their lane, where /metrics counts them.
-    const metrics = (await h.gw.stack.app.inject({ url: '/metrics' })).body;
-    expect(metrics).toMatch(/sightline_provider_queued\{provider="openai",state="waiting"\} [1-4]\n/);
-    expect(metrics).toMatch(/sightline_provider_queued\{provider="openai",state="active"\} 2\n/);
+    // The calls beyond the limit wait in their lane, where /metrics counts them (once the worker moved them).
+    const scrape = async () => (await h.gw.stack.app.inject({ url: '/metrics' })).body;
+    await expect
+      .poll(scrape, { timeout: 2000, interval: 50 })
+      .toMatch(/sightline_provider_queued\{provider="openai",state="waiting"\} [1-4]\n/);
+    expect(await scrape()).toMatch(/sightline_provider_queued\{provider="openai",state="active"\} 2\n/);
     // Two completions at a time per worker here (COMPLETION_CONCURRENCY=2), and the waiting ones hold neither.
     const other = await timed(() => api('POST', '/completion', anthropic('meanwhile')));
     expect(other.value.json()).toMatchObject({ status: 'success' });

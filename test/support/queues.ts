@@ -18,8 +18,12 @@ export async function drainQueues(
     const deadline = Date.now() + timeoutMs;
     let idleRounds = 0;
     while (idleRounds < 2) {
+      // A job scheduler (retention, statistics) always holds its next run, delayed: that is not work.
       const counts = await Promise.all(
-        queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')),
+        queues.map(async (q) => {
+          const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+          return { ...c, delayed: Math.max(0, c.delayed - (await q.getJobSchedulersCount())) };
+        }),
       );
       const busy = counts.reduce((n, c) => n + Object.values(c).reduce((a, b) => a + b, 0), 0);
       idleRounds = busy ? 0 : idleRounds + 1;
