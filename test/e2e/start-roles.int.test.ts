@@ -17,8 +17,15 @@ describe('npm start roles and configuration', () => {
     const port = await freePort();
     const { child, output } = await startScript(
       'scripts/start.ts',
-      { ...env(), START_ROLE: 'api', PORT: String(port), QUEUE_PREFIX: prefix, BOOTSTRAP_API_KEY: 'sl-role-test-key' },
-      /listening on/,
+      {
+        ...env(),
+        START_ROLE: 'api',
+        API_PROCESSES: '2',
+        PORT: String(port),
+        QUEUE_PREFIX: prefix,
+        BOOTSTRAP_API_KEY: 'sl-role-test-key',
+      },
+      /(listening on[\s\S]*){2}/,
     );
     const res = await fetch(`http://127.0.0.1:${port}/api/svc/v1/trace_log`, {
       method: 'POST',
@@ -30,6 +37,9 @@ describe('npm start roles and configuration', () => {
     const waiting = await redis.llen(`${prefix}:span-write:wait`);
     await redis.quit();
     expect(waiting).toBe(1); // no worker took it
+    // Both API processes read the queue from Redis: the figure is the queue's, not the sum of their readings.
+    const scraped = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(scraped).toMatch(/^sightline_queue_depth\{queue="span-write"\} 1$/m);
     expect(await stop(child)).toBe(0);
     expect(output()).not.toMatch(/worker started/);
   });

@@ -1,4 +1,4 @@
-import type { JobsOptions } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import type { z } from 'zod';
 import {
   CompletionJobSchema,
@@ -46,6 +46,12 @@ type WorkerSettings = {
 // up) would fail and its spans be lost.
 const redelivered = { lockDuration: 15_000, stalledInterval: 10_000, maxStalledCount: 5 };
 
+// A job of a job scheduler: a failed run is simply the next period's work (each run redoes what is due).
+const scheduled = {
+  options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
+  worker: { ...redelivered, concurrency: () => 1 },
+} satisfies { options: JobsOptions; worker: WorkerSettings };
+
 /** Every queue: its payload schema, its job options, and how its workers run it. */
 export const queues = {
   'span-write': {
@@ -84,18 +90,9 @@ export const queues = {
     options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 1000 } },
     worker: { ...redelivered, concurrency: () => 4 },
   },
-  // Made by a job scheduler; a failed run is simply the next period's work (deleting is idempotent).
-  retention: {
-    schema: RetentionJobSchema,
-    options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
-    worker: { ...redelivered, concurrency: () => 1 },
-  },
-  // Made by a job scheduler, like retention: a failed run is retried by the next period's.
-  statistics: {
-    schema: StatisticsJobSchema,
-    options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 100 } },
-    worker: { ...redelivered, concurrency: () => 1 },
-  },
+  // Upkeep made by job schedulers (see scheduleEvery): removing expired traces, analyzing the span tables.
+  retention: { schema: RetentionJobSchema, ...scheduled },
+  statistics: { schema: StatisticsJobSchema, ...scheduled },
 } as const satisfies Record<
   string,
   { schema: z.ZodType; options: JobsOptions; worker: WorkerSettings; notRunAgainBecause?: string }
@@ -103,3 +100,20 @@ export const queues = {
 
 export type QueueName = keyof typeof queues;
 export type QueuePayload<N extends QueueName> = z.infer<(typeof queues)[N]['schema']>;
+
+type ScheduledQueue = 'retention' | 'statistics';
+
+/**
+ * Makes one job every `everyMs` on a scheduled queue, whichever worker upserts it (the scheduler is
+ * named after the queue, so every worker upserts the same one); a global concurrency of 1 keeps a slow
+ * run from overlapping the next one on another worker.
+ */
+export async function scheduleEvery<N extends ScheduledQueue>(
+  queue: Queue,
+  name: N,
+  everyMs: number,
+  data: QueuePayload<N>,
+): Promise<void> {
+  await queue.setGlobalConcurrency(1);
+  await queue.upsertJobScheduler(name, { every: everyMs }, { name, data, opts: queues[name].options });
+}

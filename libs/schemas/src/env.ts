@@ -77,6 +77,9 @@ export const ApiEnv = BaseEnv.extend({
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 
+/** When set, the worker serves its Prometheus metrics on this port (at /metrics). */
+const MetricsPort = z.coerce.number().int().min(0).max(65535).optional();
+
 /** `npm start`: which processes to run, and the key to ensure before they start. */
 export const StartEnv = BaseEnv.extend({
   START_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
@@ -84,7 +87,7 @@ export const StartEnv = BaseEnv.extend({
   API_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
   /** Worker processes; with METRICS_PORT, the n-th (from 0) serves its metrics on METRICS_PORT + n. */
   WORKER_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_PORT: MetricsPort,
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
 });
 
@@ -100,8 +103,7 @@ export const WorkerEnv = BaseEnv.extend({
   RETENTION_DAYS: z.coerce.number().min(0).optional(),
   /** Spans removed per statement by the retention job, so that no transaction holds many locks. */
   RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(5000),
-  /** When set, the worker serves its Prometheus metrics on this port (at /metrics). */
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_PORT: MetricsPort,
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

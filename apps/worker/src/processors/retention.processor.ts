@@ -1,10 +1,9 @@
 import type { Queue } from 'bullmq';
 import { deleteExpiredTraces, type Sql } from '@sightline/db';
-import { queues } from '@sightline/queues';
+import { scheduleEvery } from '@sightline/queues';
 import { RetentionJobSchema, type RetentionJob, type WorkerEnv } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
-const RETENTION_SCHEDULER_ID = 'retention';
 /** How often the retention job runs; each run removes everything expired by then. */
 const RETENTION_EVERY_MS = 10 * 60_000;
 
@@ -25,26 +24,20 @@ export function retentionProcessor(deps: { sql: Sql; shouldStop: () => boolean }
  * The queue's one job scheduler is the deployment's retention setting, and a worker's RETENTION_DAYS
  * changes it when the worker starts: a number of days upserts it, 0 removes it, and a worker started
  * without the variable leaves it as it is (so one worker deployed without it neither turns retention off
- * nor keeps it from running: every worker runs the jobs, which carry their settings). The scheduler makes
- * one job per period whichever worker upserted it, and a global concurrency of 1 keeps a slow run from
- * overlapping the next one on another worker (two runs would only repeat each other's deletes).
+ * nor keeps it from running: every worker runs the jobs, which carry their settings). Two runs at once
+ * would only repeat each other's deletes, which scheduleEvery's global concurrency of 1 prevents.
  */
 export async function scheduleRetention(
   queue: Queue,
   env: Pick<WorkerEnv, 'RETENTION_DAYS' | 'RETENTION_BATCH_SIZE'>,
 ): Promise<RetentionJob | null> {
   if (env.RETENTION_DAYS === 0) {
-    await queue.removeJobScheduler(RETENTION_SCHEDULER_ID);
+    await queue.removeJobScheduler('retention');
   } else if (env.RETENTION_DAYS !== undefined) {
     const data = RetentionJobSchema.parse({ retention_days: env.RETENTION_DAYS, batch_size: env.RETENTION_BATCH_SIZE });
-    await queue.setGlobalConcurrency(1);
-    await queue.upsertJobScheduler(
-      RETENTION_SCHEDULER_ID,
-      { every: RETENTION_EVERY_MS },
-      { name: 'retention', data, opts: queues.retention.options },
-    );
+    await scheduleEvery(queue, 'retention', RETENTION_EVERY_MS, data);
   }
   // The setting in force, whoever set it: what the worker logs at start.
-  const data = (await queue.getJobScheduler(RETENTION_SCHEDULER_ID))?.template?.data;
+  const data = (await queue.getJobScheduler('retention'))?.template?.data;
   return data ? RetentionJobSchema.parse(data) : null;
 }

@@ -1,10 +1,8 @@
 import type { Queue } from 'bullmq';
 import { analyzeChangedTables, type Sql } from '@sightline/db';
-import { queues } from '@sightline/queues';
-import type { StatisticsJob } from '@sightline/schemas';
+import { scheduleEvery } from '@sightline/queues';
 import type { Processor } from '../register-worker';
 
-const STATISTICS_SCHEDULER_ID = 'statistics';
 /**
  * How often the span tables' statistics are checked, and how much change makes them stale: while spans
  * arrive, the planner's picture of the table is at most about this old (see @sightline/db's statistics.ts).
@@ -21,16 +19,6 @@ export function statisticsProcessor(deps: { sql: Sql }): Processor<'statistics'>
   };
 }
 
-/**
- * One job scheduler for the deployment, whichever worker upserts it (each does at start, with the same
- * settings); a global concurrency of 1 keeps two workers from analyzing at once.
- */
-export async function scheduleStatistics(queue: Queue): Promise<void> {
-  const data: StatisticsJob = { min_changed_rows: MIN_CHANGED_ROWS };
-  await queue.setGlobalConcurrency(1);
-  await queue.upsertJobScheduler(
-    STATISTICS_SCHEDULER_ID,
-    { every: STATISTICS_EVERY_MS },
-    { name: 'statistics', data, opts: queues.statistics.options },
-  );
-}
+/** Every worker schedules it at start, with the same settings: one scheduler for the deployment. */
+export const scheduleStatistics = (queue: Queue) =>
+  scheduleEvery(queue, 'statistics', STATISTICS_EVERY_MS, { min_changed_rows: MIN_CHANGED_ROWS });
