@@ -13,4 +13,3 @@ export const StatisticsJobSchema = z.object({
   /** Rows inserted, updated or deleted since a table's last analysis past which it is analyzed again. */
   min_changed_rows: z.number().int().min(1),
 });
-export type StatisticsJob = z.infer<typeof StatisticsJobSchema>;
