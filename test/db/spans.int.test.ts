@@ -92,6 +92,22 @@ describe('applySpanEvents', () => {
     expect(count).toBe(1);
   });
 
+  it('places a nested span in the tree when its update was stored before its create', async () => {
+    const root = randomUUID(),
+      child = randomUUID(),
+      grandchild = randomUUID();
+    await applySpanEvents(sql, [
+      ev('create', root, {}),
+      ev('create', child, { root_trace_id: root, parent_trace_id: root }),
+    ]);
+    // The update names only the root, so until the create comes the span looks like a root of its own.
+    await applySpanEvents(sql, [ev('update', grandchild, { root_trace_id: root, output: 'forty-two' })]);
+    await applySpanEvents(sql, [ev('create', grandchild, { root_trace_id: root, parent_trace_id: child })]);
+    const rows = await storedSpans(sql, org, root);
+    const byId = new Map(rows!.map((r) => [r.trace_id, r]));
+    expect(byId.get(grandchild)).toMatchObject({ depth: 2, execution_order: 2, output: 'forty-two' });
+  });
+
   it('serializes concurrent batches touching the same span without losing an event', async () => {
     const id = randomUUID();
     const events = [

@@ -118,10 +118,11 @@ function foldSpan(list: readonly SpanEvent[], before: StoredRow | undefined) {
   );
   const fields = deriveFields(trace_id, state.fields);
   // Depth and order the tree decided earlier (or the API saw, the latest event's) stay until the tree is
-  // recomputed.
+  // recomputed. A row stored only by updates has no place in the tree yet: its parent was unknown.
   const seen = list.findLast((e) => e.tree)?.tree;
-  fields.depth ??= seen?.depth ?? before?.stored_depth ?? null;
-  fields.execution_order ??= seen?.execution_order ?? before?.stored_order ?? null;
+  const placed = before?.created ? before : undefined;
+  fields.depth ??= seen?.depth ?? placed?.stored_depth ?? null;
+  fields.execution_order ??= seen?.execution_order ?? placed?.stored_order ?? null;
   const row: Record<string, unknown> = {
     organization_id,
     trace_id,
