@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { rootListingSql } from '@sightline/db';
+import { rootListingSql, searchWordsOf } from '@sightline/db';
 import { call, readTrace } from '../support/app';
 import { useStack } from '../support/fixtures';
 
@@ -237,8 +237,8 @@ describe('the console reads', () => {
   it('the search reads its index, not every trace of a large project (runs last: it adds 20,000 traces)', async () => {
     // Many more traces in the project, none with the word: the plan for a large project.
     await sql`
-      insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, project_id, created, trace_name, output, depth, start_ts)
-      select ${org.id}, id, id, id, ${projectUuid}, true, 'filler', 'filler text number ' || n, 0, now() - n * interval '1 second'
+      insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, project_id, created, trace_name, output, search_words, depth, start_ts)
+      select ${org.id}, id, id, id, ${projectUuid}, true, 'filler', 'filler text number ' || n, ${searchWordsOf({ output: 'filler text number 1' })}, 0, now() - n * interval '1 second'
       from (select gen_random_uuid() as id, n from generate_series(1, 20000) n) f`;
     await sql`analyze spans`;
     const { page, params } = rootListingSql({
@@ -258,8 +258,9 @@ describe('the console reads', () => {
     // one holds three traces, one with it.
     const addRoots = (project: string, n: number, output: (i: number) => string) =>
       sql`
-        insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, project_id, created, trace_name, output, depth, start_ts)
+        insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, project_id, created, trace_name, output, search_words, depth, start_ts)
         select ${org.id}, id, id, id, ${project}, true, 'other', (${sql.array(Array.from({ length: n }, (_, i) => output(i)))}::text[])[i],
+               string_to_array((${sql.array(Array.from({ length: n }, (_, i) => searchWordsOf({ output: output(i) }).join(' ')))}::text[])[i], ' '),
                0, now() - i * interval '1 second'
         from (select gen_random_uuid() as id, i from generate_series(1, ${n}) i) f`;
     const plain = (await call(stack.app, org.key, 'POST', '/project', { name: 'plain' })).json().uuid;

@@ -1,22 +1,34 @@
 // Full-text search over what spans say, for the console's trace table. Two ways to find the newest traces
 // holding some words, chosen by how common the words are:
-// - `index`: every span holding them, through the spans_search GIN index, then their roots. Fast for a
-//   rare word (2 ms over 1M spans); for a word in every span the index hands back all 1M and PostgreSQL
-//   rechecks each one: 21 s.
+// - `index`: every span holding them, through the spans_search GIN index on the span's words (computed by
+//   the worker, see searchWordsOf), then their roots. Fast for a rare word (2 ms over 1M spans); for a
+//   word in every span the index hands back all 1M and PostgreSQL rechecks each one: 21 s.
 // - `walk`: the roots newest first, each tested by reading its own spans (about 0.3 ms a root when none
 //   holds the word): a page of a common word in a few ms. It tests a bounded number of roots, so its total
 //   is a lower bound unless it saw them all.
-// How common a word is comes from the statistics ANALYZE keeps on the index (the planner does not use
-// them itself, the index being partial).
-import { parseSearch } from '@sightline/core';
+// How common a word is comes from the statistics ANALYZE keeps on the words column.
+import { parseSearch, searchWords } from '@sightline/core';
 import type { Sql } from './client';
 
+/** Search reads the start of a span's inputs, output and metadata: a multi-MB payload costs no more than that. */
+const DOCUMENT_CHARS = 100_000;
+
 /**
- * What search reads of a span: the words of the start of its inputs, output and metadata (the expression
- * of the spans_search index, which it must match to be used). Bounded, so that a multi-MB payload can
- * neither exceed a tsvector's size limit and refuse the write, nor cost it more than its first part.
+ * The words of a span the spans_search index holds: of the start of its inputs, output and metadata
+ * (searchWords). The worker stores them with the span; PostgreSQL's own parser cost two thirds of what
+ * storing a span cost it.
  */
-const DOCUMENT_TEXT = `left(coalesce(x.inputs::text, '') || ' ' || coalesce(x.output, '') || ' ' || coalesce(x.metadata::text, ''), 100000)`;
+export function searchWordsOf(fields: { inputs?: unknown; output?: unknown; metadata?: unknown }): string[] {
+  const json = (value: unknown) => (value == null ? '' : JSON.stringify(value));
+  const text = `${json(fields.inputs)} ${typeof fields.output === 'string' ? fields.output : ''} ${json(fields.metadata)}`;
+  return searchWords(text.slice(0, DOCUMENT_CHARS));
+}
+
+/**
+ * The same start of a span in SQL, whose tsvector rechecks the index's candidates for phrases. Bounded,
+ * so that a multi-MB payload can neither exceed a tsvector's size limit, nor cost more than its first part.
+ */
+const DOCUMENT_TEXT = `left(coalesce(x.inputs::text, '') || ' ' || coalesce(x.output, '') || ' ' || coalesce(x.metadata::text, ''), ${DOCUMENT_CHARS})`;
 const SEARCH_DOCUMENT = `to_tsvector('sightline_words'::regconfig, ${DOCUMENT_TEXT})`;
 
 /** Above this many spans holding the words (as the statistics estimate), the index would take longer than a walk. */
@@ -33,14 +45,15 @@ export type SearchPlan = { by: 'index' } | { by: 'walk'; roots: number };
  */
 export async function searchPlanOf(sql: Sql, search: string, rowsNeeded: number): Promise<SearchPlan> {
   const { include } = parseSearch(search);
-  if (!include.length) return { by: 'walk', roots: Math.max(WALK_MIN_ROOTS, 4 * rowsNeeded) };
+  const walk = { by: 'walk', roots: Math.max(WALK_MIN_ROOTS, 4 * rowsNeeded) } as const;
+  if (!include.length) return walk;
   const [{ spans }] = await sql<{ spans: number | null }[]>`
     with stats as (
       select most_common_elems::text::text[] as words, most_common_elem_freqs as shares
-      from pg_stats where schemaname = current_schema() and tablename = 'spans_search'
+      from pg_stats where schemaname = current_schema() and tablename = 'spans' and attname = 'search_words'
     ),
     terms as (
-      select t.term, array(select unnest(tsvector_to_array(to_tsvector('sightline_words', t.term)))) as words
+      select t.term, array(${sql.unsafe(termWords('t.term'))}) as words
       from unnest(${include}::text[]) as t(term)
     )
     select min(term_share * (select reltuples from pg_class where oid = 'spans'::regclass))::float as spans
@@ -48,10 +61,16 @@ export async function searchPlanOf(sql: Sql, search: string, rowsNeeded: number)
       select (select min(coalesce(stats.shares[array_position(stats.words, w)], 0)) from unnest(terms.words) w) as term_share
       from terms left join stats on true
     ) t`;
-  return (spans ?? 0) > WALK_ABOVE_SPANS
-    ? { by: 'walk', roots: Math.max(WALK_MIN_ROOTS, 4 * rowsNeeded) }
-    : { by: 'index' };
+  // No words to look up (spans is null): the index would hand back every span.
+  return spans == null || spans > WALK_ABOVE_SPANS ? walk : { by: 'index' };
 }
+
+/**
+ * SQL: the words of the term `term` the index is looked up by: its lexemes, as the recheck makes them, but
+ * for hyphenated compounds (whose parts are there too), which the worker's words do not hold.
+ */
+const termWords = (term: string) =>
+  `select w from unnest(tsvector_to_array(to_tsvector('sightline_words', ${term}))) w where w not like '%-%'`;
 
 /**
  * The conditions on a root `s` for the search: the trace has a span holding every included term, and none
@@ -72,9 +91,10 @@ export function searchConditions(search: string, plan: SearchPlan, bind: (value:
   const conditions = exclude.map((term) => `not ${ofRoot([term])}`);
   if (!include.length) return conditions;
   // The index's matches as one array: written as `in (subquery)`, the planner walked the roots instead.
+  const words = `array(select w from unnest(array[${include.join(', ')}]) t, lateral (${termWords('t')}) tw(w))`;
   const included =
     plan.by === 'index'
-      ? `s.trace_id = any(array(select x.root_trace_id from spans x where ${holding(include)}))`
+      ? `s.trace_id = any(array(select x.root_trace_id from spans x where x.search_words @> ${words} and ${holding(include)}))`
       : ofRoot(include);
   return [included, ...conditions];
 }

@@ -14,14 +14,14 @@ import {
 import { SpanEventFields, type SpanEvent, type TimeRange, type TraceSort } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
-import { searchConditions, type SearchPlan } from './search';
+import { searchConditions, searchWordsOf, type SearchPlan } from './search';
 
 // Wire field name -> column, where they differ.
 const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_timestamp: 'end_ts' };
 const TIMESTAMPS = new Set(['start_timestamp', 'end_timestamp']);
 const FIELDS = Object.keys(SpanEventFields.shape);
 const columnOf = (field: string) => COLUMN_OF[field] ?? field;
-const WRITE_COLUMNS = ['organization_id', 'trace_id', 'created', 'versions', ...FIELDS.map(columnOf)];
+const WRITE_COLUMNS = ['organization_id', 'trace_id', 'created', 'versions', 'search_words', ...FIELDS.map(columnOf)];
 
 // Rows travel to PostgreSQL as one JSON document per statement, unpacked by json_populate_recordset into
 // the columns' types: native JSON.stringify and PostgreSQL's JSON parser cost a fraction of binding
@@ -128,6 +128,8 @@ function foldSpan(list: readonly SpanEvent[], before: StoredRow | undefined) {
     trace_id,
     created: state.created,
     versions: state.versions,
+    // Only created spans are searched (and indexed).
+    search_words: state.created ? searchWordsOf(fields) : null,
   };
   for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
   return { created: state.created, fields, row };
