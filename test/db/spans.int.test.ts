@@ -194,3 +194,15 @@ describe('applySpanEvents', () => {
     expect(await scoresOf()).toEqual([]);
   });
 });
+
+describe('span storage', () => {
+  it('compresses large span values with lz4, the cheaper of PostgreSQL’s methods', async () => {
+    const id = randomUUID();
+    const output = Array.from({ length: 2000 }, (_, i) => `word${i % 50}`).join(' ');
+    await applySpanEvents(sql, [ev('create', id, { output, inputs: { prompt: output } })]);
+    const [row] = await sql`
+      select pg_column_compression(output) as output, pg_column_compression(inputs) as inputs
+      from spans where organization_id = ${org} and trace_id = ${id}`;
+    expect(row).toEqual({ output: 'lz4', inputs: 'lz4' });
+  });
+});

@@ -23,12 +23,13 @@ const FIELDS = Object.keys(SpanEventFields.shape);
 const columnOf = (field: string) => COLUMN_OF[field] ?? field;
 const WRITE_COLUMNS = ['organization_id', 'trace_id', 'created', 'versions', 'search_words', ...FIELDS.map(columnOf)];
 
-// Rows travel to PostgreSQL as one JSON document per statement, unpacked by json_populate_recordset into
+// Rows travel to PostgreSQL as one JSON document per statement, unpacked by jsonb_populate_recordset into
 // the columns' types: native JSON.stringify and PostgreSQL's JSON parser cost a fraction of binding
-// forty parameters a row, which was the worker's main CPU cost per span.
+// forty parameters a row, which was the worker's main CPU cost per span. As jsonb, the document is parsed
+// once; as json, each jsonb column's value was parsed again (about 15 % more PostgreSQL CPU per span).
 const UPSERT = `
   insert into spans (${WRITE_COLUMNS.join(', ')})
-  select ${WRITE_COLUMNS.join(', ')} from json_populate_recordset(null::spans, $1::text::json)
+  select ${WRITE_COLUMNS.join(', ')} from jsonb_populate_recordset(null::spans, $1::text::jsonb)
   on conflict (organization_id, trace_id) do update set
     ${WRITE_COLUMNS.slice(2)
       .map((c) => `${c} = excluded.${c}`)
