@@ -23,9 +23,9 @@ const NOT_A_WORD = /\p{N}/u;
 const MAX_WORD_LENGTH = 100;
 
 /**
- * The distinct words of `text`, lower-cased: what the search index holds for a span and what a search's
- * terms are looked up by. Computed in the worker: PostgreSQL's text search parser cost about 0.15 ms of
- * its CPU per 1.2 KB span, two thirds of what storing the span cost it; this split costs a tenth of that.
+ * The distinct words of `text`, lower-cased: what the search index holds for a span. Computed in the
+ * worker: PostgreSQL's text search parser cost about 0.15 ms of its CPU per 1.2 KB span, two thirds of
+ * what storing the span cost it; this split costs a tenth of that.
  */
 export function searchWords(text: string): string[] {
   const words = new Set<string>();

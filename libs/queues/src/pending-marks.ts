@@ -42,25 +42,24 @@ export async function execAll(pipeline: ChainableCommander): Promise<void> {
 
 /** Removes the events' marks, and takes them out of the backlog: they are written, or never will be. */
 export async function clearPending(redis: Redis, keys: RedisKeys, events: readonly SpanEvent[]): Promise<void> {
-  // One command per set, with all its marks: a job's events share organizations and roots, and a command
+  // One command per key, with all its marks: a job's events share organizations and roots, and a command
   // costs Redis and ioredis more than a member does.
-  const marks = new Map<string, { set: 'set' | 'sorted'; seqs: number[] }>();
-  const add = (key: string, set: 'set' | 'sorted', seq: number) => {
-    const entry = marks.get(key);
-    if (entry) entry.seqs.push(seq);
-    else marks.set(key, { set, seqs: [seq] });
+  const sets = new Map<string, number[]>();
+  const sortedSets = new Map<string, number[]>();
+  const mark = (of: Map<string, number[]>, key: string, seq: number) => {
+    const seqs = of.get(key);
+    if (seqs) seqs.push(seq);
+    else of.set(key, [seq]);
   };
   for (const e of events) {
-    add(keys.pendingSpan(e.organization_id, e.trace_id), 'set', e.seq);
-    if (e.pending_root) add(keys.pendingRoot(e.organization_id, e.pending_root), 'set', e.seq);
-    add(keys.pendingOrganization(e.organization_id), 'sorted', e.seq);
-    add(keys.spanBacklog, 'sorted', e.seq);
+    mark(sets, keys.pendingSpan(e.organization_id, e.trace_id), e.seq);
+    if (e.pending_root) mark(sets, keys.pendingRoot(e.organization_id, e.pending_root), e.seq);
+    mark(sortedSets, keys.pendingOrganization(e.organization_id), e.seq);
+    mark(sortedSets, keys.spanBacklog, e.seq);
   }
   const pipeline = redis.pipeline();
-  for (const [key, { set, seqs }] of marks) {
-    if (set === 'set') pipeline.srem(key, ...seqs);
-    else pipeline.zrem(key, ...seqs);
-  }
+  for (const [key, seqs] of sets) pipeline.srem(key, ...seqs);
+  for (const [key, seqs] of sortedSets) pipeline.zrem(key, ...seqs);
   await execAll(pipeline);
 }
 

@@ -4,8 +4,8 @@
 -- fifteenth of that). Search still rechecks the index's candidates with to_tsvector, for phrases.
 alter table spans add column search_words text[];
 
--- Spans stored before this migration get PostgreSQL's words, a superset of the worker's: every word the
--- worker finds in a search's terms is among them.
+-- Spans stored before this migration get PostgreSQL's own words: search looks the index up by the words
+-- PostgreSQL finds in the terms, which those hold whenever the recheck would match.
 update spans set search_words = tsvector_to_array(to_tsvector('sightline_words'::regconfig,
     left(coalesce(inputs::text, '') || ' ' || coalesce(output, '') || ' ' || coalesce(metadata::text, ''), 100000)))
   where created;
