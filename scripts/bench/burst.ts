@@ -10,6 +10,7 @@
 // For reference, a client that keeps to the limit itself calls the upstream directly, 10 at a time: the
 // floor any gateway could reach. The real API and worker processes; rounds rotate the order. Writes
 // bench/results/burst.json.
+import { cpuSeconds } from './lib/ingest';
 import { median, round, writeResult, type Row } from './lib/report';
 import { startPortkey } from './lib/portkey';
 import { createBenchStack } from './lib/stack';
@@ -79,6 +80,8 @@ async function burst(way: Way) {
   const { url, headers, body, answered } = requests[way];
   await fetch(upstream.baseURL.replace(/\/v1$/, '/stats/reset'), { method: 'POST' });
   const before = await upstreamStats(upstream.baseURL);
+  const cpu = () => [cpuSeconds([stack.apiPid]), cpuSeconds(stack.workerPids())];
+  const cpuBefore = cpu();
   const t0 = performance.now();
   const outcomes = await Promise.all(
     Array.from({ length: BURST }, async () => {
@@ -93,6 +96,8 @@ async function burst(way: Way) {
     }),
   );
   const after = await upstreamStats(upstream.baseURL);
+  // Sightline's processes, per call (its span writes may still be finishing: a floor, not the whole cost).
+  const [api, worker] = cpu().map((s, i) => round(((s - cpuBefore[i]) * 1000) / BURST, 3));
   const ok = outcomes.filter((o) => o.ok);
   const reasons = new Map<string, number>();
   for (const o of outcomes) if (!o.ok) reasons.set(o.why.slice(0, 160), (reasons.get(o.why.slice(0, 160)) ?? 0) + 1);
@@ -106,6 +111,7 @@ async function burst(way: Way) {
     upstream_429s: after.refused - before.refused,
     upstream_max_in_flight: after.max_in_flight,
     failures: Object.fromEntries([...reasons].slice(0, 3)),
+    ...(way !== 'portkey' && { cpu_ms_per_call: { api, worker } }),
   };
 }
 

@@ -4,7 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { clearPending, forgetLostSpanEvents, redisKeys, takeSequenceNumbers, type RedisKeys } from '@sightline/queues';
+import {
+  clearPending,
+  forgetLostSpanEvents,
+  redisKeys,
+  SpanBacklogFullError,
+  takeSequenceNumbers,
+  type RedisKeys,
+} from '@sightline/queues';
 import type { SpanEvent } from '@sightline/schemas';
 import { EARLY_REFUSAL_MS } from '../../apps/api/src/plugins/span-intake';
 import { buildStack, call, readTrace, type TestStack } from '../support/app';
@@ -263,5 +270,44 @@ describe('clearPending', () => {
     await redis.del(keys.pendingRoot(org, trace));
     await clearPending(redis, keys, [event]);
     expect(await redis.zcard(keys.pendingOrganization(org))).toBe(0);
+  });
+});
+
+describe('takeSequenceNumbers with an announcement (a completion answer sent with its log reservation)', () => {
+  it('publishes the message only once the events are marked pending, and not at all when they are refused', async () => {
+    const keys = redisKeys(uniquePrefix('announce'));
+    const channel = `${keys.seq}:announce-test`;
+    const subscriber = redis.duplicate();
+    const marksWhenHeard: number[] = [];
+    const heard: string[] = [];
+    await subscriber.subscribe(channel);
+    const org = randomUUID();
+    subscriber.on('message', (_channel, message) => {
+      heard.push(message);
+      // Read at once, on another connection: a caller that reads its trace as soon as it has its answer.
+      void redis.zcard(keys.pendingOrganization(org)).then((n) => marksWhenHeard.push(n));
+    });
+    try {
+      await takeSequenceNumbers(redis, keys, [{ organization_id: org, trace_id: randomUUID() }], 0, {
+        channel,
+        message: 'answer 1',
+      });
+      await expect.poll(() => marksWhenHeard.length).toBe(1);
+      expect(heard).toEqual(['answer 1']);
+      expect(marksWhenHeard).toEqual([1]);
+
+      // Refused for a full backlog (limit 1, one waiting): nothing is marked and nothing is published.
+      await expect(
+        takeSequenceNumbers(redis, keys, [{ organization_id: org, trace_id: randomUUID() }], 1, {
+          channel,
+          message: 'answer 2',
+        }),
+      ).rejects.toThrow(SpanBacklogFullError);
+      await redis.publish(channel, 'after');
+      await expect.poll(() => heard.at(-1)).toBe('after');
+      expect(heard).toEqual(['answer 1', 'after']);
+    } finally {
+      await subscriber.quit();
+    }
   });
 });

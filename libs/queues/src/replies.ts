@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from './keys';
+import type { Announcement } from './sequence';
 
 /**
  * A worker's answer to an API request waiting on a job: any number of chunks, then exactly one `done`
@@ -9,7 +10,15 @@ import type { RedisKeys } from './keys';
 export type Reply<T> = { chunk: string } | { done: T } | { error: string; status?: number };
 
 export function createReplier(redis: Redis, keys: RedisKeys, replyTo: string) {
-  const channel = keys.replies(replyTo);
   // Not awaiting each publish keeps chunks in order: one connection sends its commands in order.
-  return <T>(reply: Reply<T>) => redis.publish(channel, JSON.stringify(reply));
+  return <T>(reply: Reply<T>) => {
+    const { channel, message } = replyAnnouncement(keys, replyTo, reply);
+    return redis.publish(channel, message);
+  };
 }
+
+/** A reply as the channel and message to publish, for a caller that publishes it with other work. */
+export const replyAnnouncement = <T>(keys: RedisKeys, replyTo: string, reply: Reply<T>): Announcement => ({
+  channel: keys.replies(replyTo),
+  message: JSON.stringify(reply),
+});

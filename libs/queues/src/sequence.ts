@@ -15,6 +15,9 @@ const BACKLOG_FULL = 'SPAN_BACKLOG_FULL';
 
 type Accepting = { organization_id: string; trace_id: string; pending_root?: string };
 
+/** A message to publish on a channel in the same call that accepts events, once they are accepted. */
+export type Announcement = { channel: string; message: string };
+
 /** Thrown, with nothing accepted, when `backlogLimit` span events or more are waiting to be written. */
 export class SpanBacklogFullError extends Error {
   constructor(
@@ -27,13 +30,15 @@ export class SpanBacklogFullError extends Error {
 
 /**
  * Numbers the events and marks them pending. With a `backlogLimit` (0: none), refuses them all, leaving
- * nothing behind, while that many events or more are waiting to be written.
+ * nothing behind, while that many events or more are waiting to be written. `announce` is published
+ * right after, in the same round trip (and not at all when the events are refused).
  */
 export async function takeSequenceNumbers(
   redis: Redis,
   keys: RedisKeys,
   events: readonly Accepting[],
   backlogLimit = 0,
+  announce?: Announcement,
 ): Promise<number[]> {
   const eventKeys = events.flatMap((e) => [
     keys.pendingSpan(e.organization_id, e.trace_id),
@@ -53,6 +58,7 @@ export async function takeSequenceNumbers(
       backlogLimit,
       BACKLOG_HORIZON_SECONDS,
       PENDING_TTL_SECONDS,
+      ...(announce ? [announce.channel, announce.message] : []),
     );
     return seqs.map(Number);
   } catch (err) {

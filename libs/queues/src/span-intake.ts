@@ -6,7 +6,7 @@ import type { RedisKeys } from './keys';
 import { clearPending } from './pending-marks';
 import type { Producer } from './producer';
 import { confirmReservations } from './reservations';
-import { takeSequenceNumbers } from './sequence';
+import { takeSequenceNumbers, type Announcement } from './sequence';
 
 export type NewSpanEvent = Omit<SpanEvent, 'seq'>;
 
@@ -76,8 +76,8 @@ export function createSpanIntake(
       throw err;
     }
   }
-  async function reserve(events: NewSpanEvent[]): Promise<SpanEvent[]> {
-    const seqs = await takeSequenceNumbers(redis, keys, events, backlogLimit);
+  async function reserve(events: NewSpanEvent[], announce?: Announcement): Promise<SpanEvent[]> {
+    const seqs = await takeSequenceNumbers(redis, keys, events, backlogLimit, announce);
     return events.map((e, i) => ({ ...e, seq: seqs[i] }));
   }
   // Concurrent callers share one numbering script and one job: per span, Redis work is a few set
@@ -96,16 +96,22 @@ export function createSpanIntake(
     await addJobOrRelease(reserved);
     confirm(reserved.slice(0, 1));
   }, batching);
-  // Events reserved earlier keep their marks while a failed shared job is retried per caller.
-  const enqueuing = createBatcher<SpanEvent>(addJob, batching);
+  // Events reserved earlier keep their marks while a failed shared job is retried per caller. The job's
+  // reservations are confirmed together: one Redis call a job, not one a caller.
+  const enqueuing = createBatcher<SpanEvent>(async (events) => {
+    await addJob(events);
+    confirm(events);
+  }, batching);
   return {
-    /** Numbers the events in acceptance order and marks them pending, so reads wait for them from now on. */
+    /**
+     * Numbers the events in acceptance order and marks them pending, so reads wait for them from now on;
+     * then publishes `announce`, in the same round trip.
+     */
     reserve,
     /** Queues events `reserve` numbered, with those of concurrent callers. Durable once it resolves. */
     async enqueue(events: SpanEvent[]): Promise<void> {
       try {
         await enqueuing.add(events);
-        confirm(events);
       } catch (err) {
         await clearPending(redis, keys, events).catch(() => {});
         throw err;

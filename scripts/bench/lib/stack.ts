@@ -59,6 +59,12 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
   }
 }
 
+/**
+ * Node flags for a benchmark's API or worker processes from the environment (`BENCH_API_NODE_ARGS`,
+ * `BENCH_WORKER_NODE_ARGS`, split at spaces), to profile any benchmark: `--cpu-prof --cpu-prof-dir=...`.
+ */
+const profileArgs = (role: 'API' | 'WORKER') => process.env[`BENCH_${role}_NODE_ARGS`]?.split(' ').filter(Boolean);
+
 export type BenchStack = Awaited<ReturnType<typeof createBenchStack>>;
 
 /**
@@ -127,7 +133,7 @@ export async function createBenchStack(
       const apiEnv = { ...env, PORT: String(port), ...options.apiEnv };
       api = options.apiProcesses
         ? spawnNode('scripts/start.ts', { ...apiEnv, START_ROLE: 'api', API_PROCESSES: String(options.apiProcesses) })
-        : spawnNode('apps/api/src/server.ts', apiEnv, [], options.apiNodeArgs);
+        : spawnNode('apps/api/src/server.ts', apiEnv, [], options.apiNodeArgs ?? profileArgs('API'));
       children.push(api);
       if (withWorker) await this.startWorker();
       await waitForHttp(`http://127.0.0.1:${port}/healthz`);
@@ -143,7 +149,7 @@ export async function createBenchStack(
           'apps/worker/src/main.ts',
           { ...env, ...options.workerEnv, ...metrics },
           [],
-          options.workerNodeArgs,
+          options.workerNodeArgs ?? profileArgs('WORKER'),
         );
         workers.push(worker);
         children.push(worker);

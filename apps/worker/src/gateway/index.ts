@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { isSampledIn } from '@sightline/core';
-import type { SpanIntake } from '@sightline/queues';
+import { replyAnnouncement, type SpanIntake } from '@sightline/queues';
 import type { CompletionJob, CompletionResponse, Lane, LlmRequest, SpanEvent } from '@sightline/schemas';
 import { priceAnswer } from './answer';
 import { callProvider, noOutcome, type Admission, type Outcome, type ProviderCallDeps } from './provider-call';
@@ -76,28 +76,35 @@ async function placeCall(
 
 /**
  * The completion gateway: key resolution, cache, provider call, pricing and the span event, in the
- * modules of this folder. `complete` reserves the log's place before it answers, so that a read right
+ * modules of this folder. The log's place is reserved before the answer goes out, so that a read right
  * after the answer waits for the log; `writeLog` then queues it, off the caller's path.
  */
 export function createGateway(deps: GatewayDeps) {
-  /** The answer to an outcome, and its trace log reserved; a route's failed attempts are logged too. */
+  /**
+   * The answer to an outcome, and its trace log reserved; a route's failed attempts are logged too. With
+   * `replyTo` (a queued job's caller), the answer is sent to it in the reservation's own round trip.
+   */
   async function answer(
     call: GatewayCall,
     placed: { outcome: Outcome; request: LlmRequest; failed: Attempt[] },
     startedAt: Date,
     logger: Logger,
+    replyTo?: string,
   ): Promise<Completed> {
     const { outcome, request, failed } = placed;
     // A route answers as the target that answered (or failed last).
     const answered = { ...call, request };
     const { response, priceKnown } = priceAnswer(request, call.trace_id, outcome, startedAt, logger);
     const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);
-    const log = sampled
-      ? await deps.spans.reserve([
+    const reply = replyTo === undefined ? undefined : replyAnnouncement(deps.keys, replyTo, { done: response });
+    const events = sampled
+      ? [
           completionSpanEvent(answered, response, outcome.timeToFirstToken, priceKnown),
           ...failed.map((a) => attemptSpanEvent(call, a)),
-        ])
+        ]
       : [];
+    const log = events.length ? await deps.spans.reserve(events, reply) : [];
+    if (reply && !events.length) await deps.redis.publish(reply.channel, reply.message);
     return { response, log };
   }
 
@@ -112,11 +119,12 @@ export function createGateway(deps: GatewayDeps) {
       return answer(call, await placeCall(deps, call, onChunk, logger, undefined), startedAt, logger);
     },
     /**
-     * A queued completion, through its lane's `gate`: answered, or to be queued again (its lane is at its
-     * limit, or the provider refused it for overload before any output) while its caller still waits.
+     * A queued completion, through its lane's `gate`: answered (its caller has the answer when this
+     * resolves), or to be queued again (its lane is at its limit, or the provider refused it for overload
+     * before any output) while its caller still waits.
      */
     async completeQueued(
-      call: GatewayCall,
+      call: CompletionJob,
       onChunk: ((text: string) => void) | undefined,
       logger: Logger,
       gate: Gate,
@@ -128,7 +136,7 @@ export function createGateway(deps: GatewayDeps) {
       const { lane, deferred, overload, error } = placed.outcome;
       if (deferred)
         placed.outcome.error = `not called: ${call.request.provider} stayed at its limit until this request's time budget ran out`;
-      const completed = await answer(call, placed, startedAt, logger);
+      const completed = await answer(call, placed, startedAt, logger, call.reply_to);
       // Answered with the refusal (no retry fitted in the budget): the provider's pause holds for other calls.
       if (!overload || !lane) return completed;
       return {
@@ -136,9 +144,18 @@ export function createGateway(deps: GatewayDeps) {
         refused: { lane, waitMs: overload.retryAfterMs ?? gate.backoffMs, error, overload: true },
       };
     },
-    /** The answer of a completion whose caller stopped waiting before it could run: never called. */
-    expired: (call: GatewayCall, error: string, logger: Logger) =>
-      answer(call, { outcome: { ...noOutcome(), error }, request: call.request, failed: [] }, new Date(), logger),
+    /**
+     * The answer of a completion whose caller stopped waiting before it could run (never called), sent to
+     * its caller when this resolves.
+     */
+    expired: (call: CompletionJob, error: string, logger: Logger) =>
+      answer(
+        call,
+        { outcome: { ...noOutcome(), error }, request: call.request, failed: [] },
+        new Date(),
+        logger,
+        call.reply_to,
+      ),
     writeLog: async (log: SpanEvent[]) => (log.length ? deps.spans.enqueue(log) : undefined),
   };
 }

@@ -23,6 +23,7 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
     try {
       const onChunk = job.stream ? (text: string) => void send({ chunk: text }) : undefined;
       const deadline = job.deadline_ms ?? bullJob.timestamp + deps.budgetMs;
+      // Answered when the gateway returns: the answer goes out with the log's reservation, in one round trip.
       let completed: Completed & { refused?: Requeue };
       if (Date.now() >= deadline) {
         const refused = job.lane ? await deps.lanes.waitError(job) : null;
@@ -39,11 +40,8 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
         }
         completed = result;
       }
-      // The answer and the log's queueing are independent: one round trip, not two, before the job ends.
-      await Promise.all([
-        send({ done: completed.response }).then(() => (answered = true)),
-        deps.gateway.writeLog(completed.log),
-      ]);
+      answered = true;
+      await deps.gateway.writeLog(completed.log);
       // The lane's bookkeeping (its pause after a refusal, its learned concurrency) after the caller has
       // its answer, which a failure here cannot take back.
       await Promise.all([

@@ -12,6 +12,8 @@
 -- ARGV[2]          the backlog limit; 0 for none
 -- ARGV[3]          the backlog horizon in seconds: older entries are dropped from the backlog
 -- ARGV[4]          the pending marks' TTL in seconds
+-- ARGV[5], ARGV[6] optional: a channel and a message published once the events are accepted (a completion's
+--                  answer, which must not reach its caller before its log is marked pending)
 -- Returns the events' sequence numbers, as strings; or the error 'SPAN_BACKLOG_FULL <waiting>', having
 -- changed nothing, when the backlog holds the limit or more.
 local n = tonumber(ARGV[1])
@@ -54,4 +56,5 @@ end
 -- The reservation's journal entry: its first number, and its events' pending keys in order.
 redis.call('ZADD', KEYS[3 * n + 3], seq, string.format('%d', seq))
 redis.call('HSET', KEYS[3 * n + 4], string.format('%d', seq), table.concat(KEYS, '\n', 3, 3 * n + 2))
+if ARGV[5] then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
 return out
