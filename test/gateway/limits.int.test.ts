@@ -167,6 +167,36 @@ describe("a caller's time budget", () => {
   });
 });
 
+describe('a routed completion that waited before it started', () => {
+  const h = useLimitedGateway({ COMPLETION_TIMEOUT_MS: '3000', PROVIDER_MAX_RETRIES: '0' });
+  const api = (method: 'POST', path: string, body: object) => call(h.gw.stack.app, h.key, method, path, body);
+
+  it("gives its targets only what is left of its caller's budget, and answers itself at the deadline", async () => {
+    const route = {
+      name: 'slow',
+      strategy: 'fallback',
+      targets: [{ provider: 'anthropic', model: 'claude-3-5-haiku-20241022' }],
+    };
+    expect((await api('POST', '/routes', route)).statusCode).toBe(200);
+    h.gw.anthropic.plan({ hangMs: 10_000 });
+    await h.gw.stack.stopWorker();
+    try {
+      const pending = timed(() =>
+        api('POST', '/completion', { llm_configuration: { model: 'route:slow', messages: [userMessage('hi')] } }),
+      );
+      await sleep(2000); // two thirds of the 3 s budget go by in the queue
+      await h.gw.stack.startWorker();
+      const { value, ms } = await pending;
+      // The worker's own answer (its call cut at the deadline), not the API's after its grace (4 s).
+      expect(value.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/timed out/) });
+      expect(ms).toBeLessThan(3800);
+      expect(h.gw.anthropic.requests).toHaveLength(1);
+    } finally {
+      await h.gw.stack.startWorker().catch(() => {});
+    }
+  });
+});
+
 describe('configured limits', () => {
   const h = useLimitedGateway({
     COMPLETION_TIMEOUT_MS: '3000',
@@ -208,9 +238,10 @@ describe('configured limits', () => {
     });
     expect(saved.json()).toMatchObject({ max_concurrent: 1, rpm: null, tpm: 50 });
     h.gw.openai.responseDelayMs = 200;
-    // Each call counts its prompt and max_tokens (about 12 + 20) against 50 tokens a minute: one fits.
+    // Each call is estimated at its prompt and max_tokens (about 12 + 40, at most the 50 a minute): the
+    // first goes, and is counted at the ~10 tokens its provider reports; the second's estimate does not fit.
     const calls = await Promise.all(
-      [1, 2].map((i) => api('POST', '/completion', openai(`k${i}`, { model_params: { max_length: 20 } }))),
+      [1, 2].map((i) => api('POST', '/completion', openai(`k${i}`, { model_params: { max_length: 40 } }))),
     );
     expect(calls.map((r) => r.json().status).sort()).toEqual(['error', 'success']);
     expect(h.gw.openai.requests).toHaveLength(1);
@@ -225,6 +256,26 @@ describe('configured limits', () => {
     const limited = await Promise.all([1, 2, 3].map((i) => api('POST', '/completion', openai(`c${i}`))));
     for (const res of limited) expect(res.json()).toMatchObject({ status: 'success' });
     expect(h.gw.openai.maxInFlight).toBe(1);
+  });
+
+  it('counts the tokens the provider reports against tokens a minute, in place of the estimate', async () => {
+    await api('POST', '/provider-keys', {
+      provider: 'openai',
+      api_key: 'sk-saved-tpm',
+      base_url: h.gw.openai.baseURL,
+      tpm: 60,
+    });
+    // Estimated before the call at its prompt and max_tokens (about 8 + 40), each call is reported by the
+    // provider at about 10 tokens: two in a row fit in 60 a minute once the first is counted as it was.
+    for (const i of [1, 2]) {
+      const res = await api('POST', '/completion', openai(`t${i}`, { model_params: { max_length: 40 } }));
+      expect(res.json()).toMatchObject({ status: 'success', content: `echo: t${i}` });
+      expect(res.json().total_tokens).toBeLessThan(20);
+    }
+    expect(h.gw.openai.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer sk-saved-tpm',
+      'Bearer sk-saved-tpm',
+    ]);
   });
 });
 

@@ -6,9 +6,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import {
   clearPending,
+  createProducer,
+  createSpanIntake,
   forgetLostSpanEvents,
+  journal,
   redisKeys,
   SpanBacklogFullError,
+  sweepUnconfirmed,
   takeSequenceNumbers,
   type RedisKeys,
 } from '@sightline/queues';
@@ -308,6 +312,33 @@ describe('takeSequenceNumbers with an announcement (a completion answer sent wit
       expect(heard).toEqual(['answer 1', 'after']);
     } finally {
       await subscriber.quit();
+    }
+  });
+});
+
+describe('createSpanIntake: reserved events queued together', () => {
+  it("confirms every caller's reservation once their shared job is queued, so the sweep never takes their marks", async () => {
+    const prefix = uniquePrefix('confirm');
+    const keys = redisKeys(prefix);
+    const producer = createProducer('span-write', redis, prefix);
+    const intake = createSpanIntake(redis, producer, keys);
+    try {
+      const org = randomUUID();
+      const event = () => ({ kind: 'create' as const, organization_id: org, trace_id: randomUUID(), fields: {} });
+      // Three callers (completions finishing together), each with its own reservation, then one shared job.
+      const reserved = await Promise.all([1, 2, 3].map(() => intake.reserve([event()])));
+      expect(await redis.zcard(journal(keys).index)).toBe(3);
+      await Promise.all(reserved.map((events) => intake.enqueue(events)));
+      const jobs = await producer.queue.getJobs(['waiting']);
+      expect(jobs.flatMap((j) => (j.data as { events: SpanEvent[] }).events)).toHaveLength(3);
+      await expect.poll(() => redis.zcard(journal(keys).index)).toBe(0);
+      expect(await redis.hlen(journal(keys).events)).toBe(0);
+      // Confirmed, they are not swept: their marks stay until the job is written.
+      await sweepUnconfirmed(redis, keys, 0);
+      expect(await redis.zcard(keys.pendingOrganization(org))).toBe(3);
+    } finally {
+      await producer.queue.obliterate({ force: true });
+      await producer.close();
     }
   });
 });

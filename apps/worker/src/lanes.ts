@@ -169,7 +169,11 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
     if (current !== null) await entry.queue.setGlobalConcurrency(current + 1);
   }
 
-  /** Tokens a minute: the call's prompt and its reply at most (`max_tokens`), estimated before it goes. */
+  /**
+   * Tokens a minute: the call's prompt and its reply at most (`max_tokens`), estimated before it goes; once
+   * it is done, the tokens its provider reports replace the estimate (the difference is given back or
+   * counted too), so that short answers do not hold the lane's tokens for the rest of the minute.
+   */
   async function admitTokens(lane: Lane, request: LlmRequest): Promise<Admission> {
     if (lane.tpm === null) return { go: true };
     let limiter = tokenLimiters.get(lane.tpm);
@@ -183,10 +187,21 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
           keyPrefix: keys.laneTokens,
         })),
       );
-    const tokens = countMessageTokens(request.model, request.messages) + (request.params.max_tokens ?? 0);
+    const estimate = Math.min(
+      countMessageTokens(request.model, request.messages) + (request.params.max_tokens ?? 0),
+      lane.tpm,
+    );
     try {
-      await limiter.consume(lane.id, Math.min(tokens, lane.tpm));
-      return { go: true };
+      await limiter.consume(lane.id, estimate);
+      const counted = limiter;
+      return {
+        go: true,
+        settle: async (used) => {
+          if (used === null || used === estimate) return;
+          if (used < estimate) await counted.reward(lane.id, estimate - used);
+          else await counted.penalty(lane.id, used - estimate);
+        },
+      };
     } catch (err) {
       if (err instanceof RateLimiterRes) return { go: false, waitMs: err.msBeforeNext };
       throw err;

@@ -40,8 +40,13 @@ export type Outcome = {
 
 export type ProviderCall = Omit<CompletionJob, 'reply_to' | 'log'>;
 
-/** Whether a call may go to its provider now, or must wait in its lane's queue (for `waitMs`, when known). */
-export type Admission = { go: true } | { go: false; waitMs: number | null };
+/**
+ * Whether a call may go to its provider now, or must wait in its lane's queue (for `waitMs`, when known).
+ * A call admitted on an estimate of its tokens (tokens a minute) has `settle`, to put the tokens the
+ * provider reports in the estimate's place once the call is done (null: not known, the estimate stands).
+ */
+export type Admission =
+  { go: true; settle?: (usedTokens: number | null) => Promise<void> } | { go: false; waitMs: number | null };
 
 /**
  * A route's target overrides the server's retries and budget, and may name the saved key it uses. A
@@ -135,6 +140,10 @@ export async function callProvider(
       laneCallsInFlight.set(lane, laneCallsInFlight.get(lane)! - 1);
       if (!laneCallsInFlight.get(lane)) laneCallsInFlight.delete(lane);
       providerCallsInFlight.dec({ provider: req.provider });
+      if (admission?.settle)
+        await admission
+          .settle(tokensUsed(outcome))
+          .catch((err: Error) => log.warn({ err: err.message, lane }, 'could not count the tokens a call used'));
     }
   } catch (err) {
     outcome.error = (err as Error).message;
@@ -157,6 +166,17 @@ export async function callProvider(
       .catch((err) => log.warn({ err: err.message }, 'completion cache write failed'));
   }
   return outcome;
+}
+
+/**
+ * The tokens a call used as its provider reported them; none for a call that failed before any output
+ * (a refusal is not billed); null when not known (no usage reported, or a stream that broke part-way).
+ */
+function tokensUsed({ result, timeToFirstToken }: Outcome): number | null {
+  if (!result) return timeToFirstToken === null ? 0 : null;
+  return result.input_tokens == null || result.output_tokens == null
+    ? null
+    : result.input_tokens + result.output_tokens;
 }
 
 /** Provider calls this process is making now, by lane. */

@@ -51,7 +51,8 @@ export function targetOrder(route: Route, cooling: boolean[], random = Math.rand
  * moves on from. Each target but the last is called once (the route, not the SDK, retries); the last
  * keeps the server's retries, so a route is never less patient than a call without one. Nothing is tried
  * again once any text has been streamed to the caller. The attempts share the budget of a call without a
- * route (which is what the API waits for). Every attempt is returned, the answering one last.
+ * route, less the time the job waited before it started: the caller's deadline (`deadline_ms`) is what
+ * the API waits for. Every attempt is returned, the answering one last.
  */
 export async function callRoute(
   deps: ProviderCallDeps,
@@ -73,7 +74,8 @@ export async function callRoute(
       }
     : undefined;
   const attempts: Attempt[] = [];
-  const deadline = performance.now() + callBudgetMs(deps.timeoutMs, deps.maxRetries);
+  const budgetMs = Math.min(callBudgetMs(deps.timeoutMs, deps.maxRetries), (call.deadline_ms ?? Infinity) - Date.now());
+  const deadline = performance.now() + budgetMs;
   const order = targetOrder(route, cooling);
   for (const [n, i] of order.entries()) {
     const left = deadline - performance.now();
