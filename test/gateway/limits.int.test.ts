@@ -184,7 +184,7 @@ describe('a routed completion that waited before it started', () => {
       const pending = timed(() =>
         api('POST', '/completion', { llm_configuration: { model: 'route:slow', messages: [userMessage('hi')] } }),
       );
-      await sleep(2000); // two thirds of the 3 s budget go by in the queue
+      await sleep(1500); // half of the 3 s budget goes by in the queue
       await h.gw.stack.startWorker();
       const { value, ms } = await pending;
       // The worker's own answer (its call cut at the deadline), not the API's after its grace (4 s).
@@ -276,6 +276,22 @@ describe('configured limits', () => {
       'Bearer sk-saved-tpm',
       'Bearer sk-saved-tpm',
     ]);
+  });
+
+  it('keeps the estimate of a call that failed after its provider took it: it may have been counted', async () => {
+    await api('POST', '/provider-keys', {
+      provider: 'openai',
+      api_key: 'sk-saved-tpm-failing',
+      base_url: h.gw.openai.baseURL,
+      tpm: 60,
+    });
+    h.gw.openai.plan({ status: 500 });
+    const failed = await api('POST', '/completion', openai('f1', { model_params: { max_length: 40 } }));
+    expect(failed.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/HTTP 500/) });
+    // Its ~48 estimated tokens stand: the next call's estimate does not fit in the minute, so it is not made.
+    const next = await api('POST', '/completion', openai('f2', { model_params: { max_length: 40 } }));
+    expect(next.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/^not called/) });
+    expect(h.gw.openai.requests).toHaveLength(1);
   });
 });
 

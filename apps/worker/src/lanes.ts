@@ -192,12 +192,15 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
       lane.tpm,
     );
     try {
-      await limiter.consume(lane.id, estimate);
       const counted = limiter;
+      const { msBeforeNext } = await counted.consume(lane.id, estimate);
+      const minuteEnds = Date.now() + msBeforeNext;
       return {
         go: true,
+        // Only within the minute the estimate was counted in: a later correction would land in the next
+        // minute's count (rate-limiter-flexible counts per fixed window), and a refund there would raise it.
         settle: async (used) => {
-          if (used === null || used === estimate) return;
+          if (used === null || used === estimate || Date.now() >= minuteEnds) return;
           if (used < estimate) await counted.reward(lane.id, estimate - used);
           else await counted.penalty(lane.id, used - estimate);
         },

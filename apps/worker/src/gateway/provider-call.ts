@@ -45,8 +45,8 @@ export type ProviderCall = Omit<CompletionJob, 'reply_to' | 'log'>;
  * A call admitted on an estimate of its tokens (tokens a minute) has `settle`, to put the tokens the
  * provider reports in the estimate's place once the call is done (null: not known, the estimate stands).
  */
-export type Admission =
-  { go: true; settle?: (usedTokens: number | null) => Promise<void> } | { go: false; waitMs: number | null };
+export type Admission = { go: true; settle?: Settle } | { go: false; waitMs: number | null };
+type Settle = (usedTokens: number | null) => Promise<void>;
 
 /**
  * A route's target overrides the server's retries and budget, and may name the saved key it uses. A
@@ -102,6 +102,7 @@ export async function callProvider(
     ? deps.keys.completionCache(call.organization_id, cacheDigest(call.organization_id, req))
     : null;
   const outcome = noOutcome();
+  let settle: Settle | undefined;
   try {
     outcome.result = await cached(deps.redis, cacheKey);
     if (outcome.result) {
@@ -116,6 +117,7 @@ export async function callProvider(
       outcome.deferred = { waitMs: admission.waitMs };
       return outcome;
     }
+    settle = admission?.settle;
     const t0 = performance.now();
     const lane = provider.lane.id;
     laneCallsInFlight.set(lane, (laneCallsInFlight.get(lane) ?? 0) + 1);
@@ -140,12 +142,12 @@ export async function callProvider(
       laneCallsInFlight.set(lane, laneCallsInFlight.get(lane)! - 1);
       if (!laneCallsInFlight.get(lane)) laneCallsInFlight.delete(lane);
       providerCallsInFlight.dec({ provider: req.provider });
-      if (admission?.settle)
-        await admission
-          .settle(tokensUsed(outcome))
-          .catch((err: Error) => log.warn({ err: err.message, lane }, 'could not count the tokens a call used'));
     }
+    await settleTokens(settle, tokensUsed(outcome.result), log);
   } catch (err) {
+    // Refused at the door (429, 503, 529) before any output, a call used no tokens; any other failure
+    // may have been counted by its provider, so the estimate stands.
+    await settleTokens(settle, isOverload(err) && outcome.timeToFirstToken === null ? 0 : null, log);
     outcome.error = (err as Error).message;
     outcome.failure = failureOf(err);
     if (isOverload(err)) {
@@ -168,15 +170,17 @@ export async function callProvider(
   return outcome;
 }
 
-/**
- * The tokens a call used as its provider reported them; none for a call that failed before any output
- * (a refusal is not billed); null when not known (no usage reported, or a stream that broke part-way).
- */
-function tokensUsed({ result, timeToFirstToken }: Outcome): number | null {
-  if (!result) return timeToFirstToken === null ? 0 : null;
-  return result.input_tokens == null || result.output_tokens == null
+/** The tokens a call used as its provider reported them; null when it reported none. */
+function tokensUsed(result: LlmResult | null): number | null {
+  return result?.input_tokens == null || result.output_tokens == null
     ? null
     : result.input_tokens + result.output_tokens;
+}
+
+/** Puts the tokens a call used in place of its lane's estimate (see Admission); a failure is only logged. */
+async function settleTokens(settle: Settle | undefined, used: number | null, log: Logger): Promise<void> {
+  if (settle)
+    await settle(used).catch((err: Error) => log.warn({ err: err.message }, 'could not count the tokens a call used'));
 }
 
 /** Provider calls this process is making now, by lane. */
