@@ -258,13 +258,12 @@ describe('configured limits', () => {
     expect(h.gw.openai.maxInFlight).toBe(1);
   });
 
+  /** A saved OpenAI key (a lane of its own) with 60 tokens a minute; each call below is estimated at ~48. */
+  const saveTpmKey = (apiKey: string) =>
+    api('POST', '/provider-keys', { provider: 'openai', api_key: apiKey, base_url: h.gw.openai.baseURL, tpm: 60 });
+
   it('counts the tokens the provider reports against tokens a minute, in place of the estimate', async () => {
-    await api('POST', '/provider-keys', {
-      provider: 'openai',
-      api_key: 'sk-saved-tpm',
-      base_url: h.gw.openai.baseURL,
-      tpm: 60,
-    });
+    await saveTpmKey('sk-saved-tpm');
     // Estimated before the call at its prompt and max_tokens (about 8 + 40), each call is reported by the
     // provider at about 10 tokens: two in a row fit in 60 a minute once the first is counted as it was.
     for (const i of [1, 2]) {
@@ -279,12 +278,7 @@ describe('configured limits', () => {
   });
 
   it('keeps the estimate of a call that failed after its provider took it: it may have been counted', async () => {
-    await api('POST', '/provider-keys', {
-      provider: 'openai',
-      api_key: 'sk-saved-tpm-failing',
-      base_url: h.gw.openai.baseURL,
-      tpm: 60,
-    });
+    await saveTpmKey('sk-saved-tpm-failing');
     h.gw.openai.plan({ status: 500 });
     const failed = await api('POST', '/completion', openai('f1', { model_params: { max_length: 40 } }));
     expect(failed.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/HTTP 500/) });
