@@ -90,7 +90,8 @@ describe('PostgreSQL down for 30 s under load', () => {
     expect(retries.length).toBeGreaterThan(0);
     expect(figures.most_attempts_of_one_job).toBeGreaterThan(1);
     expect(stored).toBe(load.acked.length);
-    // postgres.js 3.4.9 used to crash here (porsager/postgres#1154); patches/ fixes it, so any crash fails.
+    // postgres.js 3.4.9 used to crash here (porsager/postgres#1154, #1192: a connection lost mid-transaction or
+    // while it fetched its types); patches/ fixes both, so any crash fails.
     expect(crashes).toEqual([]);
     expect(figures.failed_jobs).toBe(0);
   });

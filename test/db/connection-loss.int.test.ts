@@ -1,3 +1,4 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSql, type Sql } from '@sightline/db';
 import { databaseUrl, testSql } from '../support/services';
@@ -49,6 +50,61 @@ describe('a connection lost inside a transaction', () => {
           ),
         );
       expect(answers.slice(1)).toEqual([1, 1]);
+    }
+  });
+});
+
+// A new connection's first statement is postgres.js's own query for the array types. 3.4.9 drops that
+// query's promise (porsager/postgres#1192, #1205), so a connection lost just then rejected it with no one
+// listening, and the unhandled rejection ended the process: the API died this way when PostgreSQL stopped
+// under load. patches/postgres+3.4.9.patch catches it (the caller's own query already gets the error).
+describe('a connection lost while it fetches its types', () => {
+  it('fails only the query that opened it, and leaves the process and the pool working', async () => {
+    const target = new URL(databaseUrl());
+    let resets = 0;
+    // Between postgres.js and PostgreSQL: resets the client's side of the first connection that asks
+    // for the types (a backend killed mid-startup); every other byte goes through.
+    const proxy: Server = createServer((client: Socket) => {
+      const server = connect(Number(target.port || 5432), target.hostname);
+      client.on('data', (chunk) => {
+        if (resets === 0 && chunk.includes('pg_catalog.pg_type')) {
+          resets++;
+          server.destroy();
+          client.resetAndDestroy();
+          return;
+        }
+        server.write(chunk);
+      });
+      server.on('data', (chunk) => client.write(chunk));
+      client.on('error', () => server.destroy());
+      server.on('error', () => client.destroy());
+      client.on('close', () => server.destroy());
+      server.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const via = new URL(databaseUrl());
+    via.hostname = '127.0.0.1';
+    via.port = String((proxy.address() as { port: number }).port);
+    const proxied = createSql(via.toString(), { max: 1 });
+    try {
+      const first = await proxied`select 1 as one`.then(
+        () => 'answered',
+        (error: { code?: string }) => error.code,
+      );
+      expect(resets).toBe(1);
+      expect(first).toMatch(/^(ECONNRESET|CONNECTION_CLOSED)$/);
+      const [{ one }] = await proxied<{ one: number }[]>`select 1 as one`;
+      expect(one).toBe(1);
+      // Give a dropped promise's rejection its turn to surface.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await proxied.end({ timeout: 1 });
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 });

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call } from '../support/app';
+import { call, readTrace } from '../support/app';
 import { useSql } from '../support/fixtures';
 import { startGateway, userMessage, type Gateway } from '../support/gateway';
 import { startScript } from '../support/processes';
@@ -194,6 +195,86 @@ describe('a routed completion that waited before it started', () => {
     } finally {
       await h.gw.stack.startWorker().catch(() => {});
     }
+  });
+});
+
+describe("a route's targets", () => {
+  const h = useLimitedGateway({ COMPLETION_TIMEOUT_MS: '5000', PROVIDER_MAX_RETRIES: '0', OPENAI_MAX_CONCURRENT: '1' });
+  const api = (method: 'POST', path: string, body: object) => call(h.gw.stack.app, h.key, method, path, body);
+  const viaRoute = (name: string, trace_id = randomUUID()) =>
+    api('POST', '/completion', {
+      trace_id,
+      llm_configuration: { model: `route:${name}`, messages: [userMessage('hi')] },
+    });
+  const saveRoute = async (name: string, targets: object[]) =>
+    expect((await api('POST', '/routes', { name, strategy: 'fallback', targets })).statusCode).toBe(200);
+  const gpt = { provider: 'openai', model: 'gpt-4o-mini' };
+  const claude = { provider: 'anthropic', model: 'claude-3-5-haiku-20241022' };
+
+  it("keep to their lanes' limits: a route resumes in its target's lane, its failed attempts still logged", async () => {
+    await saveRoute('to-limited', [claude, gpt]);
+    h.gw.anthropic.plan({ status: 500 }, 4);
+    h.gw.openai.responseDelayMs = 100;
+    h.gw.openai.admit = { concurrent: 1, retryAfter: '1' };
+    const ids = [1, 2, 3, 4].map(() => randomUUID());
+    const answers = await Promise.all(ids.map((id) => viaRoute('to-limited', id)));
+    for (const res of answers) expect(res.json()).toMatchObject({ status: 'success', provider: 'openai' });
+    expect(h.gw.openai.maxInFlight).toBe(1);
+    expect(h.gw.openai.refused).toBe(0);
+    // Each failed target was called once: the route went on from where it stopped, not from the start.
+    expect(h.gw.anthropic.requests).toHaveLength(4);
+    for (const id of ids) {
+      const trace = (await readTrace(h.gw.stack.app, h.key, id)).json();
+      expect(trace.configuration).toMatchObject({ provider: 'openai' });
+      expect(trace.children).toEqual([
+        expect.objectContaining({ status: 'error', configuration: { provider: 'anthropic', model: claude.model } }),
+      ]);
+    }
+  });
+
+  it('pause their provider for every call when it refuses one for overload, as the route moves on', async () => {
+    await saveRoute('from-overloaded', [claude, gpt]);
+    h.gw.anthropic.plan({ status: 429, retryAfter: '1' });
+    const routed = await timed(() => viaRoute('from-overloaded'));
+    expect(routed.value.json()).toMatchObject({ status: 'success', provider: 'openai' });
+    expect(routed.ms).toBeLessThan(900);
+    // Anthropic asked for a second: a call straight to it waits that out too.
+    const direct = await timed(() => api('POST', '/completion', anthropic('after')));
+    expect(direct.value.json()).toMatchObject({ status: 'success', content: 'echo: after' });
+    const [refusal, after] = h.gw.anthropic.requests;
+    expect(after.at - refusal.at).toBeGreaterThanOrEqual(950);
+  });
+});
+
+describe("an LLM judge's calls", () => {
+  const h = useLimitedGateway({ COMPLETION_TIMEOUT_MS: '5000', PROVIDER_MAX_RETRIES: '0', OPENAI_MAX_CONCURRENT: '1' });
+  const api = (method: 'POST', path: string, body: object) => call(h.gw.stack.app, h.key, method, path, body);
+
+  it("keep to their provider's limits, as completions do", async () => {
+    const judge = {
+      name: 'limited-judge',
+      type: 'llm_judge',
+      config: { provider: 'openai', model: 'gpt-4o-mini', prompt_template: '{"score": 1, "reason": "{{output}}"}' },
+    };
+    expect((await api('POST', '/eval-metrics', judge)).statusCode).toBe(200);
+    h.gw.openai.responseDelayMs = 100;
+    h.gw.openai.admit = { concurrent: 1, retryAfter: '1' };
+    const ids = [1, 2, 3, 4].map(() => randomUUID());
+    // Outputs that differ, so that no judge's answer comes from the cache.
+    const spans = ids.map((trace_id, i) => ({
+      trace_id,
+      project_name: 'judged',
+      output: `o${i}`,
+      evaluation_metric_names: ['limited-judge'],
+    }));
+    expect((await api('POST', '/trace_logs/batch', { trace_logs: spans })).statusCode).toBe(200);
+    for (const [i, id] of ids.entries())
+      await expect
+        .poll(async () => (await readTrace(h.gw.stack.app, h.key, id)).json().scores, { timeout: 10_000 })
+        .toEqual([{ name: 'limited-judge', score: 1, reason: `o${i}` }]);
+    expect(h.gw.openai.requests).toHaveLength(4);
+    expect(h.gw.openai.maxInFlight).toBe(1);
+    expect(h.gw.openai.refused).toBe(0);
   });
 });
 

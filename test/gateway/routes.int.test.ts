@@ -123,13 +123,14 @@ describe('routes', () => {
   it('answers an error naming every target when all of them fail, each attempt in the trace log', async () => {
     await saveRoute({ name: 'doomed', strategy: 'fallback', targets: [openai, anthropic] });
     gw.openai.plan({ status: 503 });
-    // The last target keeps the server's retries (PROVIDER_MAX_RETRIES=2 here): it fails three times.
-    gw.anthropic.plan({ status: 529 }, 3);
+    // The last target keeps the server's retries (PROVIDER_MAX_RETRIES=2 here): it fails three times. (Had
+    // it refused for overload, the job would wait in its lane and call it again, as a call without a route.)
+    gw.anthropic.plan({ status: 500 }, 3);
     const trace_id = randomUUID();
     const body = (await complete('doomed', 'hi', trace_id)).json();
     expect(body.status).toBe('error');
     expect(body.error).toMatch(
-      /^no target answered \(tried 2 of 2\): openai\/gpt-4o-mini: .*503.*; anthropic\/claude-3-5-haiku-20241022: .*529/,
+      /^no target answered \(tried 2 of 2\): openai\/gpt-4o-mini: .*503.*; anthropic\/claude-3-5-haiku-20241022: .*500/,
     );
     expect(gw.openai.requests).toHaveLength(1);
     expect(gw.anthropic.requests).toHaveLength(3);

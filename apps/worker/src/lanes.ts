@@ -215,32 +215,43 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
   const unwatch = watchLanes(() => readLanes(redis, keys, prefix));
 
   return {
-    /** For a job from the completion queue: a lane with limits, or hot, queues it in the lane's queue instead. */
-    direct(deadline: number, job: CompletionJob): Gate {
+    /**
+     * How a job's calls keep to their lanes: a call on the lane the job waits in was admitted by BullMQ under
+     * the lane's limits (tokens a minute are counted here); a call on any other lane (a job from the
+     * completion queue, or a route's next target) goes only if that lane has no limits and is not hot, and
+     * otherwise waits in that lane's queue.
+     */
+    gate(deadline: number, job: CompletionJob): Gate {
       return {
         deadline,
         backoffMs: backoffMs(overloadsOf(job)),
-        admit: async (lane) => (isLimited(lane) || isHot(lane.id) ? { go: false, waitMs: null } : { go: true }),
+        admit: async (lane, request) => {
+          if (lane.id === job.lane?.id) return admitTokens(lane, request);
+          return isLimited(lane) || isHot(lane.id) ? { go: false, waitMs: null } : { go: true };
+        },
+        refused: (lane, retryAfterMs, error) =>
+          overloaded(entryOf(lane.id), job, {
+            lane,
+            waitMs: retryAfterMs ?? backoffMs(overloadsOf(job)),
+            error,
+            overload: true,
+          }),
       };
     },
-    /** For a job from a lane's queue: BullMQ admitted it under the lane's limits; tokens a minute are counted here. */
-    inLane(deadline: number, job: CompletionJob): Gate {
-      return {
-        deadline,
-        backoffMs: backoffMs(overloadsOf(job)),
-        admit: (lane) => admitTokens(lane, job.request),
-      };
-    },
-    /** Moves a job from the completion queue to its lane's queue. */
+    /** Moves a job to its lane's queue (from the completion queue, or a route's from another target's lane). */
     async forward(job: CompletionJob, requeue: Requeue) {
       const entry = entryOf(requeue.lane.id);
       if (requeue.overload) await overloaded(entry, job, requeue);
       await configure(entry, requeue.lane);
       const overloads = overloadsOf(job) + (requeue.overload ? 1 : 0);
-      await Promise.all([
-        entry.queue.add('completion', { ...job, lane: requeue.lane, lane_queued_ms: Date.now(), overloads }),
-        redis.zadd(keys.lanes, Date.now(), requeue.lane.id),
-      ]);
+      const moved = {
+        ...job,
+        lane: requeue.lane,
+        lane_queued_ms: Date.now(),
+        overloads,
+        route_progress: requeue.route,
+      };
+      await Promise.all([entry.queue.add('completion', moved), redis.zadd(keys.lanes, Date.now(), requeue.lane.id)]);
       open(requeue.lane.id);
     },
     /** The provider refused a call that is answered with its refusal: the pause holds for the lane's other calls. */
@@ -251,10 +262,14 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
      */
     async pause(job: CompletionJob, bullJob: Job, requeue: Requeue) {
       const entry = entryOf(requeue.lane.id);
-      if (requeue.overload) {
-        await overloaded(entry, job, requeue);
-        await bullJob.updateData({ ...job, overloads: overloadsOf(job) + 1 });
-      } else if (requeue.waitMs > 0) await entry.queue.rateLimit(requeue.waitMs);
+      if (requeue.overload) await overloaded(entry, job, requeue);
+      else if (requeue.waitMs > 0) await entry.queue.rateLimit(requeue.waitMs);
+      if (requeue.overload || requeue.route)
+        await bullJob.updateData({
+          ...job,
+          overloads: overloadsOf(job) + (requeue.overload ? 1 : 0),
+          route_progress: requeue.route,
+        });
     },
     /** A lane's job was answered: its wait is counted, and a learned concurrency may grow. */
     async answered(job: CompletionJob, callSeconds: number) {

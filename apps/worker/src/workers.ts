@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { poolReading, type Sql } from '@sightline/db';
 import {
   createProducer,
+  createReplyWaiter,
   createSpanIntake,
   redisKeys,
   startPendingUpkeep,
@@ -114,10 +115,16 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   });
   const budgetMs = callBudgetMs(env.COMPLETION_TIMEOUT_MS, env.PROVIDER_MAX_RETRIES);
   const completions = completionProcessor({ redis, keys, gateway, lanes, budgetMs });
+  const judgeCalls = {
+    waiter: createReplyWaiter(redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }), keys, log),
+    completions: createProducer('completion', redis, prefix),
+    budgetMs,
+  };
+  const completionWorker = registerWorker('completion', completions, options);
   const workers: Worker[] = [
     spanWriter,
-    registerWorker('completion', completions, options),
-    registerWorker('eval', evalProcessor({ sql, redis, keys, gateway }), options),
+    completionWorker,
+    registerWorker('eval', evalProcessor({ sql, redis, keys, judgeCalls }), options),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
     registerWorker('statistics', statisticsProcessor({ sql }), options),
@@ -132,9 +139,19 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     close: async () => {
       closing = true;
       stopUpkeep();
-      await Promise.all([...workers.map((w) => w.close()), lanes.close()]);
+      // Judges are completion jobs: the completion workers run on until the evaluations waiting for them end.
+      await Promise.all(workers.filter((w) => w !== completionWorker).map((w) => w.close()));
+      await Promise.all([completionWorker.close(), lanes.close()]);
       await scheduling;
-      await Promise.all([spanWrites.close(), evals.close(), retention.close(), statistics.close(), savedKeys.close()]);
+      judgeCalls.waiter.close();
+      await Promise.all([
+        spanWrites.close(),
+        evals.close(),
+        retention.close(),
+        statistics.close(),
+        savedKeys.close(),
+        judgeCalls.completions.close(),
+      ]);
       await pool.close();
       unwatchPool();
       await metricsServer?.close();

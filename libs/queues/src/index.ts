@@ -10,3 +10,4 @@ export * from './span-intake';
 export * from './replies';
 export * from './live-roots';
 export * from './lanes';
+export * from './reply-waiter';

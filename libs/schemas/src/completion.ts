@@ -223,6 +223,28 @@ const LaneSchema = z.object({
 });
 export type Lane = z.infer<typeof LaneSchema>;
 
+/**
+ * How far a routed completion got before it waited in a target's lane: the order its targets are tried
+ * in, the position of the one to call next, and the targets that failed (logged as child spans, and named
+ * in the error if none answers).
+ */
+const RouteProgressSchema = z.object({
+  order: z.array(z.number().int().min(0).max(15)).max(16),
+  next: z.number().int().min(0).max(15),
+  failed: z
+    .array(
+      z.object({
+        target: z.number().int().min(0).max(15),
+        error: z.string(),
+        failure: z.enum(RETRY_ON).nullable(),
+        latency: z.number().min(0),
+        started_ms: z.number().int().positive(),
+      }),
+    )
+    .max(16),
+});
+export type RouteProgress = z.infer<typeof RouteProgressSchema>;
+
 export const CompletionJobSchema = z.object({
   /** The pub/sub channel the API listens on for this job's chunks and result. */
   reply_to: z.string().min(1),
@@ -239,6 +261,8 @@ export const CompletionJobSchema = z.object({
   route: RouteCreateSchema.omit({ retry_on: true })
     .extend({ retry_on: z.array(z.enum(RETRY_ON)) })
     .optional(),
+  /** Set when a routed job waits in one of its targets' lanes. */
+  route_progress: RouteProgressSchema.optional(),
   /** When the caller stops waiting (epoch ms): the job is not started after it. */
   deadline_ms: z.number().int().positive().optional(),
   /** Set when the job waits in its lane's queue: the lane, and when it was first queued there (epoch ms). */

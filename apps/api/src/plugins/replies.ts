@@ -1,18 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
-import type { ZodType } from 'zod';
-import type { Reply } from '@sightline/queues';
+import { createReplyWaiter, ReplyError, type WaitOptions } from '@sightline/queues';
 import { AppError } from '../errors';
-
-type WaitOptions<T> = {
-  timeoutMs: number;
-  timeoutMessage: string;
-  onChunk?: (chunk: string) => void;
-  signal?: AbortSignal;
-  schema?: ZodType<T>;
-};
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,109 +13,20 @@ declare module 'fastify' {
   }
 }
 
-type Listeners = Map<string, (reply: Reply<unknown>) => void>;
-
-const CONNECTION_LOST: Reply<unknown> = {
-  error: 'the connection to Redis was lost while waiting for the result, which may or may not have been produced',
-  status: 503,
-};
-
-/** The node's subscriber connection: every message, by channel or by pattern, goes to its channel's listener. */
-function connectSubscriber(app: FastifyInstance, listeners: Listeners): Redis {
-  const subscriber = new Redis(app.config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  subscriber.on('error', (err) => app.log.debug({ err }, 'redis subscriber error'));
-  const dispatch = (channel: string, message: string) =>
-    listeners.get(channel)?.(JSON.parse(message) as Reply<unknown>);
-  subscriber.on('message', dispatch);
-  subscriber.on('pmessage', (_pattern: string, channel: string, message: string) => dispatch(channel, message));
-  return subscriber;
-}
-
-/**
- * Listens on `channel` for one job's replies: chunks go to onChunk; `done`, an error, the timeout or the
- * client's abort settle the outcome. `stop` undoes all of it.
- */
-function listenForReply<T>(
-  listeners: Listeners,
-  channel: string,
-  { timeoutMs, timeoutMessage, onChunk, signal, schema }: WaitOptions<T>,
-) {
-  let settle!: (r: { value: T } | Error) => void;
-  const outcome = new Promise<{ value: T } | Error>((resolve) => (settle = resolve));
-  listeners.set(channel, (reply) => {
-    if ('chunk' in reply) onChunk?.(reply.chunk);
-    else if ('error' in reply) settle(new AppError(reply.status ?? 500, reply.error));
-    else settle({ value: schema ? schema.parse(reply.done) : (reply.done as T) });
-  });
-  const timer = setTimeout(() => settle(new AppError(504, timeoutMessage)), timeoutMs);
-  const abort = () => settle(new AppError(499, 'client closed the request'));
-  signal?.addEventListener('abort', abort);
-  const stop = () => {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', abort);
-    listeners.delete(channel);
-  };
-  return { outcome, stop };
-}
-
-/**
- * Each API node holds one Redis subscriber connection, shared by every request that waits on a job.
- *
- * Reply ids made by `newReplyTo` live under this node's own prefix, which the connection subscribes to
- * once, by pattern: a request waiting on one has no SUBSCRIBE/UNSUBSCRIBE round trip of its own before it
- * enqueues (workers publish on the job's channel as before). Any other reply id gets a subscription of its
- * own. Either way the subscription is confirmed before the job is enqueued, so nothing is published unseen.
- */
+/** Each API node holds one Redis subscriber connection, shared by every request that waits on a job. */
 export default fp(
-  async (app) => {
-    const listeners: Listeners = new Map();
-    const subscriber = connectSubscriber(app, listeners);
-
-    const node = `${randomBytes(8).toString('hex')}:`;
-    // Queue prefixes are letters, digits and _ . : - only, so the pattern has no glob character but its '*'.
-    const pattern = app.keys.replies(`${node}*`);
-    let patternLive = false;
-    /** Fails, as a subscription does, while Redis is away (no offline queue): nothing is enqueued then. */
-    const listenByPattern = async () => {
-      await subscriber.psubscribe(pattern);
-      patternLive = subscriber.status === 'ready';
-    };
-    // A new connection has no subscriptions until they are sent again (ioredis resends them, and so do we):
-    // until the pattern is confirmed on it, requests wait for that confirmation before they enqueue.
-    subscriber.on('close', () => {
-      patternLive = false;
-      // Pub/sub keeps nothing for a subscriber that is away: a reply published while this connection is
-      // down is lost, so whoever waits hears it now rather than at their timeout.
-      for (const listener of listeners.values()) listener(CONNECTION_LOST);
-    });
-    subscriber.on(
-      'ready',
-      () =>
-        void listenByPattern().catch((err: Error) =>
-          app.log.warn({ err: err.message }, 'reply pattern subscription failed'),
-        ),
-    );
-
-    app.decorate('newReplyTo', () => `${node}${randomUUID()}`);
-
+  async (app: FastifyInstance) => {
+    const subscriber = new Redis(app.config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    const waiter = createReplyWaiter(subscriber, app.keys, app.log);
+    app.decorate('newReplyTo', waiter.newReplyTo);
     app.decorate('awaitReply', async <T>(replyTo: string, enqueue: () => Promise<unknown>, options: WaitOptions<T>) => {
-      const channel = app.keys.replies(replyTo);
-      const byPattern = replyTo.startsWith(node);
-      const { outcome, stop } = listenForReply(listeners, channel, options);
       try {
-        if (!byPattern) await subscriber.subscribe(channel);
-        else if (!patternLive) await listenByPattern();
-        await enqueue();
-        const result = await outcome;
-        if (result instanceof Error) throw result;
-        return result.value;
-      } finally {
-        stop();
-        if (!byPattern) subscriber.unsubscribe(channel).catch(() => {});
+        return await waiter.awaitReply(replyTo, enqueue, options);
+      } catch (err) {
+        throw err instanceof ReplyError ? new AppError(err.status, err.message) : err;
       }
     });
-
-    app.addHook('onClose', async () => subscriber.disconnect());
+    app.addHook('onClose', async () => waiter.close());
   },
   { name: 'replies', dependencies: ['config', 'redis'] },
 );

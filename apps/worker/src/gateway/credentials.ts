@@ -23,8 +23,10 @@ export async function resolveCredentials(
   keyName?: string,
 ) {
   const fromRequest = requestKey(deps, call.provider_api_key);
-  // A call that waited in the lane of the server's key is made with that key, without asking again.
-  const lookUp = !fromRequest && call.lane?.key !== 'server';
+  // A call that waited in the lane of its provider's server key is made with that key, without asking
+  // again (a route's other targets, which may name a saved key, are looked up as ever).
+  const inServerLane = call.lane?.key === 'server' && call.lane.provider === call.request.provider && !keyName;
+  const lookUp = !fromRequest && !inServerLane;
   const saved = lookUp ? await savedKey(deps, call.organization_id, keyName ?? call.request.provider) : null;
   // A key named on purpose (a route's target) is never silently replaced by the server's own.
   if (keyName && !fromRequest && !saved)

@@ -1,16 +1,13 @@
 import type { Logger } from 'pino';
 import { isSampledIn } from '@sightline/core';
 import { replyAnnouncement, type SpanIntake } from '@sightline/queues';
-import type { CompletionJob, CompletionResponse, Lane, LlmRequest, SpanEvent } from '@sightline/schemas';
+import type { CompletionJob, CompletionResponse, Lane, LlmRequest, RouteProgress, SpanEvent } from '@sightline/schemas';
 import { priceAnswer } from './answer';
 import { callProvider, noOutcome, type Admission, type Outcome, type ProviderCallDeps } from './provider-call';
-import { callRoute, type Attempt } from './route';
+import { callRoute, restoredAttempts, type Attempt, type RouteGate } from './route';
 import { attemptSpanEvent, completionSpanEvent } from './span';
 
 export type GatewayDeps = ProviderCallDeps & { spans: SpanIntake };
-
-/** One completion as the gateway takes it, from the completion queue or from the eval worker. */
-export type GatewayCall = Omit<CompletionJob, 'reply_to'>;
 
 /** A completion's answer, and its trace log reserved (numbered, so reads wait for it) but not yet queued. */
 export type Completed = { response: CompletionResponse; log: SpanEvent[] };
@@ -19,14 +16,17 @@ export type Completed = { response: CompletionResponse; log: SpanEvent[] };
  * How a queued completion keeps to its provider's limits: its lane admits it or not, and it is not tried
  * again past its caller's deadline (epoch ms). `backoffMs`: the wait after an overload without Retry-After.
  */
-export type Gate = {
+export type Gate = RouteGate & {
   admit: (lane: Lane, request: LlmRequest) => Promise<Admission>;
   deadline: number;
   backoffMs: number;
 };
 
-/** A completion not answered yet: it waits in its lane's queue, for `waitMs` at least, after `error` (if any). */
-export type Requeue = { lane: Lane; waitMs: number; error: string | null; overload: boolean };
+/**
+ * A completion not answered yet: it waits in its lane's queue, for `waitMs` at least, after `error` (if
+ * any); a routed one resumes from `route`.
+ */
+export type Requeue = { lane: Lane; waitMs: number; error: string | null; overload: boolean; route?: RouteProgress };
 
 /** Whether a call that did not go (or was refused for overload) waits again, rather than answer now. */
 function requeueOf(outcome: Outcome, gate: Gate): Requeue | null {
@@ -39,36 +39,46 @@ function requeueOf(outcome: Outcome, gate: Gate): Requeue | null {
 }
 
 /**
- * A routed call as one outcome: the last attempt's, timed from the first attempt's start, its error
- * naming every target tried when none answered.
+ * A routed call as one outcome: the last attempt's, its time the sum of every attempt's (not the waits in
+ * lanes between them), its error naming every target tried when none answered.
  */
-function routeOutcome(attempts: Attempt[], targets: number, t0: number): Outcome {
+function routeOutcome(attempts: Attempt[], targets: number): Outcome {
   const last = attempts.at(-1)!.outcome;
-  const sinceStart = (performance.now() - t0) / 1000;
-  const ttft = last.timeToFirstToken === null ? null : sinceStart - last.latency + last.timeToFirstToken;
+  const before = attempts.slice(0, -1).reduce((sum, a) => sum + a.outcome.latency, 0);
   const error =
     last.error && attempts.length > 1
       ? `no target answered (tried ${attempts.length} of ${targets}): ${attempts.map((a) => `${a.request.provider}/${a.request.model}: ${a.outcome.error}`).join('; ')}`
       : last.error;
-  return { ...last, error, latency: sinceStart, timeToFirstToken: ttft };
+  return {
+    ...last,
+    error,
+    latency: before + last.latency,
+    timeToFirstToken: last.timeToFirstToken === null ? null : before + last.timeToFirstToken,
+  };
 }
 
-/** The call: straight to its provider, or through its route's targets (the failed ones returned too). */
+type Placed = { outcome: Outcome; request: LlmRequest; failed: Attempt[]; progress?: RouteProgress };
+
+/**
+ * The call: straight to its provider, or through its route's targets (the failed ones returned too). A
+ * route whose target must wait its turn answers with that target's outcome and the route's progress.
+ */
 async function placeCall(
   deps: ProviderCallDeps,
-  call: GatewayCall,
+  call: CompletionJob,
   onChunk: ((text: string) => void) | undefined,
   logger: Logger,
-  gate: Gate | undefined,
-): Promise<{ outcome: Outcome; request: LlmRequest; failed: Attempt[] }> {
+  gate: Gate,
+): Promise<Placed> {
   if (!call.route) {
-    const queued = gate && { admit: gate.admit, budgetMs: gate.deadline - Date.now() };
+    const queued = { admit: gate.admit, budgetMs: gate.deadline - Date.now() };
     return { outcome: await callProvider(deps, call, onChunk, logger, queued), request: call.request, failed: [] };
   }
-  const t0 = performance.now();
-  const attempts = await callRoute(deps, { ...call, route: call.route }, onChunk, logger);
+  const { attempts, waiting } = await callRoute(deps, { ...call, route: call.route }, onChunk, logger, gate);
+  if (waiting)
+    return { outcome: waiting.outcome, request: waiting.request, failed: attempts, progress: waiting.progress };
   return {
-    outcome: routeOutcome(attempts, call.route.targets.length, t0),
+    outcome: routeOutcome(attempts, call.route.targets.length),
     request: attempts.at(-1)!.request,
     failed: attempts.filter((a) => a.outcome.error),
   };
@@ -81,22 +91,16 @@ async function placeCall(
  */
 export function createGateway(deps: GatewayDeps) {
   /**
-   * The answer to an outcome, and its trace log reserved; a route's failed attempts are logged too. With
-   * `replyTo` (a queued job's caller), the answer is sent to it in the reservation's own round trip.
+   * The answer to an outcome, sent to the job's caller, and its trace log reserved (in the same round trip);
+   * a route's failed attempts are logged too.
    */
-  async function answer(
-    call: GatewayCall,
-    placed: { outcome: Outcome; request: LlmRequest; failed: Attempt[] },
-    startedAt: Date,
-    logger: Logger,
-    replyTo?: string,
-  ): Promise<Completed> {
+  async function answer(call: CompletionJob, placed: Placed, startedAt: Date, logger: Logger): Promise<Completed> {
     const { outcome, request, failed } = placed;
     // A route answers as the target that answered (or failed last).
     const answered = { ...call, request };
     const { response, priceKnown } = priceAnswer(request, call.trace_id, outcome, startedAt, logger);
     const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);
-    const reply = replyTo === undefined ? undefined : replyAnnouncement(deps.keys, replyTo, { done: response });
+    const reply = replyAnnouncement(deps.keys, call.reply_to, { done: response });
     const events = sampled
       ? [
           completionSpanEvent(answered, response, outcome.timeToFirstToken, priceKnown),
@@ -104,26 +108,17 @@ export function createGateway(deps: GatewayDeps) {
         ]
       : [];
     const log = events.length ? await deps.spans.reserve(events, reply) : [];
-    if (reply && !events.length) await deps.redis.publish(reply.channel, reply.message);
+    if (!events.length) await deps.redis.publish(reply.channel, reply.message);
     return { response, log };
   }
 
   return {
-    /** The completion, answered whatever happens (a refusal for overload is the SDK's to retry). */
-    async complete(
-      call: GatewayCall,
-      onChunk: ((text: string) => void) | undefined,
-      logger: Logger,
-    ): Promise<Completed> {
-      const startedAt = new Date();
-      return answer(call, await placeCall(deps, call, onChunk, logger, undefined), startedAt, logger);
-    },
     /**
-     * A queued completion, through its lane's `gate`: answered (its caller has the answer when this
-     * resolves), or to be queued again (its lane is at its limit, or the provider refused it for overload
-     * before any output) while its caller still waits.
+     * A completion job, through its lanes' `gate`: answered (its caller has the answer when this resolves),
+     * or to be queued again (its lane is at its limit, or the provider refused it for overload before any
+     * output) while its caller still waits.
      */
-    async completeQueued(
+    async complete(
       call: CompletionJob,
       onChunk: ((text: string) => void) | undefined,
       logger: Logger,
@@ -132,11 +127,11 @@ export function createGateway(deps: GatewayDeps) {
       const startedAt = new Date();
       const placed = await placeCall(deps, call, onChunk, logger, gate);
       const requeue = requeueOf(placed.outcome, gate);
-      if (requeue) return { requeue };
+      if (requeue) return { requeue: { ...requeue, route: placed.progress } };
       const { lane, deferred, overload, error } = placed.outcome;
       if (deferred)
-        placed.outcome.error = `not called: ${call.request.provider} stayed at its limit until this request's time budget ran out`;
-      const completed = await answer(call, placed, startedAt, logger, call.reply_to);
+        placed.outcome.error = `not called: ${placed.request.provider} stayed at its limit until this request's time budget ran out`;
+      const completed = await answer(call, placed, startedAt, logger);
       // Answered with the refusal (no retry fitted in the budget): the provider's pause holds for other calls.
       if (!overload || !lane) return completed;
       return {
@@ -151,10 +146,9 @@ export function createGateway(deps: GatewayDeps) {
     expired: (call: CompletionJob, error: string, logger: Logger) =>
       answer(
         call,
-        { outcome: { ...noOutcome(), error }, request: call.request, failed: [] },
+        { outcome: { ...noOutcome(), error }, request: call.request, failed: restoredAttempts(call) },
         new Date(),
         logger,
-        call.reply_to,
       ),
     writeLog: async (log: SpanEvent[]) => (log.length ? deps.spans.enqueue(log) : undefined),
   };

@@ -52,7 +52,7 @@ type Settle = (usedTokens: number | null) => Promise<void>;
  * A route's target overrides the server's retries and budget, and may name the saved key it uses. A
  * queued call is admitted by its lane (`admit`) and has its overloads handled by the queue, not the SDK.
  */
-type CallOverrides = {
+export type CallOverrides = {
   maxRetries?: number;
   budgetMs?: number;
   keyName?: string;

@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import { callBudgetMs } from '@sightline/llm';
-import type { CompletionJob, LlmRequest, RouteTarget } from '@sightline/schemas';
-import { callProvider, type Outcome, type ProviderCall, type ProviderCallDeps } from './provider-call';
+import type { CompletionJob, Lane, LlmRequest, RouteProgress, RouteTarget } from '@sightline/schemas';
+import {
+  callProvider,
+  noOutcome,
+  type CallOverrides,
+  type Outcome,
+  type ProviderCall,
+  type ProviderCallDeps,
+} from './provider-call';
 
 type Route = NonNullable<CompletionJob['route']>;
 
@@ -46,24 +53,68 @@ export function targetOrder(route: Route, cooling: boolean[], random = Math.rand
   ];
 }
 
+/** A route's failed attempts as a job carries them while it waits in a lane, and back. */
+function savedAttempt(call: ProviderCall & { route: Route }, attempt: Attempt): RouteProgress['failed'][number] {
+  return {
+    target: call.route.targets.indexOf(attempt.target),
+    error: attempt.outcome.error ?? '',
+    failure: attempt.outcome.failure,
+    latency: attempt.outcome.latency,
+    started_ms: attempt.startedAt.getTime(),
+  };
+}
+export function restoredAttempts(call: Pick<CompletionJob, 'request' | 'route' | 'route_progress'>): Attempt[] {
+  if (!call.route || !call.route_progress) return [];
+  const { targets } = call.route;
+  return call.route_progress.failed.map((saved) => ({
+    target: targets[saved.target],
+    request: { ...call.request, provider: targets[saved.target].provider, model: targets[saved.target].model },
+    outcome: { ...noOutcome(), error: saved.error, failure: saved.failure, latency: saved.latency },
+    startedAt: new Date(saved.started_ms),
+  }));
+}
+
+/**
+ * A routed call: every attempt (the answering one last), or, when a target has to wait its turn in its
+ * lane (at its limit, or paused after an overload the route does not move on from), the attempts so far
+ * and where to resume: that target's outcome and the route's progress.
+ */
+export type RouteCall = {
+  attempts: Attempt[];
+  waiting?: { outcome: Outcome; request: LlmRequest; progress: RouteProgress };
+};
+
+/**
+ * What a queued route needs from its lanes: `admit` (see Admission) and `refused`, told of a target's
+ * overload that the route moved on from, so that the provider's pause holds for its lane's other calls.
+ */
+export type RouteGate = {
+  admit: NonNullable<CallOverrides['admit']>;
+  refused: (lane: Lane, retryAfterMs: number | null, error: string | null) => Promise<void>;
+};
+
 /**
  * A completion through a route: its targets in turn until one answers or a failure is not one the route
  * moves on from. Each target but the last is called once (the route, not the SDK, retries); the last
  * keeps the server's retries, so a route is never less patient than a call without one. Nothing is tried
  * again once any text has been streamed to the caller. The attempts share the budget of a call without a
- * route, less the time the job waited before it started: the caller's deadline (`deadline_ms`) is what
- * the API waits for. Every attempt is returned, the answering one last.
+ * route, capped by the caller's deadline (`deadline_ms`), which is what the API waits for.
+ *
+ * A route keeps to each target's lane (`gate`): a target whose lane is at its limit, or paused, is not
+ * called; the route stops there and its job waits in that lane, resuming from that target
+ * (`call.route_progress`).
  */
 export async function callRoute(
   deps: ProviderCallDeps,
   call: ProviderCall & { route: Route },
   onChunk: ((text: string) => void) | undefined,
   log: Logger,
-): Promise<Attempt[]> {
+  gate: RouteGate,
+): Promise<RouteCall> {
   const { route } = call;
   const coolingKeys = route.targets.map((_, i) => deps.keys.routeCooling(call.organization_id, route.name, i));
   const cooling =
-    route.strategy === 'loadbalance'
+    route.strategy === 'loadbalance' && !call.route_progress
       ? (await deps.redis.mget(...coolingKeys).catch(() => [])).map((v) => v !== null && v !== undefined)
       : [];
   let streamed = false;
@@ -73,13 +124,14 @@ export async function callRoute(
         onChunk(text);
       }
     : undefined;
-  const attempts: Attempt[] = [];
+  const attempts = restoredAttempts(call);
   const budgetMs = Math.min(callBudgetMs(deps.timeoutMs, deps.maxRetries), (call.deadline_ms ?? Infinity) - Date.now());
   const deadline = performance.now() + budgetMs;
-  const order = targetOrder(route, cooling);
-  for (const [n, i] of order.entries()) {
+  const order = call.route_progress?.order ?? targetOrder(route, cooling);
+  for (let n = call.route_progress?.next ?? 0; n < order.length; n++) {
     const left = deadline - performance.now();
     if (attempts.length && left <= 0) break;
+    const i = order[n];
     const target = route.targets[i];
     const request = { ...call.request, provider: target.provider, model: target.model };
     const startedAt = new Date();
@@ -88,13 +140,23 @@ export async function callRoute(
       maxRetries: n === order.length - 1 ? deps.maxRetries : 0,
       budgetMs: left,
       keyName: target.provider_key,
+      admit: gate.admit,
     });
+    const movesOn = outcome.failure !== null && route.retry_on.includes(outcome.failure);
+    // An overload on the last target waits in its lane, as a call without a route does.
+    if (outcome.deferred || (outcome.overload && (!movesOn || n === order.length - 1))) {
+      const progress = { order, next: n, failed: attempts.map((a) => savedAttempt(call, a)) };
+      return { attempts, waiting: { outcome, request, progress } };
+    }
     attempts.push({ target, request, outcome, startedAt });
     if (!outcome.error) break;
-    const movesOn = outcome.failure !== null && route.retry_on.includes(outcome.failure);
+    if (outcome.overload && outcome.lane)
+      await gate
+        .refused(outcome.lane, outcome.overload.retryAfterMs, outcome.error)
+        .catch((err: Error) => log.warn({ err: err.message }, 'lane bookkeeping failed'));
     if (movesOn && route.strategy === 'loadbalance')
       void deps.redis.set(coolingKeys[i], '1', 'PX', COOLDOWN_MS).catch(() => {});
     if (!movesOn || streamed) break;
   }
-  return attempts;
+  return { attempts };
 }

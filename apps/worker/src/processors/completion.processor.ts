@@ -29,13 +29,14 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
         const refused = job.lane ? await deps.lanes.waitError(job) : null;
         completed = await deps.gateway.expired(job, budgetRanOut(refused, job.lane?.provider ?? null), logger);
       } else {
-        const gate = job.lane ? deps.lanes.inLane(deadline, job) : deps.lanes.direct(deadline, job);
-        const result = await deps.gateway.completeQueued(job, onChunk, logger, gate);
+        const result = await deps.gateway.complete(job, onChunk, logger, deps.lanes.gate(deadline, job));
         if ('requeue' in result) {
-          if (job.lane) await deps.lanes.pause(job, bullJob, result.requeue);
+          // Its own lane's: back to the head of that lane's queue; any other (a route's next target's): there.
+          const sameLane = result.requeue.lane.id === job.lane?.id;
+          if (sameLane) await deps.lanes.pause(job, bullJob, result.requeue);
           else await deps.lanes.forward(job, result.requeue);
           answered = true; // later, from the lane's queue
-          if (job.lane) throw Worker.RateLimitError(); // back to the head of the lane's queue
+          if (sameLane) throw Worker.RateLimitError();
           return null;
         }
         completed = result;

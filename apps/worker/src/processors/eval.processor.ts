@@ -11,12 +11,21 @@ import {
   type Sql,
 } from '@sightline/db';
 import { buildLlmRequest } from '@sightline/llm';
-import { releasePending, takeWatermark, type RedisKeys } from '@sightline/queues';
-import type { EvalJob, EvalResult } from '@sightline/schemas';
-import type { Gateway } from '../gateway';
+import { releasePending, takeWatermark, type Producer, type RedisKeys, type ReplyWaiter } from '@sightline/queues';
+import { CompletionResponseSchema, type CompletionJob, type EvalJob, type EvalResult } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
-type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; gateway: Gateway };
+/**
+ * How a judge's call is made: as a completion job like any other, queued and answered on its reply
+ * channel, so that it keeps to its provider's limits (it waits in its lane as a caller's would), and the
+ * completion worker logs it. `budgetMs`: a completion's time budget.
+ */
+type JudgeCalls = { waiter: ReplyWaiter; completions: Producer<'completion'>; budgetMs: number };
+
+type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; judgeCalls: JudgeCalls };
+
+/** Past its budget, the completion worker's own answer (its call's timeout) is given this long to arrive. */
+const JUDGE_GRACE_MS = 30_000;
 
 /**
  * Runs a span's evaluation metrics and writes each result into the span by metric name (so a retried
@@ -73,7 +82,6 @@ async function judge(
   job: EvalJob,
   span: { project_id: string; root_trace_id: string },
   input: EvalInput,
-  log: Logger,
 ): Promise<EvalResult> {
   const c = metric.config;
   const request = buildLlmRequest(
@@ -88,29 +96,32 @@ async function judge(
   // A judge may name a route as its model, as a completion may.
   const route = await routeOfModel(deps.sql, job.organization_id, request.model);
   if (route === null) throw new Error(`unknown route '${request.model}': save it with POST /api/svc/v1/routes`);
-  // Through the gateway, so the judge's call is logged (as a child of the span), costed and cached.
-  const { response, log: judgeLog } = await deps.gateway.complete(
-    {
-      organization_id: job.organization_id,
-      trace_id: randomUUID(),
-      stream: false,
-      cache: c.cache ?? true,
-      request,
-      ...(route && { route }),
-      log: {
-        trace_name: `eval-${metric.name}`,
-        project_id: span.project_id,
-        parent_trace_id: job.trace_id,
-        root_trace_id: span.root_trace_id,
-        omit_inputs: false,
-        omit_outputs: false,
-      },
-      request_id: job.request_id,
+  // A completion like any other: logged (as a child of the span), costed and cached.
+  const { waiter, completions, budgetMs } = deps.judgeCalls;
+  const call: CompletionJob = {
+    reply_to: waiter.newReplyTo(),
+    organization_id: job.organization_id,
+    trace_id: randomUUID(),
+    stream: false,
+    cache: c.cache ?? true,
+    request,
+    ...(route && { route }),
+    log: {
+      trace_name: `eval-${metric.name}`,
+      project_id: span.project_id,
+      parent_trace_id: job.trace_id,
+      root_trace_id: span.root_trace_id,
+      omit_inputs: false,
+      omit_outputs: false,
     },
-    undefined,
-    log,
-  );
-  await deps.gateway.writeLog(judgeLog);
+    request_id: job.request_id,
+    deadline_ms: Date.now() + budgetMs,
+  };
+  const response = await waiter.awaitReply(call.reply_to, () => completions.add(call), {
+    schema: CompletionResponseSchema,
+    timeoutMs: budgetMs + JUDGE_GRACE_MS,
+    timeoutMessage: 'the judge call was not answered in time: the completion workers may be overloaded or down',
+  });
   if (response.status === 'error') throw new Error(response.error ?? 'judge call failed');
   return parseJudgeAnswer(response.content);
 }
@@ -133,7 +144,7 @@ async function runMetric(
     return {
       result:
         metric.type === 'llm_judge'
-          ? await judge(deps, metric, job, span, input, log)
+          ? await judge(deps, metric, job, span, input)
           : deterministicMetrics[metric.type](input, metric.config),
     };
   } catch (err) {
