@@ -244,6 +244,35 @@ describe("a route's targets", () => {
     const [refusal, after] = h.gw.anthropic.requests;
     expect(after.at - refusal.at).toBeGreaterThanOrEqual(950);
   });
+
+  it('call a later target on the same lane only once that lane admits it again', async () => {
+    await saveRoute('one-lane', [gpt, { ...gpt, model: 'gpt-4o' }]);
+    h.gw.openai.plan({ status: 429, retryAfter: '1' });
+    const res = await viaRoute('one-lane');
+    expect(res.json()).toMatchObject({ status: 'success', provider: 'openai', model: 'gpt-4o' });
+    // The refusal paused the lane for a second: its second target, on the same account, waited it out.
+    const [refused, answered] = h.gw.openai.requests;
+    expect(refused.body.model).toBe('gpt-4o-mini');
+    expect(answered.body.model).toBe('gpt-4o');
+    expect(answered.at - refused.at).toBeGreaterThanOrEqual(950);
+  });
+
+  // Last: it leaves OpenAI's lane paused past this block's time budget.
+  it('answer a route that can wait no longer as one that tried its targets in turn', async () => {
+    await saveRoute('out-of-time', [claude, gpt]);
+    h.gw.anthropic.plan({ status: 500 });
+    h.gw.openai.plan({ status: 429, retryAfter: '6' }); // more than the 5 s budget
+    const trace_id = randomUUID();
+    const res = await viaRoute('out-of-time', trace_id);
+    expect(res.json()).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/^no target answered \(tried 2 of 2\): anthropic\/.*500.*; openai\/.*429/),
+    });
+    const trace = (await readTrace(h.gw.stack.app, h.key, trace_id)).json();
+    expect(trace.children.map((c: { configuration: { provider: string } }) => c.configuration.provider).sort()).toEqual(
+      ['anthropic', 'openai'],
+    );
+  });
 });
 
 describe("an LLM judge's calls", () => {

@@ -81,9 +81,10 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
       );
     return entry;
   };
+  let closing = false;
   const open = (id: string) => {
     const entry = entryOf(id);
-    entry.worker ??= startWorker(laneQueueName(id));
+    if (!closing) entry.worker ??= startWorker(laneQueueName(id));
     return entry;
   };
   const isHot = (id: string) => (hotUntil.get(id) ?? 0) > Date.now();
@@ -129,22 +130,19 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
   /**
    * The provider refused a call for overload: the lane's calls queue for the next minute, the lane pauses
    * for every worker for the provider's Retry-After, a learned concurrency is cut (once per pause), and
-   * the caller's answer at its deadline will carry the provider's message.
+   * the caller's answer at its deadline will carry the provider's message (unless `movedOn`: a route
+   * went on to its next target, whose wait is not this provider's doing).
    */
-  async function overloaded(entry: Entry, job: CompletionJob, requeue: Requeue) {
+  async function overloaded(entry: Entry, job: CompletionJob, requeue: Requeue, movedOn = false) {
     const { lane } = requeue;
     const now = Date.now();
     hotUntil.set(lane.id, now + HOT_MS);
-    await redis
-      .multi()
-      .zadd(keys.lanesHot, now + HOT_MS, lane.id)
-      .set(
-        keys.laneWaitError(job.reply_to),
-        requeue.error ?? 'overloaded',
-        'PX',
-        Math.max(1, (job.deadline_ms ?? now) - now + 60_000),
-      )
-      .exec();
+    const marks = redis.multi().zadd(keys.lanesHot, now + HOT_MS, lane.id);
+    if (!movedOn) {
+      const ttl = Math.max(1, (job.deadline_ms ?? now) - now + 60_000);
+      marks.set(keys.laneWaitError(job.reply_to), requeue.error ?? 'overloaded', 'PX', ttl);
+    }
+    await marks.exec();
     if (requeue.waitMs > 0) await entry.queue.rateLimit(requeue.waitMs);
     if (lane.max_concurrent !== null) return;
     const pause = Math.max(requeue.waitMs, BACKOFF_MS);
@@ -222,20 +220,25 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
      * otherwise waits in that lane's queue.
      */
     gate(deadline: number, job: CompletionJob): Gate {
+      // BullMQ admitted the job once: for one call. A route's later target on the same lane waits its turn.
+      let admitted = false;
       return {
         deadline,
         backoffMs: backoffMs(overloadsOf(job)),
         admit: async (lane, request) => {
-          if (lane.id === job.lane?.id) return admitTokens(lane, request);
+          if (lane.id === job.lane?.id && !admitted) {
+            admitted = true;
+            return admitTokens(lane, request);
+          }
           return isLimited(lane) || isHot(lane.id) ? { go: false, waitMs: null } : { go: true };
         },
         refused: (lane, retryAfterMs, error) =>
-          overloaded(entryOf(lane.id), job, {
-            lane,
-            waitMs: retryAfterMs ?? backoffMs(overloadsOf(job)),
-            error,
-            overload: true,
-          }),
+          overloaded(
+            entryOf(lane.id),
+            job,
+            { lane, waitMs: retryAfterMs ?? backoffMs(overloadsOf(job)), error, overload: true },
+            true,
+          ),
       };
     },
     /** Moves a job to its lane's queue (from the completion queue, or a route's from another target's lane). */
@@ -284,9 +287,11 @@ export function createLanes({ redis, prefix, keys, log, startWorker }: LaneDeps)
     waitError: (job: CompletionJob) => redis.get(keys.laneWaitError(job.reply_to)),
     limiter: NO_RATE_LIMIT,
     async close() {
+      closing = true;
       stopPolling();
       unwatch();
       await Promise.all([...entries.values()].map((e) => e.worker?.close()));
+      // Read again: a job that ended meanwhile may have moved to another lane, opening its queue.
       await Promise.all([...entries.values()].map((e) => e.queue.close()));
       entries.clear();
     },

@@ -141,7 +141,8 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
       stopUpkeep();
       // Judges are completion jobs: the completion workers run on until the evaluations waiting for them end.
       await Promise.all(workers.filter((w) => w !== completionWorker).map((w) => w.close()));
-      await Promise.all([completionWorker.close(), lanes.close()]);
+      await completionWorker.close();
+      await lanes.close();
       await scheduling;
       judgeCalls.waiter.close();
       await Promise.all([

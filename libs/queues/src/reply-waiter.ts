@@ -39,13 +39,17 @@ function listenForReply<T>(
   channel: string,
   { timeoutMs, timeoutMessage, onChunk, signal, schema }: WaitOptions<T>,
 ) {
-  let settle!: (r: { value: T } | Error) => void;
-  const outcome = new Promise<{ value: T } | Error>((resolve) => (settle = resolve));
+  let settle!: (r: { done: unknown } | Error) => void;
+  const settled = new Promise<{ done: unknown } | Error>((resolve) => (settle = resolve));
   listeners.set(channel, (reply) => {
     if ('chunk' in reply) onChunk?.(reply.chunk);
     else if ('error' in reply) settle(new ReplyError(reply.status ?? 500, reply.error));
-    else settle({ value: schema ? schema.parse(reply.done) : (reply.done as T) });
+    else settle({ done: reply.done });
   });
+  // Checked here, not in the connection's message handler, where a throw would escape every caller.
+  const outcome = settled.then((r) =>
+    r instanceof Error ? r : { value: schema ? schema.parse(r.done) : (r.done as T) },
+  );
   const timer = setTimeout(() => settle(new ReplyError(504, timeoutMessage)), timeoutMs);
   const abort = () => settle(new ReplyError(499, 'client closed the request'));
   signal?.addEventListener('abort', abort);
@@ -72,8 +76,15 @@ type Log = { debug(obj: object, msg: string): void; warn(obj: object, msg: strin
 export function createReplyWaiter(subscriber: Redis, keys: RedisKeys, log: Log) {
   const listeners: Listeners = new Map();
   subscriber.on('error', (err) => log.debug({ err }, 'redis subscriber error'));
-  const dispatch = (channel: string, message: string) =>
-    listeners.get(channel)?.(JSON.parse(message) as Reply<unknown>);
+  const dispatch = (channel: string, message: string) => {
+    const listener = listeners.get(channel);
+    if (!listener) return;
+    try {
+      listener(JSON.parse(message) as Reply<unknown>);
+    } catch {
+      listener({ error: 'the reply could not be read', status: 502 });
+    }
+  };
   subscriber.on('message', dispatch);
   subscriber.on('pmessage', (_pattern: string, channel: string, message: string) => dispatch(channel, message));
 

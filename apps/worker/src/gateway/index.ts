@@ -4,7 +4,7 @@ import { replyAnnouncement, type SpanIntake } from '@sightline/queues';
 import type { CompletionJob, CompletionResponse, Lane, LlmRequest, RouteProgress, SpanEvent } from '@sightline/schemas';
 import { priceAnswer } from './answer';
 import { callProvider, noOutcome, type Admission, type Outcome, type ProviderCallDeps } from './provider-call';
-import { callRoute, restoredAttempts, type Attempt, type RouteGate } from './route';
+import { callRoute, restoredAttempts, waitingAttempt, type Attempt, type RouteGate } from './route';
 import { attemptSpanEvent, completionSpanEvent } from './span';
 
 export type GatewayDeps = ProviderCallDeps & { spans: SpanIntake };
@@ -57,11 +57,31 @@ function routeOutcome(attempts: Attempt[], targets: number): Outcome {
   };
 }
 
-type Placed = { outcome: Outcome; request: LlmRequest; failed: Attempt[]; progress?: RouteProgress };
+/**
+ * A call placed: its outcome, the request as sent, the failed attempts of a route (logged as child
+ * spans); a route that stopped to wait in a target's lane has that target's attempt last in `attempts`,
+ * and where to resume in `progress`.
+ */
+type Placed = {
+  outcome: Outcome;
+  request: LlmRequest;
+  failed: Attempt[];
+  attempts?: Attempt[];
+  progress?: RouteProgress;
+};
+
+/** A route answered by its attempts: the last one's outcome (see routeOutcome), the failed ones logged. */
+function routed(attempts: Attempt[], targets: number): Placed {
+  return {
+    outcome: routeOutcome(attempts, targets),
+    request: attempts.at(-1)!.request,
+    failed: attempts.filter((a) => a.outcome.error),
+  };
+}
 
 /**
- * The call: straight to its provider, or through its route's targets (the failed ones returned too). A
- * route whose target must wait its turn answers with that target's outcome and the route's progress.
+ * The call: straight to its provider, or through its route's targets. A route whose target must wait its
+ * turn answers with that target's outcome and the route's progress.
  */
 async function placeCall(
   deps: ProviderCallDeps,
@@ -75,12 +95,14 @@ async function placeCall(
     return { outcome: await callProvider(deps, call, onChunk, logger, queued), request: call.request, failed: [] };
   }
   const { attempts, waiting } = await callRoute(deps, { ...call, route: call.route }, onChunk, logger, gate);
-  if (waiting)
-    return { outcome: waiting.outcome, request: waiting.request, failed: attempts, progress: waiting.progress };
+  if (!waiting) return routed(attempts, call.route.targets.length);
+  const { attempt, progress } = waiting;
   return {
-    outcome: routeOutcome(attempts, call.route.targets.length),
-    request: attempts.at(-1)!.request,
-    failed: attempts.filter((a) => a.outcome.error),
+    outcome: attempt.outcome,
+    request: attempt.request,
+    failed: attempts,
+    attempts: [...attempts, attempt],
+    progress,
   };
 }
 
@@ -131,7 +153,9 @@ export function createGateway(deps: GatewayDeps) {
       const { lane, deferred, overload, error } = placed.outcome;
       if (deferred)
         placed.outcome.error = `not called: ${placed.request.provider} stayed at its limit until this request's time budget ran out`;
-      const completed = await answer(call, placed, startedAt, logger);
+      // A route that stopped to wait and cannot any more answers as one that tried its targets in turn.
+      const final = placed.attempts ? routed(placed.attempts, call.route!.targets.length) : placed;
+      const completed = await answer(call, final, startedAt, logger);
       // Answered with the refusal (no retry fitted in the budget): the provider's pause holds for other calls.
       if (!overload || !lane) return completed;
       return {
@@ -143,13 +167,13 @@ export function createGateway(deps: GatewayDeps) {
      * The answer of a completion whose caller stopped waiting before it could run (never called), sent to
      * its caller when this resolves.
      */
-    expired: (call: CompletionJob, error: string, logger: Logger) =>
-      answer(
-        call,
-        { outcome: { ...noOutcome(), error }, request: call.request, failed: restoredAttempts(call) },
-        new Date(),
-        logger,
-      ),
+    expired: (call: CompletionJob, error: string, logger: Logger) => {
+      const never = { ...noOutcome(), error };
+      const placed = call.route_progress
+        ? routed([...restoredAttempts(call), waitingAttempt(call, never)], call.route!.targets.length)
+        : { outcome: never, request: call.request, failed: [] };
+      return answer(call, placed, new Date(), logger);
+    },
     writeLog: async (log: SpanEvent[]) => (log.length ? deps.spans.enqueue(log) : undefined),
   };
 }

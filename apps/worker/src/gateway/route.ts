@@ -74,6 +74,21 @@ export function restoredAttempts(call: Pick<CompletionJob, 'request' | 'route' |
   }));
 }
 
+/** The target a route waits for (see RouteProgress), as an attempt that came to `outcome` without a call. */
+export function waitingAttempt(
+  call: Pick<CompletionJob, 'request' | 'route' | 'route_progress'>,
+  outcome: Outcome,
+): Attempt {
+  const { order, next } = call.route_progress!;
+  const target = call.route!.targets[order[next]];
+  return {
+    target,
+    request: { ...call.request, provider: target.provider, model: target.model },
+    outcome,
+    startedAt: new Date(),
+  };
+}
+
 /**
  * A routed call: every attempt (the answering one last), or, when a target has to wait its turn in its
  * lane (at its limit, or paused after an overload the route does not move on from), the attempts so far
@@ -81,7 +96,7 @@ export function restoredAttempts(call: Pick<CompletionJob, 'request' | 'route' |
  */
 export type RouteCall = {
   attempts: Attempt[];
-  waiting?: { outcome: Outcome; request: LlmRequest; progress: RouteProgress };
+  waiting?: { attempt: Attempt; progress: RouteProgress };
 };
 
 /**
@@ -146,7 +161,7 @@ export async function callRoute(
     // An overload on the last target waits in its lane, as a call without a route does.
     if (outcome.deferred || (outcome.overload && (!movesOn || n === order.length - 1))) {
       const progress = { order, next: n, failed: attempts.map((a) => savedAttempt(call, a)) };
-      return { attempts, waiting: { outcome, request, progress } };
+      return { attempts, waiting: { attempt: { target, request, outcome, startedAt }, progress } };
     }
     attempts.push({ target, request, outcome, startedAt });
     if (!outcome.error) break;
