@@ -257,6 +257,25 @@ describe("a route's targets", () => {
     expect(answered.at - refused.at).toBeGreaterThanOrEqual(950);
   });
 
+  it('stream from the lane a route resumed in, once, after a target that failed before its first chunk', async () => {
+    await saveRoute('streamed', [claude, gpt]);
+    h.gw.anthropic.plan({ status: 500 });
+    const res = await h.gw.stack.app.inject({
+      method: 'POST',
+      url: '/api/svc/v1/completion/stream',
+      headers: { authorization: `Bearer ${h.key}` },
+      payload: { llm_configuration: { model: 'route:streamed', messages: [userMessage('one two three')] } },
+    });
+    const events = res.body
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: '))
+      .map((e) => JSON.parse(e.slice(6)));
+    expect(events.map((e) => e.chunk).join('')).toBe('echo: one two three');
+    expect(events.at(-1)).toMatchObject({ status: 'success', provider: 'openai' });
+    expect(h.gw.anthropic.requests).toHaveLength(1);
+    expect(h.gw.openai.requests).toHaveLength(1);
+  });
+
   // Last: it leaves OpenAI's lane paused past this block's time budget.
   it('answer a route that can wait no longer as one that tried its targets in turn', async () => {
     await saveRoute('out-of-time', [claude, gpt]);
