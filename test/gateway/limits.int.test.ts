@@ -463,6 +463,9 @@ describe('two worker processes', () => {
     gw.openai.requests.length = 0;
     gw.openai.plan({ status: 429, retryAfter: '1' });
     const first = call(gw.stack.app, key, 'POST', '/completion', openai('first', { temperature: 0.1 }));
+    // Once the refusal is in, and the worker has had a moment to pause the lane (on a busy machine the first
+    // call can take longer than any fixed wait to reach the provider).
+    await expect.poll(() => gw.openai.requests.length, { timeout: 5000, interval: 10 }).toBeGreaterThan(0);
     await sleep(200);
     const rest = Array.from({ length: 6 }, (_, i) => call(gw.stack.app, key, 'POST', '/completion', openai(`r${i}`)));
     for (const res of await Promise.all([first, ...rest])) expect(res.json()).toMatchObject({ status: 'success' });

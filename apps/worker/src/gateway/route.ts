@@ -53,7 +53,14 @@ export function targetOrder(route: Route, cooling: boolean[], random = Math.rand
   ];
 }
 
-/** A route's failed attempts as a job carries them while it waits in a lane, and back. */
+/** The request as a target is sent it: the caller's, with the target's provider and model. */
+const targetRequest = (request: LlmRequest, target: RouteTarget): LlmRequest => ({
+  ...request,
+  provider: target.provider,
+  model: target.model,
+});
+
+/** A route's failed attempt as a job carries it while it waits in a lane (see `restoredAttempts`). */
 function savedAttempt(call: ProviderCall & { route: Route }, attempt: Attempt): RouteProgress['failed'][number] {
   return {
     target: call.route.targets.indexOf(attempt.target),
@@ -63,12 +70,14 @@ function savedAttempt(call: ProviderCall & { route: Route }, attempt: Attempt): 
     started_ms: attempt.startedAt.getTime(),
   };
 }
+
+/** The failed attempts a waiting route's job carries, as attempts again. */
 export function restoredAttempts(call: Pick<CompletionJob, 'request' | 'route' | 'route_progress'>): Attempt[] {
   if (!call.route || !call.route_progress) return [];
   const { targets } = call.route;
   return call.route_progress.failed.map((saved) => ({
     target: targets[saved.target],
-    request: { ...call.request, provider: targets[saved.target].provider, model: targets[saved.target].model },
+    request: targetRequest(call.request, targets[saved.target]),
     outcome: { ...noOutcome(), error: saved.error, failure: saved.failure, latency: saved.latency },
     startedAt: new Date(saved.started_ms),
   }));
@@ -81,12 +90,7 @@ export function waitingAttempt(
 ): Attempt {
   const { order, next } = call.route_progress!;
   const target = call.route!.targets[order[next]];
-  return {
-    target,
-    request: { ...call.request, provider: target.provider, model: target.model },
-    outcome,
-    startedAt: new Date(),
-  };
+  return { target, request: targetRequest(call.request, target), outcome, startedAt: new Date() };
 }
 
 /**
@@ -110,8 +114,8 @@ export type RouteGate = {
 
 /**
  * A completion through a route: its targets in turn until one answers or a failure is not one the route
- * moves on from. Each target but the last is called once (the route, not the SDK, retries); the last
- * keeps the server's retries, so a route is never less patient than a call without one. Nothing is tried
+ * moves on from. The SDK retries no target but the last (the route does the retrying); the last keeps the
+ * server's retries, so a route is never less patient than a call without one. Nothing is tried
  * again once any text has been streamed to the caller. The attempts share the budget of a call without a
  * route, capped by the caller's deadline (`deadline_ms`), which is what the API waits for.
  *
@@ -148,7 +152,7 @@ export async function callRoute(
     if (attempts.length && left <= 0) break;
     const i = order[n];
     const target = route.targets[i];
-    const request = { ...call.request, provider: target.provider, model: target.model };
+    const request = targetRequest(call.request, target);
     const startedAt = new Date();
     // The request's own key belongs to the provider it named, not to the route's targets.
     const outcome = await callProvider(deps, { ...call, request, provider_api_key: undefined }, relay, log, {
