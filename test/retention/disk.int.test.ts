@@ -5,6 +5,7 @@ import {
   createSql,
   deleteExpiredTraces,
   ensureOrganization,
+  ensureSpanPartitions,
   getOrCreateProject,
   migrate,
   type Sql,
@@ -13,11 +14,13 @@ import type { SpanEvent } from '@sightline/schemas';
 import { databaseUrl } from '../support/services';
 
 // "With RETENTION_DAYS, disk use stays flat": a database of its own (other tests write spans too) takes
-// the same ingest again and again while each run of the retention job removes what has expired, and
-// VACUUM (which autovacuum runs in service) makes the space reusable. The table's size, indexes and TOAST
-// included, stops growing; the same ingest without retention keeps growing it, so the measure can see growth.
+// the same ingest day after day while each run of the retention job drops the days that have expired. A
+// dropped partition gives its space back at once, without VACUUM. The days are made by storing each round's
+// traces as first stored on its day (their keys made first), so the round's spans, written through the
+// worker's own write path, land in that day's partition, as a trace's late spans do.
 
 const SPANS_PER_ROUND = 3000;
+const DAY = 86_400_000;
 let sql: Sql;
 let admin: Sql;
 let dbName: string;
@@ -41,11 +44,14 @@ afterAll(async () => {
   await admin?.end();
 });
 
-/** A round's ingest through the worker's own write path: traces of a root and two children, ~2 KB each. */
-async function ingestRound() {
+/** A round's ingest through the worker's own write path: traces of a root and two children, ~2 KB each, first stored on `day`. */
+async function ingestRound(day: Date) {
+  await ensureSpanPartitions(sql, { from: day, to: day });
   const events: SpanEvent[] = [];
+  const roots: string[] = [];
   for (let i = 0; i < SPANS_PER_ROUND / 3; i++) {
     const root = randomUUID();
+    roots.push(root);
     for (const trace_id of [root, randomUUID(), randomUUID()]) {
       const fields = {
         project_id: project,
@@ -56,28 +62,32 @@ async function ingestRound() {
       events.push({ kind: 'create', organization_id: org, trace_id, seq: ++seq, fields });
     }
   }
+  await sql`insert into span_parts select ${org}::uuid, unnest(${sql.array(roots)}::uuid[]), ${day}::timestamptz`;
   for (let i = 0; i < events.length; i += 500) await applySpanEvents(sql, events.slice(i, i + 500));
 }
 
 const count = async () => (await sql<{ rows: number }[]>`select count(*)::int as rows from spans`)[0].rows;
 
+/** The bytes of every partition of spans (indexes and TOAST included) and of the key table. */
+const spanBytes = async () =>
+  (
+    await sql<{ bytes: number }[]>`
+      select (coalesce(sum(pg_total_relation_size(inhrelid)), 0) + pg_total_relation_size('span_parts'))::float8 as bytes
+      from pg_inherits where inhparent = 'spans'::regclass`
+  )[0].bytes;
+
+let day = 0;
 async function round({ retention }: { retention: boolean }): Promise<number> {
   const rowsBefore = await count();
-  const [{ start }] = await sql<{ start: Date }[]>`select clock_timestamp() as start`;
-  // This round's spans are stored a second after `start` or later; the cutoff falls in that second.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  await ingestRound();
-  if (retention) {
-    // Everything stored before this round has expired: a retention of (now - start - 0.5 s).
-    const [{ age }] = await sql<
-      { age: number }[]
-    >`select extract(epoch from clock_timestamp() - ${start}::timestamptz) as age`;
-    await deleteExpiredTraces(sql, { days: (age - 0.5) / 86_400, batchSize: 5000 });
-  }
-  await sql.unsafe('vacuum spans');
+  // Day by day, from 30 days ago.
+  await ingestRound(new Date(Date.now() - (30 - day++) * DAY));
+  // Kept: the day just written; its day before has expired (a retention of 30 - day + 0.5 days).
+  if (retention) await deleteExpiredTraces(sql, { days: 30 - day + 0.5, batchSize: 5000 });
+  // The key table loses its expired rows one by one: VACUUM (which autovacuum runs in service) makes their
+  // space reusable. The spans' own space came back with the dropped partition.
+  await sql.unsafe('vacuum span_parts');
   expect(await count()).toBe(retention ? SPANS_PER_ROUND : rowsBefore + SPANS_PER_ROUND);
-  const [{ bytes }] = await sql<{ bytes: number }[]>`select pg_total_relation_size('spans')::float8 as bytes`;
-  return bytes;
+  return spanBytes();
 }
 
 describe('disk use with retention', () => {
@@ -85,13 +95,12 @@ describe('disk use with retention', () => {
     const withRetention: number[] = [];
     for (let i = 0; i < 8; i++) withRetention.push(await round({ retention: true }));
     const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
-    // A round's ingest lands in the space the round before it freed: the size swings between about one
-    // and two rounds' worth, and the last four rounds reach no higher than the first four.
+    // Each round's day is all that is left after it: the size is about one round's worth every time.
     const plateau = Math.max(...withRetention.slice(0, 4));
     expect(Math.max(...withRetention.slice(4)), withRetention.map(mb).join(' ')).toBeLessThan(plateau * 1.1);
 
     const without: number[] = [];
     for (let i = 0; i < 4; i++) without.push(await round({ retention: false }));
     expect(without[3], without.map(mb).join(' ')).toBeGreaterThan(plateau * 1.8);
-  }, 120_000);
+  }, 180_000);
 });

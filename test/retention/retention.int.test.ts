@@ -2,9 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createSql, deleteExpiredTraces } from '@sightline/db';
+import {
+  applySpanEvents,
+  createSql,
+  deleteExpiredTraces,
+  ensureSpanPartitions,
+  findTraceTextOf,
+  spanPartitions,
+} from '@sightline/db';
 import { createProducer } from '@sightline/queues';
-import { parseEnv, WorkerEnv } from '@sightline/schemas';
+import { parseEnv, WorkerEnv, type SpanEvent } from '@sightline/schemas';
 import { startWorkers } from '@sightline/worker';
 import { buildStack, call, readTrace } from '../support/app';
 import { databaseUrl, newOrganization, redisUrl, testRedis, uniquePrefix, useServices } from '../support/services';
@@ -12,17 +19,20 @@ import { databaseUrl, newOrganization, redisUrl, testRedis, uniquePrefix, useSer
 // Tests share one database: everything here is stored 400 days ago, so that a one-year retention removes
 // these spans and nothing any other test wrote.
 const AGE = '400 days';
+const DAY = 86_400_000;
 
 const { sql, redis } = useServices();
 
 type Row = { trace_id: string; root: string; parent?: string; created?: boolean; old: boolean };
 
-async function insert(org: string, rows: Row[]) {
+/** Spans stored before partitioning: in the old table's partition, with their keys and their traces'. */
+async function insertLegacy(org: string, rows: Row[]) {
   for (const r of rows) {
     await sql`
-      insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, created, created_at)
+      insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, created, created_at, part_at)
       values (${org}, ${r.trace_id}, ${r.root}, ${r.parent ?? r.root}, ${r.created ?? true},
-              ${r.old ? sql`now() - ${AGE}::interval` : sql`now()`})`;
+              ${r.old ? sql`now() - ${AGE}::interval` : sql`now()`}, '-infinity')`;
+    await sql`insert into span_parts values (${org}, ${r.root}, '-infinity') on conflict do nothing`;
   }
 }
 
@@ -31,6 +41,8 @@ async function storedIds(org: string): Promise<string[]> {
     await sql<{ trace_id: string }[]>`select trace_id from spans where organization_id = ${org} order by trace_id`
   ).map((r) => r.trace_id);
 }
+const keyCount = async (org: string) =>
+  (await sql<{ n: number }[]>`select count(*)::int as n from span_parts where organization_id = ${org}`)[0].n;
 
 /** A trace: its root and `children` spans; `recentChild` adds one stored just now. */
 function trace(old: boolean, children: number, recentChild = false): Row[] {
@@ -42,8 +54,119 @@ function trace(old: boolean, children: number, recentChild = false): Row[] {
   ];
 }
 
-describe('deleteExpiredTraces', () => {
-  it('removes whole expired traces in bounded statements and keeps the rest', async () => {
+/** Events creating `ids` in the trace under `root` (the first is the root when it is `root`). */
+const creates = (org: string, root: string, ids: string[], output = 'late'): SpanEvent[] =>
+  ids.map((trace_id, i) => ({
+    kind: 'create',
+    organization_id: org,
+    trace_id,
+    seq: Date.now() * 10 + i,
+    fields: { root_trace_id: root, ...(trace_id !== root && { parent_trace_id: root }), output },
+  }));
+
+const partitionOf = async (org: string, id: string) =>
+  (
+    await sql<{ name: string }[]>`
+      select tableoid::regclass::text as name from spans where organization_id = ${org} and trace_id = ${id}`
+  ).map((r) => r.name);
+
+describe('retention of partitioned spans', () => {
+  it('drops the partitions of expired days whole, with their keys and score rows, and keeps the rest', async () => {
+    const org = (await newOrganization(sql, 'partitions')).id;
+    // Two expired days and one still kept, a year ago.
+    const [expired1, expired2, kept] = [402, 401, 300].map((days) => new Date(Date.now() - days * DAY));
+    for (const at of [expired1, expired2, kept]) await ensureSpanPartitions(sql, { from: at, to: at });
+    const traces = [expired1, expired2, kept].map((at) => ({ at, spans: trace(true, 2) }));
+    for (const { at, spans } of traces)
+      for (const r of spans)
+        await sql`
+          insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, created, part_at, scores)
+          values (${org}, ${r.trace_id}, ${r.root}, ${r.parent ?? r.root}, true, ${at},
+                  '[{"name": "accuracy", "score": 1}]')`;
+    const names = [expired1, expired2, kept].map((at) => `spans_${at.toISOString().slice(0, 10).replaceAll('-', '')}`);
+    expect((await spanPartitions(sql)).map((p) => p.name)).toEqual(expect.arrayContaining(names));
+    expect(await keyCount(org)).toBe(9);
+
+    const result = await deleteExpiredTraces(sql, { days: 365, batchSize: 2 });
+    expect(result.partitions).toEqual(expect.arrayContaining(names.slice(0, 2)));
+    const left = (await spanPartitions(sql)).map((p) => p.name);
+    expect(left).not.toContain(names[0]);
+    expect(left).not.toContain(names[1]);
+    expect(left).toContain(names[2]);
+    // The days ahead are made by every run.
+    expect(left).toContain(`spans_${new Date(Date.now() + 7 * DAY).toISOString().slice(0, 10).replaceAll('-', '')}`);
+    expect(await storedIds(org)).toEqual(traces[2].spans.map((r) => r.trace_id).sort());
+    expect(await keyCount(org)).toBe(3);
+    const [{ scores }] = await sql<{ scores: number }[]>`
+      select count(*)::int as scores from span_scores where organization_id = ${org}`;
+    expect(scores).toBe(3);
+  });
+
+  it("lands a span that arrives late in its trace's partition, and starts anew once that partition is dropped", async () => {
+    const org = (await newOrganization(sql, 'late')).id;
+    const at = new Date(Date.now() - 403 * DAY);
+    await ensureSpanPartitions(sql, { from: at, to: at });
+    const name = `spans_${at.toISOString().slice(0, 10).replaceAll('-', '')}`;
+    const root = randomUUID();
+    // The trace's root, stored 403 days ago.
+    await sql`
+      insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, created, part_at, depth, execution_order)
+      values (${org}, ${root}, ${root}, ${root}, true, ${at}, 0, 0)`;
+
+    // A child, and then an update of the root, arrive now: both land in the old partition, the root's row
+    // updated in place (one row), the child placed in the tree.
+    const child = randomUUID();
+    await applySpanEvents(sql, creates(org, root, [child]));
+    await applySpanEvents(sql, [
+      { kind: 'update', organization_id: org, trace_id: root, seq: Date.now() * 10 + 5, fields: { output: 'done' } },
+    ]);
+    expect(await partitionOf(org, child)).toEqual([name]);
+    expect(await partitionOf(org, root)).toEqual([name]);
+    const [stored] = await sql<{ depth: number; output: string }[]>`
+      select depth, (select output from spans where organization_id = ${org} and trace_id = ${root}) as output
+      from spans where organization_id = ${org} and trace_id = ${child}`;
+    expect(stored).toEqual({ depth: 1, output: 'done' });
+    const text = await findTraceTextOf(sql, org, child);
+    expect(text?.trace_id.sort()).toEqual([root, child].sort());
+
+    // Once the day is dropped, the trace is gone; a span arriving for it later is stored anew, today.
+    await deleteExpiredTraces(sql, { days: 365, batchSize: 100 });
+    expect(await storedIds(org)).toEqual([]);
+    const late = randomUUID();
+    await applySpanEvents(sql, creates(org, root, [late]));
+    const [today] = await spanPartitions(sql).then((ps) => ps.filter((p) => p.from <= new Date() && new Date() < p.to));
+    expect(await partitionOf(org, late)).toEqual([today.name]);
+  });
+
+  it("moves a span stored by an update alone into its trace's partition once it is created", async () => {
+    const org = (await newOrganization(sql, 'moved')).id;
+    const at = new Date(Date.now() - 3 * DAY);
+    await ensureSpanPartitions(sql, { from: at, to: at });
+    const root = randomUUID();
+    await sql`
+      insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, created, part_at, depth, execution_order)
+      values (${org}, ${root}, ${root}, ${root}, true, ${at}, 0, 0)`;
+    // Feedback for a span not yet created: stored under itself, today.
+    const child = randomUUID();
+    await applySpanEvents(sql, [
+      { kind: 'update', organization_id: org, trace_id: child, seq: Date.now() * 10, fields: { feedback_score: 1 } },
+    ]);
+    const [today] = await spanPartitions(sql).then((ps) => ps.filter((p) => p.from <= new Date() && new Date() < p.to));
+    expect(await partitionOf(org, child)).toEqual([today.name]);
+    // Its create names the old trace: one row, in the trace's partition, with both events' fields.
+    await applySpanEvents(sql, creates(org, root, [child]));
+    const name = `spans_${at.toISOString().slice(0, 10).replaceAll('-', '')}`;
+    expect(await partitionOf(org, child)).toEqual([name]);
+    const [row] = await sql<{ feedback_score: number; output: string; depth: number; part: string }[]>`
+      select s.feedback_score, s.output, s.depth, k.part_at = s.part_at as part
+      from spans s join span_parts k using (organization_id, trace_id)
+      where s.organization_id = ${org} and s.trace_id = ${child}`;
+    expect(row).toEqual({ feedback_score: 1, output: 'late', depth: 1, part: true });
+  });
+});
+
+describe('deleteExpiredTraces on spans stored before partitioning', () => {
+  it('removes whole expired traces in bounded statements, with their keys, and keeps the rest', async () => {
     const org = (await newOrganization(sql, 'retention')).id;
     const expiredWithRecentChild = trace(true, 2, true);
     const expired = trace(true, 1);
@@ -56,7 +179,7 @@ describe('deleteExpiredTraces', () => {
     ];
     const updateOnly = randomUUID();
     const uncreated: Row[] = [{ trace_id: updateOnly, root: updateOnly, created: false, old: true }];
-    await insert(org, [...expiredWithRecentChild, ...expired, ...kept, ...orphans, ...uncreated]);
+    await insertLegacy(org, [...expiredWithRecentChild, ...expired, ...kept, ...orphans, ...uncreated]);
     const removable = expiredWithRecentChild.length + expired.length + orphans.length + uncreated.length;
 
     const result = await deleteExpiredTraces(sql, { days: 365, batchSize: 2 });
@@ -64,6 +187,8 @@ describe('deleteExpiredTraces', () => {
     // No statement removed more than 2 spans, so it took several.
     expect(result.statements).toBeGreaterThanOrEqual(Math.ceil(removable / 2));
     expect(await storedIds(org)).toEqual(kept.map((r) => r.trace_id).sort());
+    // The keys of the removed spans went with them, the orphans' root's too.
+    expect(await keyCount(org)).toBe(kept.length);
 
     // Nothing left to do: a second run removes nothing.
     expect((await deleteExpiredTraces(sql, { days: 365, batchSize: 2 })).spans).toBe(0);
@@ -72,7 +197,7 @@ describe('deleteExpiredTraces', () => {
   it('leaves an interrupted trace findable: its newest spans go first, its oldest last', async () => {
     const org = (await newOrganization(sql, 'interrupted')).id;
     const big = trace(true, 3, true);
-    await insert(org, big);
+    await insertLegacy(org, big);
     let statements = 0;
     const first = await deleteExpiredTraces(sql, { days: 365, batchSize: 2, shouldStop: () => statements++ >= 1 });
     expect(first).toMatchObject({ spans: 2, statements: 1 });
@@ -176,7 +301,11 @@ describe('the retention job', () => {
       ])
         expect((await call(stack.app, org.key, 'POST', '/trace_log', body)).statusCode).toBe(200);
       for (const id of [oldChild, newRoot]) expect((await readTrace(stack.app, org.key, id)).statusCode).toBe(200);
-      await sql`update spans set created_at = now() - ${AGE}::interval where organization_id = ${org.id} and root_trace_id = ${oldRoot}`;
+      // The old trace was first stored 400 days ago: it moves to that day's partition.
+      const oldDay = new Date(Date.now() - 400 * DAY);
+      await ensureSpanPartitions(sql, { from: oldDay, to: oldDay });
+      await sql`update spans set part_at = ${oldDay} where organization_id = ${org.id} and root_trace_id = ${oldRoot}`;
+      await sql`update span_parts set part_at = ${oldDay} where organization_id = ${org.id} and trace_id in ${sql([oldRoot, oldChild])}`;
 
       retentionWorkers = startWorkers({
         sql: workerSql,

@@ -39,7 +39,10 @@ async function findInDatabase(needles: string[], orgIds: string[]): Promise<stri
   const columns = await sql<{ table_name: string; column_name: string }[]>`
     select c.table_name, c.column_name from information_schema.columns c
     join information_schema.tables t using (table_schema, table_name)
-    where c.table_schema = current_schema() and t.table_type = 'BASE TABLE' order by c.table_name, c.ordinal_position`;
+    where c.table_schema = current_schema() and t.table_type = 'BASE TABLE'
+      -- A partition is read through its parent (and may be dropped by retention meanwhile).
+      and c.table_name not in (select relname from pg_class where relispartition)
+    order by c.table_name, c.ordinal_position`;
   const byTable = new Map<string, string[]>();
   for (const c of columns) byTable.set(c.table_name, [...(byTable.get(c.table_name) ?? []), c.column_name]);
   const hits: string[] = [];

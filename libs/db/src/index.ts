@@ -16,3 +16,4 @@ export * from './remarks';
 export * from './insights';
 export * from './search';
 export * from './compare';
+export * from './partitions';

@@ -14,6 +14,7 @@ import {
 import { SpanEventFields, type SpanEvent, type TimeRange, type TraceSort } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
+import { ensureSpanPartitions } from './partitions';
 import { searchConditions, searchWordsOf, type SearchPlan } from './search';
 
 // Wire field name -> column, where they differ.
@@ -21,7 +22,15 @@ const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_tim
 const TIMESTAMPS = new Set(['start_timestamp', 'end_timestamp']);
 const FIELDS = Object.keys(SpanEventFields.shape);
 const columnOf = (field: string) => COLUMN_OF[field] ?? field;
-const WRITE_COLUMNS = ['organization_id', 'trace_id', 'created', 'versions', 'search_words', ...FIELDS.map(columnOf)];
+const WRITE_COLUMNS = [
+  'organization_id',
+  'trace_id',
+  'part_at',
+  'created',
+  'versions',
+  'search_words',
+  ...FIELDS.map(columnOf),
+];
 
 // Rows travel to PostgreSQL as one JSON document per statement, unpacked by jsonb_populate_recordset into
 // the columns' types: native JSON.stringify and PostgreSQL's JSON parser cost a fraction of binding
@@ -30,11 +39,14 @@ const WRITE_COLUMNS = ['organization_id', 'trace_id', 'created', 'versions', 'se
 const UPSERT = `
   insert into spans (${WRITE_COLUMNS.join(', ')})
   select ${WRITE_COLUMNS.join(', ')} from jsonb_populate_recordset(null::spans, $1::text::jsonb)
-  on conflict (organization_id, trace_id) do update set
-    ${WRITE_COLUMNS.slice(2)
+  on conflict (organization_id, trace_id, part_at) do update set
+    ${WRITE_COLUMNS.slice(3)
       .map((c) => `${c} = excluded.${c}`)
       .join(', ')},
     updated_at = now()`;
+
+// PostgreSQL's check_violation, as it reports a row that no partition takes.
+const NO_PARTITION = '23514';
 
 /** JSON text of the rows. Lone surrogates become U+FFFD, as when text is sent as UTF-8; PostgreSQL refuses them in JSON. */
 function rowsJson(rows: Record<string, unknown>[]): string {
@@ -78,8 +90,11 @@ function evalTriggers(
   return { ...key, metric_names: [...new Set(names)], seq: Math.max(...list.map((e) => e.seq)) };
 }
 
-type TraceRoot = { org: string; root: string };
+/** A trace, by its root id, and its partition (`part_at` as PostgreSQL's text, microseconds kept). */
+type TraceRoot = { org: string; root: string; part: string };
 type StoredRow = Record<string, unknown>;
+/** A span's partition when it has one, and its stored row when it has one (a trace's root may have only the first). */
+type Stored = { part: string; row?: StoredRow };
 
 /** The events of each span, by `organization/trace id`, in the order they came. */
 function groupBySpan(events: readonly SpanEvent[]): Map<string, SpanEvent[]> {
@@ -93,21 +108,57 @@ function groupBySpan(events: readonly SpanEvent[]): Map<string, SpanEvent[]> {
   return byKey;
 }
 
-/** Locks the spans of `byKey` and reads their stored rows, by `organization/trace id`. */
-async function lockAndReadSpans(tx: Sql, byKey: Map<string, SpanEvent[]>): Promise<Map<string, StoredRow>> {
+/**
+ * Locks the spans of `byKey` and reads their partitions and stored rows, by `organization/trace id`. The
+ * key table says which partition each span is in; the rows are then read a partition at a time, each
+ * statement pruned to its partition once (a join on the keys pruned the partitions again for every row:
+ * twice the time of a read of one table). A batch of new spans has no keys, and reads no rows.
+ */
+async function lockAndReadSpans(tx: Sql, byKey: Map<string, SpanEvent[]>): Promise<Map<string, Stored>> {
   const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
-  const orgs = keys.map((k) => k.org),
-    ids = keys.map((k) => k.id);
   await takeLocks(
     tx,
     keys.map((k) => `span/${k.org}/${k.id}`),
   );
-  const stored = await tx`
-    select s.organization_id, s.trace_id, s.created, s.versions, s.depth as stored_depth, s.execution_order as stored_order,
-           ${tx.unsafe(FIELDS.map(selectField).join(', '))}
-    from spans s
-    join unnest(${tx.array(orgs)}::uuid[], ${tx.array(ids)}::uuid[]) as k(org, id) on s.organization_id = k.org and s.trace_id = k.id`;
-  return new Map(stored.map((row) => [`${row.organization_id}/${row.trace_id}`, row]));
+  const found = await tx<{ org: string; id: string; part: string }[]>`
+    select k.organization_id as org, k.trace_id as id, k.part_at::text as part
+    from ${idList(tx, keys)} join span_parts k on k.organization_id = q.org and k.trace_id = q.id`;
+  const stored = new Map<string, Stored>(found.map((k) => [`${k.org}/${k.id}`, { part: k.part }]));
+  for (const part of new Set(found.map((k) => k.part))) {
+    const inPart = found.filter((k) => k.part === part);
+    const rows = await tx`
+      select s.organization_id, s.trace_id, s.created, s.versions, s.depth as stored_depth, s.execution_order as stored_order,
+             ${tx.unsafe(FIELDS.map(selectField).join(', '))}
+      from ${idList(tx, inPart)} join spans s on s.organization_id = q.org and s.trace_id = q.id
+      where s.part_at = ${part}::timestamptz`;
+    for (const row of rows) stored.get(`${row.organization_id}/${row.trace_id}`)!.row = row;
+  }
+  return stored;
+}
+
+/** SQL: spans by id, as a relation `q(org, id)`. */
+const idList = (sql: Sql, ids: { org: string; id: string }[]) => sql`
+  unnest(${sql.array(ids.map((k) => k.org))}::uuid[], ${sql.array(ids.map((k) => k.id))}::uuid[]) as q(org, id)`;
+
+/**
+ * The partition of each trace, by `organization/root id`: the one its first stored span went to, or now's
+ * for a trace new to the store (its root's key is made here, before any of its spans, so that they all
+ * follow it). The caller holds the traces' locks, so the key read back is the one every writer sees.
+ */
+async function tracePartitions(tx: Sql, roots: { org: string; root: string }[]): Promise<Map<string, string>> {
+  if (!roots.length) return new Map();
+  const rows = await tx<{ org: string; root: string; part: string }[]>`
+    with q as (select distinct * from unnest(${tx.array(roots.map((r) => r.org))}::uuid[], ${tx.array(roots.map((r) => r.root))}::uuid[]) as q(org, root)),
+    made as (
+      insert into span_parts (organization_id, trace_id, part_at) select org, root, now() from q
+      on conflict do nothing
+      returning organization_id, trace_id, part_at
+    )
+    select q.org, q.root, coalesce(m.part_at, k.part_at)::text as part
+    from q
+    left join made m on m.organization_id = q.org and m.trace_id = q.root
+    left join span_parts k on k.organization_id = q.org and k.trace_id = q.root`;
+  return new Map(rows.map((r) => [`${r.org}/${r.root}`, r.part]));
 }
 
 /** One span's events folded into its stored state (`before`): its derived fields and the row to write. */
@@ -147,12 +198,17 @@ async function markCreatedExperimentsRunning(tx: Sql, rows: Record<string, unkno
 /** Recomputes depth and execution order in the traces under `roots` that hold a span still waiting for them. */
 async function orderWaitingSpans(tx: Sql, roots: TraceRoot[]): Promise<void> {
   const unordered = await tx<TraceRoot[]>`
-    select distinct s.organization_id as org, s.root_trace_id as root
-    from spans s join unnest(${tx.array(roots.map((r) => r.org))}::uuid[], ${tx.array(roots.map((r) => r.root))}::uuid[]) as r(org, root)
-      on s.organization_id = r.org and s.root_trace_id = r.root
+    select distinct s.organization_id as org, s.root_trace_id as root, r.part
+    from ${traceRoots(tx, roots)}
+    join spans s on s.organization_id = r.org and s.root_trace_id = r.root and s.part_at = r.part::timestamptz
     where s.created and (s.depth is null or s.execution_order is null)`;
   if (unordered.length) await recomputeTreeOrder(tx, unordered);
 }
+
+/** SQL: `roots` as a relation `r(org, root, part)`. */
+const traceRoots = (sql: Sql, roots: TraceRoot[]) => sql`
+  unnest(${sql.array(roots.map((r) => r.org))}::uuid[], ${sql.array(roots.map((r) => r.root))}::uuid[],
+         ${sql.array(roots.map((r) => r.part))}::text[]) as r(org, root, part)`;
 
 /**
  * OpenTelemetry spans name their parent by span id, so a child of a trace's root names the root by its
@@ -199,40 +255,78 @@ async function reattachOtelChildren(tx: Sql, events: readonly SpanEvent[]): Prom
  * Answers the spans whose evaluations must now run.
  */
 export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<EvalTrigger[]> {
+  try {
+    return await applyEvents(sql, events);
+  } catch (err) {
+    // Today's partition is missing (the service was down for longer than the days made ahead): make it.
+    if ((err as { code?: string }).code !== NO_PARTITION) throw err;
+    await ensureSpanPartitions(sql);
+    return applyEvents(sql, events);
+  }
+}
+
+async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<EvalTrigger[]> {
   const byKey = groupBySpan(events);
   const triggers: EvalTrigger[] = [];
   await transaction(sql, async (tx) => {
-    const previous = await lockAndReadSpans(tx, byKey);
-
-    const traces = new Map<string, TraceRoot>();
-    const rows = [...byKey.entries()].map(([key, list]) => {
+    const stored = await lockAndReadSpans(tx, byKey);
+    const spans = [...byKey.entries()].map(([key, list]) => {
+      const before = stored.get(key);
+      const folded = foldSpan(list, before?.row);
       const [{ organization_id, trace_id }] = list;
-      const { created, fields, row } = foldSpan(list, previous.get(key));
-      if (created)
-        traces.set(`${organization_id}/${fields.root_trace_id}`, {
-          org: organization_id,
-          root: fields.root_trace_id as string,
-        });
-      const trigger = evalTriggers({ organization_id, trace_id }, list, created, fields);
+      const trigger = evalTriggers({ organization_id, trace_id }, list, folded.created, folded.fields);
       if (trigger) triggers.push(trigger);
-      return row;
+      const root = { org: list[0].organization_id, root: folded.fields.root_trace_id as string };
+      // A span goes to its trace's partition: a new one, and one stored by updates alone that is created now
+      // (it was stored under itself as root, not knowing its trace).
+      const placed = before && !(before.row && !before.row.created && folded.created) ? before.part : undefined;
+      return { ...folded, before, root, placed };
     });
 
     // Writers of one trace are serialized by its lock, taken before any row is written (so nobody waits
     // for it while holding row locks another writer needs). Whoever writes last then sees every span of
-    // the trace committed, and orders the spans still waiting for their place in the tree.
-    const roots = [...traces.values()];
-    if (roots.length)
+    // the trace committed, and orders the spans still waiting for their place in the tree. The lock also
+    // makes the trace's partition key once.
+    const locked = new Map(
+      spans.filter((s) => s.created || !s.placed).map((s) => [`${s.root.org}/${s.root.root}`, s.root]),
+    );
+    if (locked.size)
       await takeLocks(
         tx,
-        roots.map((r) => `root/${r.org}/${r.root}`),
+        [...locked.values()].map((r) => `root/${r.org}/${r.root}`),
       );
+    const traceParts = await tracePartitions(
+      tx,
+      spans.filter((s) => !s.placed).map((s) => s.root),
+    );
+    const moved: { org: string; id: string; from: string; to: string }[] = [];
+    const traces = new Map<string, TraceRoot>();
+    for (const span of spans) {
+      const part = span.placed ?? traceParts.get(`${span.root.org}/${span.root.root}`)!;
+      if (span.before && span.before.part !== part) {
+        moved.push({ org: span.root.org, id: span.row.trace_id as string, from: span.before.part, to: part });
+      }
+      span.row.part_at = part;
+      if (span.created) traces.set(`${span.root.org}/${span.root.root}`, { ...span.root, part });
+    }
+    if (moved.length) await moveSpans(tx, moved);
+    const rows = spans.map((s) => s.row);
     await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
     await markCreatedExperimentsRunning(tx, rows);
     await reattachOtelChildren(tx, events);
-    if (roots.length) await orderWaitingSpans(tx, roots);
+    if (traces.size) await orderWaitingSpans(tx, [...traces.values()]);
   });
   return triggers;
+}
+
+/** Spans stored by updates alone, now created in another trace's partition: their rows go, the upsert writes them anew. */
+async function moveSpans(tx: Sql, moved: { org: string; id: string; from: string; to: string }[]): Promise<void> {
+  const list = tx`unnest(${tx.array(moved.map((m) => m.org))}::uuid[], ${tx.array(moved.map((m) => m.id))}::uuid[],
+    ${tx.array(moved.map((m) => m.from))}::text[], ${tx.array(moved.map((m) => m.to))}::text[]) as m(org, id, from_part, to_part)`;
+  await tx`delete from spans s using ${list}
+    where s.organization_id = m.org and s.trace_id = m.id and s.part_at = m.from_part::timestamptz`;
+  await tx`update span_parts k set part_at = m.to_part::timestamptz from ${list}
+    where k.organization_id = m.org and k.trace_id = m.id`;
 }
 
 function selectField(field: string): string {
@@ -250,32 +344,31 @@ function rowToState(row: Record<string, unknown>): SpanState {
 }
 
 /** Depth and execution order the client did not send follow from the tree: the root is 0, +1 per level / span. */
-async function recomputeTreeOrder(sql: Sql, unique: { org: string; root: string }[]): Promise<void> {
+async function recomputeTreeOrder(sql: Sql, unique: TraceRoot[]): Promise<void> {
   await sql`
     with recursive tree as (
-      select s.organization_id, s.trace_id, 0 as depth
-      from spans s
-      join unnest(${sql.array(unique.map((r) => r.org))}::uuid[], ${sql.array(unique.map((r) => r.root))}::uuid[]) as r(org, root)
-        on s.organization_id = r.org and s.trace_id = r.root
+      select s.organization_id, s.trace_id, s.part_at, 0 as depth
+      from ${traceRoots(sql, unique)}
+      join spans s on s.organization_id = r.org and s.trace_id = r.root and s.part_at = r.part::timestamptz
       where s.created and s.parent_trace_id = s.trace_id
       union all
-      select c.organization_id, c.trace_id, tree.depth + 1
+      select c.organization_id, c.trace_id, c.part_at, tree.depth + 1
       from tree
-      join spans c on c.organization_id = tree.organization_id and c.parent_trace_id = tree.trace_id
+      join spans c on c.organization_id = tree.organization_id and c.parent_trace_id = tree.trace_id and c.part_at = tree.part_at
       where c.created and c.trace_id <> c.parent_trace_id and tree.depth < 100000
     ),
     ordered as (
-      select s.organization_id, s.trace_id, tree.depth,
+      select s.organization_id, s.trace_id, s.part_at, tree.depth,
         (row_number() over (partition by s.organization_id, s.root_trace_id
                             order by tree.depth = 0 desc, s.start_ts nulls last, tree.depth, s.created_at, s.trace_id) - 1)::int
           as execution_order
-      from tree join spans s on s.organization_id = tree.organization_id and s.trace_id = tree.trace_id
+      from tree join spans s on s.organization_id = tree.organization_id and s.trace_id = tree.trace_id and s.part_at = tree.part_at
     )
     update spans s set
       depth = case when ${sql.unsafe(explicit('depth'))} then s.depth else o.depth end,
       execution_order = case when ${sql.unsafe(explicit('execution_order'))} then s.execution_order else o.execution_order end
     from ordered o
-    where s.organization_id = o.organization_id and s.trace_id = o.trace_id
+    where s.organization_id = o.organization_id and s.trace_id = o.trace_id and s.part_at = o.part_at
       and ((not ${sql.unsafe(explicit('depth'))} and s.depth is distinct from o.depth)
         or (not ${sql.unsafe(explicit('execution_order'))} and s.execution_order is distinct from o.execution_order))`;
 }
@@ -422,7 +515,9 @@ export async function findTraceTextOf(
   // The size only sets the number of parts: it counts the trace's index entries, without reading the rows.
   const [trace] = await sql<{ root: string; size: number }[]>`
     select t.root_trace_id as root, (select count(*)::int from spans where organization_id = t.organization_id and root_trace_id = t.root_trace_id) as size
-    from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created`;
+    from spans t
+    where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created
+      and t.part_at = ${partOf(sql, organizationId, traceId)}`;
   if (!trace) return null;
   const parts = Math.min(MAX_PARTS, Math.ceil(trace.size / SPANS_PER_PART));
   const read = (part: number) =>
@@ -539,11 +634,19 @@ export async function countRoots(sql: Sql, q: RootQuery, upTo?: number): Promise
   return total as number;
 }
 
+/**
+ * SQL: the partition key of one span, from the key table. As a subquery (evaluated once, before the
+ * partitions are read) it leaves PostgreSQL one partition to read; as a join on constants it read them all.
+ */
+const partOf = (sql: Sql, organizationId: string, traceId: string) =>
+  sql`(select k.part_at from span_parts k where k.organization_id = ${organizationId} and k.trace_id = ${traceId})`;
+
 /** One span's JSON in api.md's shape, without its children; null when the organization has no such span. */
 export async function findSpanText(sql: Sql, organizationId: string, traceId: string): Promise<string | null> {
   const [row] = await sql<{ span: string }[]>`
     select '{' || ${sql.unsafe(MEMBERS.withNulls)} || '}' as span
     from spans s left join projects p on p.id = s.project_id
-    where s.organization_id = ${organizationId} and s.trace_id = ${traceId} and s.created`;
+    where s.organization_id = ${organizationId} and s.trace_id = ${traceId} and s.created
+      and s.part_at = ${partOf(sql, organizationId, traceId)}`;
   return row?.span ?? null;
 }

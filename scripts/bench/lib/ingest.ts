@@ -119,7 +119,7 @@ async function directPostgres(stack: BenchStack, seconds: number): Promise<numbe
     [0, 1].map(async () => {
       while (performance.now() < deadline) {
         const rows = Array.from({ length: 500 }, () => row(JSON.parse(next())));
-        await stack.sql`insert into spans ${stack.sql(rows as never, columns)} on conflict (organization_id, trace_id) do update set ${stack.sql.unsafe(update)}`;
+        await stack.sql`insert into spans ${stack.sql(rows as never, columns)} on conflict (organization_id, trace_id, part_at) do update set ${stack.sql.unsafe(update)}`;
         written += rows.length;
       }
     }),

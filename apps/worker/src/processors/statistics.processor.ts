@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { analyzeChangedTables, type Sql } from '@sightline/db';
+import { analyzeChangedTables, ensureSpanPartitions, type Sql } from '@sightline/db';
 import { scheduleEvery } from '@sightline/queues';
 import type { Processor } from '../register-worker';
 
@@ -10,12 +10,17 @@ import type { Processor } from '../register-worker';
 const STATISTICS_EVERY_MS = 30_000;
 const MIN_CHANGED_ROWS = 10_000;
 
-/** Analyzes the span tables that changed enough since their last analysis. */
+/**
+ * Analyzes the span tables that changed enough since their last analysis, and makes the partitions of the
+ * days ahead that are missing (this job runs in every deployment, with or without retention).
+ */
 export function statisticsProcessor(deps: { sql: Sql }): Processor<'statistics'> {
   return async (job, _bullJob, log) => {
+    const partitions = await ensureSpanPartitions(deps.sql);
+    if (partitions.length) log.info({ partitions }, 'span partitions made');
     const analyzed = await analyzeChangedTables(deps.sql, job.min_changed_rows);
     if (analyzed.length) log.info({ analyzed }, 'table statistics refreshed');
-    return { analyzed };
+    return { analyzed, partitions };
   };
 }
 
