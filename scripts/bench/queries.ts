@@ -59,7 +59,9 @@ try {
   const seedSeconds = (performance.now() - t) / 1000;
   const [{ spans, big }] = await sql`
     select count(*)::int as spans, count(*) filter (where root_trace_id = ${bigRoot})::int as big from spans`;
-  const [{ size }] = await sql`select pg_size_pretty(pg_total_relation_size('spans')) as size`;
+  // The partitions' sizes: a partitioned table has no storage of its own.
+  const [{ size }] = await sql`
+    select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size from pg_inherits where inhparent = 'spans'::regclass`;
   console.log(
     `\nseeded ${spans} spans (${big} in the agent trace) in ${round(seedSeconds)} s; spans table with indexes: ${size}`,
   );

@@ -47,19 +47,27 @@ export async function searchPlanOf(sql: Sql, search: string, rowsNeeded: number)
   const { include } = parseSearch(search);
   const walk = { by: 'walk', roots: Math.max(WALK_MIN_ROOTS, 4 * rowsNeeded) } as const;
   if (!include.length) return walk;
+  // Each partition's statistics (the statistics job analyzes partitions, never the partitioned table as a
+  // whole): the spans holding a term are summed over the partitions, each its share of its rows.
   const [{ spans }] = await sql<{ spans: number | null }[]>`
     with stats as (
-      select most_common_elems::text::text[] as words, most_common_elem_freqs as shares
-      from pg_stats where schemaname = current_schema() and tablename = 'spans' and attname = 'search_words'
+      select c.reltuples, s.most_common_elems::text::text[] as words, s.most_common_elem_freqs as shares
+      from pg_inherits i
+      join pg_class c on c.oid = i.inhrelid
+      join pg_stats s on s.schemaname = current_schema() and s.tablename = c.relname and s.attname = 'search_words'
+      where i.inhparent = 'spans'::regclass and c.reltuples > 0
     ),
     terms as (
       select t.term, array(${sql.unsafe(termWords('t.term'))}) as words
       from unnest(${include}::text[]) as t(term)
     )
-    select min(term_share * (select reltuples from pg_class where oid = 'spans'::regclass))::float as spans
+    select min(term_spans)::float as spans
     from (
-      select (select min(coalesce(stats.shares[array_position(stats.words, w)], 0)) from unnest(terms.words) w) as term_share
-      from terms left join stats on true
+      select case when cardinality(terms.words) > 0 then coalesce((
+        select sum(stats.reltuples * (
+          select min(coalesce(stats.shares[array_position(stats.words, w)], 0)) from unnest(terms.words) w))
+        from stats), 0) end as term_spans
+      from terms
     ) t`;
   // No words to look up (spans is null): the index would hand back every span.
   return spans == null || spans > WALK_ABOVE_SPANS ? walk : { by: 'index' };
