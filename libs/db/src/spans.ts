@@ -111,8 +111,8 @@ function groupBySpan(events: readonly SpanEvent[]): Map<string, SpanEvent[]> {
 /**
  * Locks the spans of `byKey` and reads their partitions and stored rows, by `organization/trace id`. The
  * key table says which partition each span is in; the rows are then read a partition at a time, each
- * statement pruned to its partition once (a join on the keys pruned the partitions again for every row:
- * twice the time of a read of one table). A batch of new spans has no keys, and reads no rows.
+ * statement pruned to its partition once (a join on the keys prunes again for every row). A batch of new
+ * spans has no keys, and reads no rows.
  */
 async function lockAndReadSpans(tx: Sql, byKey: Map<string, SpanEvent[]>): Promise<Map<string, Stored>> {
   const keys = [...byKey.values()].map(([e]) => ({ org: e.organization_id, id: e.trace_id }));
