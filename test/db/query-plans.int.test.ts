@@ -8,6 +8,7 @@ import {
   findSpanText,
   getOrCreateProject,
   rootListingSql,
+  spanPartitionOf,
   type RootQuery,
   type Sql,
 } from '@sightline/db';
@@ -203,7 +204,7 @@ describe('query plans of the write path and of reads by id', () => {
       ]);
       await findSpanText(one, org, child);
     });
-    const oldName = `spans_${old.toISOString().slice(0, 10).replaceAll('-', '')}`;
+    const oldName = spanPartitionOf(old);
     // The batch's read: its keys, then the rows of each partition they name (one here).
     const keys = plans.filter((p) =>
       p.includes('join span_parts k on k.organization_id = q.org and k.trace_id = q.id'),

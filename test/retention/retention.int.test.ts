@@ -8,6 +8,7 @@ import {
   deleteExpiredTraces,
   ensureSpanPartitions,
   findTraceTextOf,
+  spanPartitionOf,
   spanPartitions,
 } from '@sightline/db';
 import { createProducer } from '@sightline/queues';
@@ -83,7 +84,7 @@ describe('retention of partitioned spans', () => {
           insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, created, part_at, scores)
           values (${org}, ${r.trace_id}, ${r.root}, ${r.parent ?? r.root}, true, ${at},
                   '[{"name": "accuracy", "score": 1}]')`;
-    const names = [expired1, expired2, kept].map((at) => `spans_${at.toISOString().slice(0, 10).replaceAll('-', '')}`);
+    const names = [expired1, expired2, kept].map(spanPartitionOf);
     expect((await spanPartitions(sql)).map((p) => p.name)).toEqual(expect.arrayContaining(names));
     expect(await keyCount(org)).toBe(9);
 
@@ -94,7 +95,7 @@ describe('retention of partitioned spans', () => {
     expect(left).not.toContain(names[1]);
     expect(left).toContain(names[2]);
     // The days ahead are made by every run.
-    expect(left).toContain(`spans_${new Date(Date.now() + 7 * DAY).toISOString().slice(0, 10).replaceAll('-', '')}`);
+    expect(left).toContain(spanPartitionOf(new Date(Date.now() + 7 * DAY)));
     expect(await storedIds(org)).toEqual(traces[2].spans.map((r) => r.trace_id).sort());
     expect(await keyCount(org)).toBe(3);
     const [{ scores }] = await sql<{ scores: number }[]>`
@@ -106,7 +107,7 @@ describe('retention of partitioned spans', () => {
     const org = (await newOrganization(sql, 'late')).id;
     const at = new Date(Date.now() - 403 * DAY);
     await ensureSpanPartitions(sql, { from: at, to: at });
-    const name = `spans_${at.toISOString().slice(0, 10).replaceAll('-', '')}`;
+    const name = spanPartitionOf(at);
     const root = randomUUID();
     // The trace's root, stored 403 days ago.
     await sql`
@@ -134,8 +135,8 @@ describe('retention of partitioned spans', () => {
     expect(await storedIds(org)).toEqual([]);
     const late = randomUUID();
     await applySpanEvents(sql, creates(org, root, [late]));
-    const [today] = await spanPartitions(sql).then((ps) => ps.filter((p) => p.from <= new Date() && new Date() < p.to));
-    expect(await partitionOf(org, late)).toEqual([today.name]);
+    const today = spanPartitionOf(new Date());
+    expect(await partitionOf(org, late)).toEqual([today]);
   });
 
   it("moves a span stored by an update alone into its trace's partition once it is created", async () => {
@@ -151,11 +152,11 @@ describe('retention of partitioned spans', () => {
     await applySpanEvents(sql, [
       { kind: 'update', organization_id: org, trace_id: child, seq: Date.now() * 10, fields: { feedback_score: 1 } },
     ]);
-    const [today] = await spanPartitions(sql).then((ps) => ps.filter((p) => p.from <= new Date() && new Date() < p.to));
-    expect(await partitionOf(org, child)).toEqual([today.name]);
+    const today = spanPartitionOf(new Date());
+    expect(await partitionOf(org, child)).toEqual([today]);
     // Its create names the old trace: one row, in the trace's partition, with both events' fields.
     await applySpanEvents(sql, creates(org, root, [child]));
-    const name = `spans_${at.toISOString().slice(0, 10).replaceAll('-', '')}`;
+    const name = spanPartitionOf(at);
     expect(await partitionOf(org, child)).toEqual([name]);
     const [row] = await sql<{ feedback_score: number; output: string; depth: number; part: string }[]>`
       select s.feedback_score, s.output, s.depth, k.part_at = s.part_at as part

@@ -8,7 +8,8 @@ const PARTITIONS_LOCK = 727_002;
 const PARTITION_DAYS_AHEAD = 7;
 
 const dayOf = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
-const nameOf = (day: Date) => `spans_${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
+/** The name of the daily partition that holds spans whose trace was first stored at `at`. */
+export const spanPartitionOf = (at: Date) => `spans_${at.toISOString().slice(0, 10).replaceAll('-', '')}`;
 
 export type SpanPartition = { name: string; from: Date; to: Date };
 
@@ -40,7 +41,7 @@ export async function ensureSpanPartitions(
   const wanted: Date[] = [];
   for (let day = dayOf(from); day <= to; day = new Date(day.getTime() + DAY_MS)) wanted.push(day);
   const existing = new Set((await spanPartitions(sql)).map((p) => p.name));
-  const missing = wanted.filter((day) => !existing.has(nameOf(day)));
+  const missing = wanted.filter((day) => !existing.has(spanPartitionOf(day)));
   if (!missing.length) return [];
   return transaction(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(${PARTITIONS_LOCK})`;
@@ -48,7 +49,7 @@ export async function ensureSpanPartitions(
     const attached = new Set((await spanPartitions(tx)).map((p) => p.name));
     const made: string[] = [];
     for (const day of missing) {
-      const name = nameOf(day);
+      const name = spanPartitionOf(day);
       if (attached.has(name)) continue;
       const to = new Date(day.getTime() + DAY_MS);
       await tx.unsafe(

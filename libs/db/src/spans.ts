@@ -147,18 +147,19 @@ const idList = (sql: Sql, ids: { org: string; id: string }[]) => sql`
  */
 async function tracePartitions(tx: Sql, roots: { org: string; root: string }[]): Promise<Map<string, string>> {
   if (!roots.length) return new Map();
-  const rows = await tx<{ org: string; root: string; part: string }[]>`
-    with q as (select distinct * from unnest(${tx.array(roots.map((r) => r.org))}::uuid[], ${tx.array(roots.map((r) => r.root))}::uuid[]) as q(org, root)),
+  const ids = roots.map((r) => ({ org: r.org, id: r.root }));
+  const rows = await tx<{ org: string; id: string; part: string }[]>`
+    with t as (select distinct * from ${idList(tx, ids)}),
     made as (
-      insert into span_parts (organization_id, trace_id, part_at) select org, root, now() from q
+      insert into span_parts (organization_id, trace_id, part_at) select org, id, now() from t
       on conflict do nothing
       returning organization_id, trace_id, part_at
     )
-    select q.org, q.root, coalesce(m.part_at, k.part_at)::text as part
-    from q
-    left join made m on m.organization_id = q.org and m.trace_id = q.root
-    left join span_parts k on k.organization_id = q.org and k.trace_id = q.root`;
-  return new Map(rows.map((r) => [`${r.org}/${r.root}`, r.part]));
+    select t.org, t.id, coalesce(m.part_at, k.part_at)::text as part
+    from t
+    left join made m on m.organization_id = t.org and m.trace_id = t.id
+    left join span_parts k on k.organization_id = t.org and k.trace_id = t.id`;
+  return new Map(rows.map((r) => [`${r.org}/${r.id}`, r.part]));
 }
 
 /** One span's events folded into its stored state (`before`): its derived fields and the row to write. */
