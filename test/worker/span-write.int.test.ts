@@ -62,4 +62,27 @@ describe('span-write worker', () => {
       expect.stringMatching(/^1 of 2 span events refused by PostgreSQL/),
     );
   });
+
+  it("fails an event whose field PostgreSQL refuses alone, trusting the fields' producer (the job is not checked field by field)", async () => {
+    const project_id = (await call(stack.app, org.key, 'POST', '/project', { name: 'wrong-type' })).json().uuid;
+    const bad = randomUUID(),
+      good = randomUUID();
+    const event = (trace_id: string, fields: Record<string, unknown>) => ({
+      kind: 'create' as const,
+      organization_id: org.id,
+      trace_id,
+      pending_root: trace_id,
+      fields: { project_id, ...fields },
+    });
+    // Producers check fields (the API's request schemas); a raw job with a wrong type reaches PostgreSQL,
+    // which refuses that event only. Its neighbour in the job is stored, without the name no schema knows.
+    await stack.app.acceptSpanEvents(
+      [event(good, { input_tokens: 7, not_a_field: 'dropped' }), event(bad, { input_tokens: 'many' } as never)],
+      'req-wrong-type',
+    );
+    const stored = (await readTrace(stack.app, org.key, good)).json();
+    expect(stored.input_tokens).toBe(7);
+    expect(stored).not.toHaveProperty('not_a_field');
+    expect((await readTrace(stack.app, org.key, bad)).statusCode).toBe(404);
+  });
 });

@@ -54,7 +54,8 @@ const Configuration = JsonObject.refine((c) => typeof c.model !== 'string' || c.
 /**
  * Every client-settable trace-log field (wire names), each nullable. A create sends any of them;
  * an update's field_name_to_value_map sends the updatable subset. The span-write queue carries
- * them in these names too, so this one schema validates requests, documents them and checks payloads.
+ * them in these names too, so this one schema validates requests and documents them; what it accepts is
+ * what the worker stores (the worker does not check the fields again: see span-event.ts).
  */
 export const TraceLogFields = z.object({
   trace_name: IndexedText.nullish(),
