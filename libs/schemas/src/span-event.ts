@@ -37,7 +37,7 @@ const FIELD_NAMES = new Set(Object.keys(SpanEventFields.shape));
  * Checking them again cost about 40 µs of the worker's CPU a span (of some 250); a value PostgreSQL
  * refuses still fails its own event alone (the span-write worker isolates such events).
  */
-const CheckedFields = z
+const FieldsAsMade = z
   .custom<z.infer<typeof SpanEventFields>>(
     (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
     'fields must be an object',
@@ -55,7 +55,7 @@ const SpanEventSchema = z.object({
   seq: z.number().int().positive(),
   /** The root whose pending-write set counts this event, so reads of that trace can wait for it. */
   pending_root: Uuid.optional(),
-  fields: CheckedFields,
+  fields: FieldsAsMade,
   /**
    * The span's place in its tree as the API saw it when the request held the whole of the span's path to
    * the root (OpenTelemetry intake): taken until the store recomputes the tree, which it does once any span
