@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerO
 import type { ZodType } from 'zod';
 import type { ApiEnv } from '@sightline/schemas';
 import { RequestValidationError } from './errors';
+import { redactUrl } from './log-redaction';
 import admin from './plugins/admin';
 import allQueues from './plugins/all-queues';
 import auth from './plugins/auth';
@@ -51,20 +52,25 @@ declare module 'fastify' {
 // Fastify names the request parts differently from the API's error locations.
 const LOCATION: Record<string, string> = { body: 'body', params: 'path', querystring: 'query', headers: 'header' };
 
-/** The API as a Fastify instance, without listening: `server.ts` serves it, tests call `inject`. */
-/** Fastify's own request fields, with a key sent in the query (the live tail's) redacted. */
+/** Fastify's own request fields, with credentials sent in the query (the live tail's key) redacted. */
 const loggedRequest = (req: FastifyRequest) => ({
   method: req.method,
-  url: req.url.replace(/([?&]api_key=)[^&]*/g, '$1[redacted]'),
+  url: redactUrl(req.url),
   host: req.host,
   remoteAddress: req.ip,
   remotePort: req.socket?.remotePort,
 });
 
-export async function buildApp(config: ApiEnv, options: FastifyServerOptions = {}) {
+/** The API as a Fastify instance, without listening: `server.ts` serves it, tests call `inject`. */
+export async function buildApp(config: ApiEnv, { logger, ...options }: FastifyServerOptions = {}) {
   const app = Fastify({
     bodyLimit: config.BODY_LIMIT_BYTES,
-    logger: { level: config.LOG_LEVEL, serializers: { req: loggedRequest } },
+    // Logger options given by the caller (a test's destination stream) keep the redacting serializer.
+    logger: {
+      level: config.LOG_LEVEL,
+      ...(typeof logger === 'object' && logger),
+      serializers: { ...(typeof logger === 'object' && logger.serializers), req: loggedRequest },
+    },
     genReqId: requestId,
     // Errors raised before routing (a malformed URL, a bad content type) keep the API's error shape.
     frameworkErrors: (err, req, reply) =>

@@ -340,12 +340,30 @@ if (fromPrimary) {
   });
 }
 
-/** The metrics to serve: this process's, or under `npm start`'s cluster, every API process's together. */
-export function metricsText(): Promise<string> {
+/** Why a scrape has no metrics to serve: the cluster's primary did not answer. */
+export class ClusterMetricsUnavailable extends Error {}
+
+const PRIMARY_TIMEOUT_MS = 5000;
+
+/**
+ * The metrics to serve: this process's, or under `npm start`'s cluster, every API process's together. A
+ * primary that does not answer in time (busy, or gone) fails the scrape with ClusterMetricsUnavailable
+ * rather than holding it: this process's figures alone would read as counters reset to a fraction.
+ */
+export function metricsText(timeoutMs = PRIMARY_TIMEOUT_MS): Promise<string> {
   if (!fromPrimary) return metrics.metrics();
   const id = ++lastAsk;
   return new Promise((resolve, reject) => {
-    asked.set(id, { resolve, reject });
-    process.send!({ type: CLUSTER_METRICS, id });
+    const fail = (why: string) => {
+      asked.delete(id);
+      clearTimeout(timer);
+      reject(new ClusterMetricsUnavailable(`cluster metrics: ${why}`));
+    };
+    const timer = setTimeout(() => fail(`the primary did not answer within ${timeoutMs} ms`), timeoutMs);
+    asked.set(id, {
+      resolve: (text) => (clearTimeout(timer), resolve(text)),
+      reject: (err) => (clearTimeout(timer), reject(err)),
+    });
+    process.send!({ type: CLUSTER_METRICS, id }, undefined, {}, (err) => err && fail(err.message));
   });
 }

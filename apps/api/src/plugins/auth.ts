@@ -27,6 +27,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Drops a revoked key from this node's cache (other nodes drop it within AUTH_CACHE_TTL_MS). */
     forgetApiKey(keyHash: Buffer): void;
+    /**
+     * Calls `onRevoked` once the key (a request's `apiKeyHash`) is no longer valid, within AUTH_CACHE_TTL_MS
+     * of its revocation on any node; answers a function that stops watching.
+     */
+    watchApiKey(keyHash: string, onRevoked: () => void): () => void;
   }
 }
 
@@ -63,6 +68,42 @@ export default fp(
     app.decorateRequest('apiKeyHash', '');
     app.decorateRequest('caller', null as never);
     app.decorate('forgetApiKey', (keyHash: Buffer) => void cache.delete(keyHash.toString('base64')));
+
+    // A stream outlives the request that opened it: it asks again every half TTL, and refreshes an entry
+    // older than half a TTL, so that no revocation is missed for longer than a TTL on any node (revocations
+    // are not broadcast). The entry is shared with requests and refreshed once for all of a key's streams:
+    // PostgreSQL sees at most two lookups per key and TTL. While PostgreSQL cannot answer, the stream stays
+    // open, as a request with a cached key would be served.
+    const stillValid = async (cacheKey: string) => {
+      const forceRefresh = cache.getRemainingTTL(cacheKey) < ttl / 2;
+      try {
+        const entry = await cache.fetch(cacheKey, { context: Buffer.from(cacheKey, 'base64'), forceRefresh });
+        return entry?.owner != null;
+      } catch {
+        return true;
+      }
+    };
+    app.decorate('watchApiKey', (cacheKey: string, onRevoked: () => void) => {
+      let checking = false;
+      let stopped = false;
+      const stop = () => {
+        stopped = true;
+        clearInterval(timer);
+      };
+      const timer = setInterval(
+        async () => {
+          if (checking) return;
+          checking = true;
+          const valid = await stillValid(cacheKey);
+          checking = false;
+          if (valid || stopped) return;
+          stop();
+          onRevoked();
+        },
+        Math.max(50, ttl / 2),
+      );
+      return stop;
+    });
 
     app.addHook('onRequest', async (req) => {
       const fromQuery = req.routeOptions.config.keyInQuery ? (req.query as { api_key?: string }).api_key : undefined;

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { poolReading } from '@sightline/db';
 import { readLanes } from '@sightline/queues';
 import {
+  ClusterMetricsUnavailable,
   collectProcessMetrics,
   httpRequestDuration,
   metrics,
@@ -37,9 +38,15 @@ export default fp(
       done();
     });
 
-    app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
-      reply.type(metrics.contentType).send(await metricsText()),
-    );
+    app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
+      try {
+        return reply.type(metrics.contentType).send(await metricsText());
+      } catch (err) {
+        if (!(err instanceof ClusterMetricsUnavailable)) throw err;
+        req.log.warn({ err: err.message }, 'metrics scrape failed');
+        return reply.code(503).send({ detail: `metrics unavailable: ${err.message}` });
+      }
+    });
 
     app.addHook('onClose', async () => unwatch.forEach((stop) => stop()));
   },

@@ -51,16 +51,25 @@ export default async function liveTraceRoutes(base: FastifyInstance) {
         pending.push(...mine);
         timer ??= setTimeout(flush, BATCH_MS);
       });
-      let end!: () => void;
-      const closed = new Promise<void>((resolve) => (end = resolve));
-      reply.sse.onClose(end);
+      // Ends with a reason when the stream is cut by the server rather than by the browser.
+      let end!: (reason?: string) => void;
+      const closed = new Promise<string | undefined>((resolve) => (end = resolve));
+      reply.sse.onClose(() => end());
       streams.add(end);
+      // The key was checked once, when the stream opened: a revoked key must not keep the tail.
+      const unwatch = app.watchApiKey(req.apiKeyHash, () => end('API key revoked'));
       // The browser learns the stream is open (and that nothing it sends is lost from here on).
       await reply.sse.send({ event: 'ready', data: { project_uuid: project } });
-      await closed;
+      const reason = await closed;
       streams.delete(end);
+      unwatch();
       clearTimeout(timer);
       stopListening();
+      if (reason && reply.sse.isConnected) {
+        // Rows already being sent go first; the browser then shows why the stream ended.
+        await writes;
+        await reply.sse.send({ event: 'error', data: { detail: reason } }).catch(() => {});
+      }
       reply.sse.close();
     },
   );
@@ -72,7 +81,10 @@ function liveRootsHub(app: FastifyInstance) {
   subscriber.on('error', (err) => app.log.debug({ err }, 'live subscriber error'));
   const listeners = new Map<string, Set<(roots: LiveRoot[]) => void>>();
   subscriber.on('message', (channel: string, message: string) => {
-    const roots = JSON.parse(message) as LiveRoot[];
+    const roots = liveRootsOf(message);
+    // A message that cannot be read is dropped: thrown here, it would take down the subscriber and every
+    // stream of the node with it.
+    if (!roots) return void app.log.warn({ channel, message: message.slice(0, 200) }, 'live traces: bad message');
     for (const listener of listeners.get(channel) ?? []) listener(roots);
   });
   const streams = new Set<() => void>();
@@ -93,4 +105,16 @@ function liveRootsHub(app: FastifyInstance) {
     };
   }
   return { listen, streams };
+}
+
+function liveRootsOf(message: string): LiveRoot[] | null {
+  try {
+    const roots: unknown = JSON.parse(message);
+    const valid =
+      Array.isArray(roots) &&
+      roots.every((r: Partial<LiveRoot> | null) => typeof r?.project_id === 'string' && typeof r.trace_id === 'string');
+    return valid ? (roots as LiveRoot[]) : null;
+  } catch {
+    return null;
+  }
 }
