@@ -111,6 +111,21 @@ describe('query plans of get_trace_logs', () => {
       expect(scansWhole(p)).toBe(false);
     }
   });
+  it('counts a time range by start and, for roots stored without one, by first-stored time, from two indexes', async () => {
+    const { count, params } = rootListingSql({
+      organizationId: org,
+      projectId: project,
+      timeRange: '1h',
+      page: 1,
+      pageSize: 20,
+    });
+    const p = (await sql.unsafe(`explain ${count}`, params.slice(0, -2) as never[]))
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
+    expect(p).toMatch(/spans_roots_\d+/);
+    expect(p).toMatch(/spans_roots_unstarted/);
+    expect(scansWhole(p)).toBe(false);
+  });
   it('reads a score filter from the span_scores index, not from the scores JSON of each root', async () => {
     // Unnesting every root's scores JSON to count 10% of 200k roots took about 800 ms; the index, 150 ms.
     const accurate = filter('score:accuracy', 'greater_than_or_equal', '0.9');
@@ -154,6 +169,13 @@ describe('query plan of the dashboard', () => {
     } finally {
       await one.end();
     }
+    // The window's roots, those without a start by their first-stored time too: still from an index.
+    expect(
+      scansWhole(
+        plans.find((x) => x.includes('roots as materialized'))!,
+        'r',
+      ),
+    ).toBe(false);
     const p = plans.find((x) => x.includes('c.root_trace_id = r.trace_id'))!;
     expect(p).toMatch(/Index Only Scan using spans_by_root_\d+ on spans_\d+ c/);
     expect(p).not.toMatch(/Index Scan using spans_by_root/);

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FILTER_OPERATORS as OPERATORS } from '@sightline/core';
 import { urlText } from '../fuzz/hostile';
 import { call, readTrace } from '../support/app';
 import { useGateway } from '../support/fixtures';
@@ -82,19 +83,6 @@ const TYPED_FIELDS = [
   'end_timestamp',
 ];
 const MAP_FIELDS = ['metadata', 'inputs', 'configuration'];
-const OPERATORS = [
-  'equals',
-  'not_equals',
-  'like',
-  'greater_than_or_equal',
-  'less_than_or_equal',
-  'greater_than',
-  'less_than',
-  'is_null',
-  'exists',
-  'in',
-  'between',
-];
 
 type Root = {
   id: string;

@@ -13,6 +13,19 @@ export function parseSearch(text: string): SearchTerms {
   return terms;
 }
 
+/**
+ * A search none of whose terms holds a word the index knows: it could only be answered by reading every
+ * span, so it is refused (as the request's `search` field) rather than run.
+ */
+export class SearchError extends Error {
+  constructor() {
+    super(
+      'the search needs at least one word of letters: numbers, ids, emails, URLs and punctuation are not indexed (filter on those instead)',
+    );
+    this.name = 'SearchError';
+  }
+}
+
 // A word is a run of letters (with their combining marks) between characters that are neither letters
 // nor digits: runs holding a digit (ids, hashes, numbers, base64) are not words. This keeps the index's
 // vocabulary bounded, and finds every word PostgreSQL's sightline_words configuration finds (which

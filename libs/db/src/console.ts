@@ -1,6 +1,7 @@
 import type { Sql } from './client';
 import { searchPlanOf } from './search';
 import { countRoots, rootIds, type RootQuery } from './spans';
+import { startsSince } from './trace-start';
 import { traceTotal } from './trace-total';
 
 // Reads for the web console. PostgreSQL writes the JSON: a 10,000-span skeleton is one text value that
@@ -24,21 +25,27 @@ export function projectSummaries(sql: Sql, organizationId: string) {
     }[]
   >`
     select p.id as uuid, p.name, ${sql.unsafe(utc('p.created_at'))} as created_at,
-      coalesce(r.traces, 0)::int as traces, ${sql.unsafe(utc('r.last_activity'))} as last_activity,
+      coalesce(r.traces, 0)::int as traces, ${sql.unsafe(utc('greatest(r.last_start, u.last_start)'))} as last_activity,
       coalesce(d.traces, 0)::int as traces_24h, coalesce(d.cost, 0)::float8 as cost_24h,
       case when d.traces > 0 then d.errors::float8 / d.traces end as error_rate_24h
     from projects p
     left join lateral (
-      select count(*) as traces, max(s.start_ts) as last_activity from spans s
+      select count(*) as traces, max(s.start_ts) as last_start from spans s
       where s.organization_id = p.organization_id and s.project_id = p.id and s.created and s.depth = 0
     ) r on true
+    -- Roots without a start start when first stored, as the listing shows them (spans_roots_unstarted).
+    left join lateral (
+      select max(s.created_at) as last_start from spans s
+      where s.organization_id = p.organization_id and s.project_id = p.id and s.created and s.depth = 0 and s.start_ts is null
+    ) u on true
     left join lateral (
       select count(*) as traces, count(*) filter (where s.status = 'error') as errors, sum(${sql.unsafe(traceTotal('s', 'cost'))}) as cost
       from spans s
-      where s.organization_id = p.organization_id and s.project_id = p.id and s.created and s.depth = 0 and s.start_ts >= now() - interval '24 hours'
+      where s.organization_id = p.organization_id and s.project_id = p.id and s.created and s.depth = 0
+        and ${sql.unsafe(startsSince('s', "now() - interval '24 hours'"))}
     ) d on true
     where p.organization_id = ${organizationId}
-    order by r.last_activity desc nulls last, p.name`;
+    order by greatest(r.last_start, u.last_start) desc nulls last, p.name`;
 }
 
 export type TraceRowsPage = {

@@ -1,4 +1,5 @@
 import type { Sql } from './client';
+import { traceStart } from './trace-start';
 import { traceTotal } from './trace-total';
 
 // Aggregates for the console's dashboard and its sessions and users pages. A trace's tokens and cost are
@@ -84,12 +85,16 @@ export async function dashboard(sql: Sql, w: Window): Promise<Dashboard> {
   };
 }
 
-/** The condition on `spans r` that keeps the window's roots. */
+/**
+ * The condition on `spans r` that keeps the window's roots, by their start as the listing shows it
+ * (traceStart): two ranges, of spans_roots and of spans_roots_unstarted.
+ */
 const inWindow = (sql: Sql, w: Window) => sql`
   r.organization_id = ${w.organizationId} and r.project_id = ${w.projectId} and r.created and r.depth = 0
-    and r.start_ts >= ${w.from} and r.start_ts < ${w.to}`;
+    and ((r.start_ts >= ${w.from} and r.start_ts < ${w.to})
+      or (r.start_ts is null and r.created_at >= ${w.from} and r.created_at < ${w.to}))`;
 const bucketOf = (sql: Sql, w: Window) =>
-  sql`date_bin(${`${w.bucketSeconds} seconds`}::interval, r.start_ts, ${w.from})`;
+  sql`date_bin(${`${w.bucketSeconds} seconds`}::interval, ${sql.unsafe(traceStart('r'))}, ${w.from})`;
 
 /** The window's spans summed by bucket (of their root) and model; sums of tokens and cost count only the
  * spans whose root has no value of its own. */
@@ -151,15 +156,17 @@ export function traceGroups(
   q: { organizationId: string; projectId: string; by: GroupBy; since: Date | null; page: number; pageSize: number },
 ) {
   const key = q.by === 'session_id' ? sql`s.session_id` : sql`s.end_user_identifier`;
+  const start = traceStart('s');
   return sql<Record<string, unknown>[]>`
     select ${key} as key, count(*)::int as traces, count(*) over ()::int as total,
-      ${sql.unsafe(utc('min(s.start_ts)'))} as first_start, ${sql.unsafe(utc('max(s.start_ts)'))} as last_start,
+      ${sql.unsafe(utc(`min(${start})`))} as first_start, ${sql.unsafe(utc(`max(${start})`))} as last_start,
       count(*) filter (where s.status = 'error')::int as errors, avg(s.latency) as latency_avg,
       coalesce(sum(${sql.unsafe(traceTotal('s', 'cost'))}), 0)::float8 as cost, avg(s.feedback_score) as feedback_mean
     from spans s
     where s.organization_id = ${q.organizationId} and s.project_id = ${q.projectId} and s.created and s.depth = 0
-      and ${key} is not null ${q.since ? sql`and s.start_ts >= ${q.since}` : sql``}
-    group by 1 order by max(s.start_ts) desc nulls last, 1
+      and ${key} is not null
+      ${q.since ? sql`and (s.start_ts >= ${q.since} or (s.start_ts is null and s.created_at >= ${q.since}))` : sql``}
+    group by 1 order by max(${sql.unsafe(start)}) desc, 1
     limit ${q.pageSize} offset ${(q.page - 1) * q.pageSize}`;
 }
 
@@ -171,11 +178,11 @@ export async function tracesOfGroup(
   const key = q.by === 'session_id' ? sql`s.session_id` : sql`s.end_user_identifier`;
   const [{ traces }] = await sql<{ traces: string }[]>`
     select coalesce(json_agg(json_build_object(
-      'trace_id', s.trace_id, 'trace_name', s.trace_name, 'start_timestamp', ${sql.unsafe(utc('s.start_ts'))},
+      'trace_id', s.trace_id, 'trace_name', s.trace_name, 'start_timestamp', ${sql.unsafe(utc(traceStart('s')))},
       'latency', s.latency, 'status', s.status, 'error', s.error, 'inputs', s.inputs, 'output', s.output,
       'cost', ${sql.unsafe(traceTotal('s', 'cost'))}, 'feedback_score', s.feedback_score, 'end_user_identifier', s.end_user_identifier,
       'session_id', s.session_id
-    ) order by s.start_ts nulls last, s.trace_id), '[]')::text as traces
+    ) order by ${sql.unsafe(traceStart('s'))}, s.trace_id), '[]')::text as traces
     from spans s
     where s.organization_id = ${q.organizationId} and s.project_id = ${q.projectId} and s.created and s.depth = 0 and ${key} = ${q.key}`;
   return traces;

@@ -7,7 +7,7 @@
 //   holds the word): a page of a common word in a few ms. It tests a bounded number of roots, so its total
 //   is a lower bound unless it saw them all.
 // How common a word is comes from the statistics ANALYZE keeps on the words column.
-import { parseSearch, searchWords } from '@sightline/core';
+import { parseSearch, SearchError, searchWords, type SearchTerms } from '@sightline/core';
 import type { Sql } from './client';
 
 /** Search reads the start of a span's inputs, output and metadata: a multi-MB payload costs no more than that. */
@@ -36,20 +36,26 @@ const WALK_ABOVE_SPANS = 5000;
 /** A walk tests at least this many of the newest roots, and at least four times the rows up to its page. */
 const WALK_MIN_ROOTS = 2000;
 
-export type SearchPlan = { by: 'index' } | { by: 'walk'; roots: number };
+/** How to search, and the terms searched for (parsed from the search when not given). */
+export type SearchPlan = ({ by: 'index' } | { by: 'walk'; roots: number }) & { terms?: SearchTerms };
 
 /**
  * How to search for `search`, down to `rowsNeeded` rows: a walk when the statistics say more than
  * WALK_ABOVE_SPANS spans hold every included word (the index's work follows its rarest word), or when
  * nothing is included (only the roots can say they hold none of the excluded words).
+ *
+ * Only terms holding a word the index knows are searched for. A term without one ("&", "100%", an email)
+ * can be neither looked up nor pre-filtered, so testing it read every span of the walk whole, and matched
+ * nothing (included: PostgreSQL's phrase query for it is empty) or everything (excluded). Among other
+ * terms it is left out, as PostgreSQL's query already left it; alone, the search is refused (SearchError).
  */
 export async function searchPlanOf(sql: Sql, search: string, rowsNeeded: number): Promise<SearchPlan> {
-  const { include } = parseSearch(search);
-  const walk = { by: 'walk', roots: Math.max(WALK_MIN_ROOTS, 4 * rowsNeeded) } as const;
-  if (!include.length) return walk;
+  const parsed = parseSearch(search);
+  const all = [...parsed.include, ...parsed.exclude];
+  if (!all.length) return { by: 'index', terms: parsed };
   // Each partition's statistics (the statistics job analyzes partitions, never the partitioned table as a
   // whole): the spans holding a term are summed over the partitions, each its share of its rows.
-  const [{ spans }] = await sql<{ spans: number | null }[]>`
+  const rows = await sql<{ indexed: boolean; spans: number }[]>`
     with stats as (
       select c.reltuples, s.most_common_elems::text::text[] as words, s.most_common_elem_freqs as shares
       from pg_inherits i
@@ -58,19 +64,24 @@ export async function searchPlanOf(sql: Sql, search: string, rowsNeeded: number)
       where i.inhparent = 'spans'::regclass and c.reltuples > 0
     ),
     terms as (
-      select t.term, array(${sql.unsafe(termWords('t.term'))}) as words
-      from unnest(${include}::text[]) as t(term)
+      select t.n, array(${sql.unsafe(termWords('t.term'))}) as words
+      from unnest(${all}::text[]) with ordinality as t(term, n)
     )
-    select min(term_spans)::float as spans
-    from (
-      select case when cardinality(terms.words) > 0 then coalesce((
-        select sum(stats.reltuples * (
-          select min(coalesce(stats.shares[array_position(stats.words, w)], 0)) from unnest(terms.words) w))
-        from stats), 0) end as term_spans
-      from terms
-    ) t`;
-  // No words to look up (spans is null): the index would hand back every span.
-  return spans == null || spans > WALK_ABOVE_SPANS ? walk : { by: 'index' };
+    select cardinality(terms.words) > 0 as indexed, coalesce((
+      select sum(stats.reltuples * (
+        select min(coalesce(stats.shares[array_position(stats.words, w)], 0)) from unnest(terms.words) w))
+      from stats), 0)::float as spans
+    from terms order by terms.n`;
+  const terms: SearchTerms = {
+    include: parsed.include.filter((_, i) => rows[i].indexed),
+    exclude: parsed.exclude.filter((_, i) => rows[parsed.include.length + i].indexed),
+  };
+  if (!terms.include.length && !terms.exclude.length) throw new SearchError();
+  // The rarest included term's spans; none included (Infinity): a walk.
+  const spans = Math.min(...parsed.include.flatMap((_, i) => (rows[i].indexed ? [rows[i].spans] : [])));
+  return spans > WALK_ABOVE_SPANS
+    ? { by: 'walk', roots: Math.max(WALK_MIN_ROOTS, 4 * rowsNeeded), terms }
+    : { by: 'index', terms };
 }
 
 /**
@@ -85,7 +96,7 @@ const termWords = (term: string) =>
  * holding an excluded one. `bind` adds a parameter and answers its placeholder; `$1` is the organization.
  */
 export function searchConditions(search: string, plan: SearchPlan, bind: (value: unknown) => string): string[] {
-  const terms = parseSearch(search);
+  const terms = plan.terms ?? parseSearch(search);
   // Each term is bound once, as a placeholder text.
   const [include, exclude] = [terms.include, terms.exclude].map((ts) => ts.map((t) => `${bind(t)}::text`));
   const holding = (terms: string[]) =>

@@ -16,6 +16,7 @@ import { transaction, type Sql } from './client';
 import { markExperimentsRunning } from './experiments';
 import { ensureSpanPartitions } from './partitions';
 import { searchConditions, searchWordsOf, type SearchPlan } from './search';
+import { startsSince } from './trace-start';
 
 // Wire field name -> column, where they differ.
 const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_timestamp: 'end_ts' };
@@ -598,7 +599,7 @@ export function rootListingSql(q: RootQuery): { count: string; matching: string;
     params.push(...filter.params);
   }
   const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
-  if (interval) conditions.push(`s.start_ts >= now() - $${params.push(interval)}::interval`);
+  if (interval) conditions.push(startsSince('s', `now() - $${params.push(interval)}::interval`));
   if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
   const order = ORDER_BY[q.sort ?? 'newest'];
   const plan = q.searchPlan ?? { by: 'index' };

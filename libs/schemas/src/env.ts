@@ -61,6 +61,11 @@ export const ApiEnv = BaseEnv.extend({
   SPAN_BACKLOG_LIMIT: z.coerce.number().int().min(0).default(1_000_000),
   /** Requests a minute per API key, counted in Redis (unset: no rate limit). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().optional(),
+  /**
+   * Longest a statement of the API's may run before PostgreSQL cancels it and the request answers 503 (0: no
+   * limit). The API's connections only: migrations and the worker's writes, retention and statistics have none.
+   */
+  STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /** Event-loop delay past which requests answer 503 (0: no check). */
   MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
   /**

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
 import { ZodError } from 'zod';
-import { FilterError } from '@sightline/core';
+import { FilterError, SearchError } from '@sightline/core';
 import { AppError, RequestValidationError } from '../errors';
 
 // Errors that mean a dependency (PostgreSQL or Redis) is unreachable: answered 503, honestly, not 500.
@@ -19,7 +19,11 @@ const UNAVAILABLE_CODES = new Set([
   '57P01',
   '57P03',
   '53300',
+  // A statement cancelled by other than the statement timeout (an administrator's pg_cancel_backend).
+  '57014',
 ]);
+const QUERY_CANCELED = '57014';
+
 function isUnavailable(err: Error & { code?: string }): boolean {
   return (
     (err.code !== undefined && UNAVAILABLE_CODES.has(err.code)) ||
@@ -43,6 +47,17 @@ export default fp(
       }
       if (err instanceof FilterError) {
         return reply.code(422).send({ detail: [{ loc: ['body', err.field], msg: err.message, type: 'value_error' }] });
+      }
+      if (err instanceof SearchError) {
+        return reply.code(422).send({ detail: [{ loc: ['body', 'search'], msg: err.message, type: 'value_error' }] });
+      }
+      // PostgreSQL cancelled a statement at the API's statement_timeout: asking again soon would take as long.
+      if (err.code === QUERY_CANCELED && /statement timeout/.test(err.message)) {
+        req.log.warn({ err }, 'statement timeout');
+        const seconds = req.server.config.STATEMENT_TIMEOUT_MS / 1000;
+        return reply.code(503).send({
+          detail: `the query took longer than ${seconds} s and was stopped; narrow the time range or add a filter`,
+        });
       }
       if (err instanceof AppError) {
         const retryAfter = err.retryAfterSeconds ?? (err.statusCode === 503 ? 1 : undefined);
