@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addApiKey } from '@sightline/db';
 import { buildStack, call } from '../support/app';
@@ -10,6 +11,9 @@ const {
   sql,
   orgs: [{ key }],
 } = useStack({ worker: false, orgs: ['org'] });
+
+// The release, as the root package.json says: what the health check and the OpenAPI document must report.
+const RELEASE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 describe('authentication', () => {
   it('answers 401 with a detail when the key is missing', async () => {
@@ -69,7 +73,7 @@ describe('health', () => {
     const res = await call(stack.app, key, 'GET', '/');
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ status: 'ok', version: '0.1.0', postgres: 'ok', redis: 'ok' });
+    expect(body).toMatchObject({ status: 'ok', version: RELEASE, postgres: 'ok', redis: 'ok' });
     expect(Object.values(body).every((v) => typeof v === 'string')).toBe(true);
   });
   it('has unauthenticated /healthz and /readyz', async () => {
@@ -113,11 +117,11 @@ describe('routing and documents', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ detail: 'Not Found' });
   });
-  it('serves the OpenAPI document generated from the schemas, version 0.1.0, and a docs page', async () => {
+  it("serves the OpenAPI document generated from the schemas, with package.json's version, and a docs page", async () => {
     const res = await stack.app.inject({ url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
-    expect(doc.info.version).toBe('0.1.0');
+    expect(doc.info.version).toBe(RELEASE);
     const traceLog = doc.paths['/api/svc/v1/trace_log'].post.requestBody.content['application/json'].schema;
     expect(Object.keys(traceLog.properties)).toEqual(
       expect.arrayContaining(['trace_id', 'start_timestamp', 'log_sample_rate', 'scores']),

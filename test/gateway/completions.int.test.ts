@@ -102,6 +102,24 @@ describe('POST /completion', () => {
     });
   });
 
+  it("takes the providers' names for model parameters, and refuses one it does not know before any call", async () => {
+    const config = (model_params: object) => ({ llm_configuration: openaiConfig('params', { model_params }) });
+    const res = await complete(config({ temperature: 0.4, max_completion_tokens: 20, safe_prompt: null }));
+    expect(res.json()).toMatchObject({ status: 'success' });
+    expect(gw.openai.requests[0].body).toMatchObject({ temperature: 0.4, max_tokens: 20 });
+    for (const [model_params, at] of [
+      [{ temp: 0.4, seed: 7 }, 'seed'],
+      [{ max_length: 20, max_tokens: 30 }, 'max_tokens'],
+    ] as const) {
+      const refused = await complete(config(model_params));
+      expect(refused.statusCode, JSON.stringify(model_params)).toBe(422);
+      expect(refused.json().detail).toEqual([
+        { loc: ['body', 'llm_configuration', 'model_params', at], msg: expect.stringContaining(at), type: 'custom' },
+      ]);
+    }
+    expect(gw.openai.requests).toHaveLength(1);
+  });
+
   it('counts tokens with a tokenizer when the provider reports no usage', async () => {
     gw.openai.plan({ noUsage: true });
     const res = (await complete({ llm_configuration: openaiConfig('hello world') })).json();

@@ -112,6 +112,28 @@ describe('deployed prompts', () => {
     expect(res).toMatchObject({ content: 'echo: v2: hi', model: 'gpt-4o' });
   });
 
+  it('fills templates from inputs over llm_inputs, on the deployed prompt as on a completion', async () => {
+    await deploy(v1, 'dep-both-inputs');
+    const body = {
+      deployment_id: 'dep-both-inputs',
+      inputs: { company: 'Acme', question: 'from inputs' },
+      llm_inputs: { company: 'Other', question: 'from llm_inputs' },
+    };
+    const prompt = (await call(gw.stack.app, key, 'POST', '/deployed-prompt', body)).json();
+    expect(prompt.prompt.messages.at(-1)).toEqual({ role: 'user', content: 'Question: from inputs' });
+    expect(prompt.prompt.inputs).toEqual(body.inputs);
+    const completion = (await call(gw.stack.app, key, 'POST', '/completion', body)).json();
+    expect(completion).toMatchObject({ status: 'success', content: 'echo: Question: from inputs' });
+    // A missing variable is named under the field the inputs came from.
+    const missing = await call(gw.stack.app, key, 'POST', '/deployed-prompt', {
+      deployment_id: 'dep-both-inputs',
+      llm_inputs: { company: 'Acme' },
+    });
+    expect(missing.json().detail).toEqual([
+      { loc: ['body', 'llm_inputs', 'question'], msg: "missing template variable 'question'", type: 'missing' },
+    ]);
+  });
+
   it('answers 404 for an unknown deployment or one of another organization', async () => {
     await deploy(v1, 'dep-private');
     for (const [k, id] of [
@@ -131,5 +153,67 @@ describe('deployed prompts', () => {
     expect((await call(gw.stack.app, otherKey, 'POST', '/deployments', { prompt_version_id: v.id })).statusCode).toBe(
       404,
     );
+  });
+});
+
+describe('model parameters of a prompt version', () => {
+  const create = (model_params: object, name = 'params') =>
+    call(gw.stack.app, key, 'POST', '/prompts', { ...v1, name, model_params });
+
+  it("stores the providers' names under api.md's, and calls the model with them", async () => {
+    const res = await create({ temperature: 0.7, max_tokens: 100, top_p: 0.9, temp: 0.7 }, 'aliased');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().model_params).toEqual({ temp: 0.7, max_length: 100, top_p: 0.9 });
+    expect((await call(gw.stack.app, key, 'GET', '/prompts?name=aliased')).json()[0].model_params).toEqual({
+      temp: 0.7,
+      max_length: 100,
+      top_p: 0.9,
+    });
+    await call(gw.stack.app, key, 'POST', '/deployments', {
+      prompt_version_id: res.json().id,
+      deployment_id: 'dep-aliased',
+    });
+    const prompt = (await call(gw.stack.app, key, 'POST', '/deployed-prompt', { deployment_id: 'dep-aliased' })).json();
+    expect(prompt.model_params).toEqual({ temp: 0.7, max_length: 100, top_p: 0.9 });
+    const completion = await call(gw.stack.app, key, 'POST', '/completion', {
+      deployment_id: 'dep-aliased',
+      inputs: { company: 'Acme', question: 'q' },
+    });
+    expect(completion.json()).toMatchObject({ status: 'success' });
+    expect(gw.openai.requests.at(-1)!.body).toMatchObject({ temperature: 0.7, max_tokens: 100, top_p: 0.9 });
+    // A second version that changes only the temperature differs from the first.
+    const v2 = (await create({ temperature: 0.2, max_tokens: 100, top_p: 0.9 }, 'aliased')).json();
+    expect(v2.model_params).toEqual({ temp: 0.2, max_length: 100, top_p: 0.9 });
+  });
+
+  it('refuses, naming it, a parameter it does not know, and one given twice with two values; stores nothing', async () => {
+    const unknown = await create({ temp: 0.1, top_k: 5 }, 'refused');
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().detail).toEqual([
+      {
+        loc: ['body', 'model_params', 'top_k'],
+        msg: expect.stringMatching(/^unknown model parameter top_k; known: temp/),
+        type: 'custom',
+      },
+    ]);
+    const twice = await create({ temp: 0.1, temperature: 0.5 }, 'refused');
+    expect(twice.statusCode).toBe(422);
+    expect(twice.json().detail).toEqual([
+      {
+        loc: ['body', 'model_params', 'temperature'],
+        msg: 'temperature and temp are the same parameter: give one',
+        type: 'custom',
+      },
+    ]);
+    const outOfRange = await create({ temperature: 5 }, 'refused');
+    expect(outOfRange.statusCode).toBe(422);
+    expect(outOfRange.json().detail[0].loc).toEqual(['body', 'model_params', 'temperature']);
+    expect((await call(gw.stack.app, key, 'GET', '/prompts?name=refused')).json()).toEqual([]);
+  });
+
+  it('takes a parameter given as null as not given, as the Python client sends them', async () => {
+    const res = await create({ temp: 0.3, max_length: null, response_format: null, safe_prompt: null }, 'nulls');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().model_params).toEqual({ temp: 0.3 });
   });
 });

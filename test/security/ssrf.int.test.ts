@@ -37,6 +37,13 @@ describe('saved provider base URLs', () => {
       'http://0.0.0.0:8000',
       'http://[::1]:8000/v1',
       'http://[::ffff:127.0.0.1]/v1',
+      // IPv6 forms that carry an IPv4 address are judged by that address (more in base-url.test.ts).
+      'http://[::7f00:1]:18555/v1',
+      'http://[::127.0.0.1]/v1',
+      'http://[::ffff:7f00:1]/v1',
+      'http://[64:ff9b::7f00:1]/v1',
+      'http://[2002:7f00:1::]/v1',
+      'http://[::a9fe:a9fe]/latest/meta-data',
       'http://[fd00::1]/v1',
       'http://0x7f000001/v1', // URL parsing reads these as 127.0.0.1
       'http://2130706433/v1',

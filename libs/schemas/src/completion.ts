@@ -17,9 +17,20 @@ const FunctionSchema = z.object({
   parameters: JsonObject.nullish(),
 });
 
-const ModelParamsSchema = z.object({
-  temp: z.number().min(0).max(2).nullish(),
-  max_length: z.number().int().positive().nullish(),
+/** Providers' names for api.md's model parameters: accepted beside them, stored and answered under api.md's. */
+const MODEL_PARAM_ALIASES = {
+  temperature: 'temp',
+  max_tokens: 'max_length',
+  max_completion_tokens: 'max_length',
+} as const;
+type Alias = keyof typeof MODEL_PARAM_ALIASES;
+
+const Temp = z.number().min(0).max(2).nullish();
+const MaxLength = z.number().int().positive().nullish();
+
+const KNOWN_PARAMS = {
+  temp: Temp,
+  max_length: MaxLength,
   top_p: z.number().min(0).max(1).nullish(),
   frequency_penalty: z.number().min(-2).max(2).nullish(),
   presence_penalty: z.number().min(-2).max(2).nullish(),
@@ -27,7 +38,45 @@ const ModelParamsSchema = z.object({
     .object({ type: z.enum(['text', 'json_object', 'json_schema']), json_schema: JsonObject.nullish() })
     .nullish(),
   model: ModelName.nullish(),
-});
+};
+const PARAM_NAMES = new Set([...Object.keys(KNOWN_PARAMS), ...Object.keys(MODEL_PARAM_ALIASES)]);
+const KNOWN_LIST =
+  'temp (or temperature), max_length (or max_tokens, max_completion_tokens), top_p, frequency_penalty, presence_penalty, response_format, model';
+
+/**
+ * Model parameters. A parameter that is not known is refused, never dropped: a prompt version saved without
+ * it would call the model differently from what its author asked, and show no difference from the last one.
+ * One given as null is not given (the Python client sends `safe_prompt: null`, as it sends every member).
+ */
+const ModelParamsSchema = z
+  .looseObject({
+    ...KNOWN_PARAMS,
+    temperature: Temp.describe('the same as temp'),
+    max_tokens: MaxLength.describe('the same as max_length'),
+    max_completion_tokens: MaxLength.describe('the same as max_length'),
+  })
+  .describe(
+    `Known parameters: ${KNOWN_LIST}; the providers' names are stored under api.md's (temperature as temp). ` +
+      'Any other parameter is refused with 422 unless it is null.',
+  )
+  .transform((given, ctx) => {
+    const params: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(given)) {
+      if (value == null) continue;
+      if (!PARAM_NAMES.has(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `unknown model parameter ${key}; known: ${KNOWN_LIST}` });
+        continue;
+      }
+      const name = MODEL_PARAM_ALIASES[key as Alias] ?? key;
+      if (name in params && params[name] !== value) {
+        const other = Object.keys(given).find((k) => k !== key && (MODEL_PARAM_ALIASES[k as Alias] ?? k) === name);
+        ctx.addIssue({ code: 'custom', path: [key], message: `${key} and ${other} are the same parameter: give one` });
+        continue;
+      }
+      params[name] = value;
+    }
+    return params as z.output<z.ZodObject<typeof KNOWN_PARAMS>>;
+  });
 export type ModelParams = z.infer<typeof ModelParamsSchema>;
 
 const LlmConfigurationSchema = z.object({
@@ -69,6 +118,19 @@ export const CompletionRequestSchema = z.object({
   stream: z.boolean().nullish(),
 });
 export type CompletionRequest = z.infer<typeof CompletionRequestSchema>;
+
+/**
+ * The template inputs of a completion or deployed-prompt request, and the field they came from: `inputs`,
+ * api.md's name, over `llm_inputs`, the older name the clients still send. Both routes read them here, so a
+ * body with both fills the same templates on each.
+ */
+export function templateInputs(body: {
+  inputs?: Record<string, unknown> | null;
+  llm_inputs?: Record<string, unknown> | null;
+}): { field: 'inputs' | 'llm_inputs'; inputs: Record<string, unknown> | null } {
+  if (body.inputs == null && body.llm_inputs != null) return { field: 'llm_inputs', inputs: body.llm_inputs };
+  return { field: 'inputs', inputs: body.inputs ?? null };
+}
 
 export const DeployedPromptRequestSchema = z.object({
   deployment_id: z.string().min(1),

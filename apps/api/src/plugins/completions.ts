@@ -13,6 +13,7 @@ import { budgetRanOut } from '@sightline/queues';
 import {
   CompletionResponseSchema,
   ROUTE_MODEL_PREFIX,
+  templateInputs,
   type CompletionJob,
   type CompletionRequest,
   type CompletionResponse,
@@ -180,9 +181,10 @@ async function llmRequestOf(sql: Sql, organizationId: string, body: CompletionRe
     deployment ? configurationOf(deployment.prompt_version) : null,
     body.llm_configuration,
   );
-  return withTemplateErrorsAt('inputs', () => {
+  const { field, inputs } = templateInputs(body);
+  return withTemplateErrorsAt(field, () => {
     try {
-      return buildLlmRequest(configuration, body.inputs ?? body.llm_inputs ?? {});
+      return buildLlmRequest(configuration, inputs ?? {});
     } catch (err) {
       if (err instanceof ConfigurationError)
         throw new RequestValidationError([
@@ -203,7 +205,7 @@ function logOf(
   return {
     trace_name: body.trace_name ?? body.name ?? `llm-${provider}`,
     project_id: projectId,
-    inputs: body.inputs ?? body.llm_inputs ?? null,
+    inputs: templateInputs(body).inputs,
     deployment_id: body.deployment_id ?? null,
     parent_trace_id: body.parent_trace_id ?? null,
     root_trace_id: body.root_trace_id ?? null,

@@ -2,13 +2,14 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { VERSION } from '../version';
 
 /** The OpenAPI document is generated from the same zod schemas that validate requests. */
 export default fp(
   async (app) => {
     await app.register(swagger, {
       openapi: {
-        info: { title: 'Sightline', description: 'LLM tracing, evaluation and completion gateway', version: '0.1.0' },
+        info: { title: 'Sightline', description: 'LLM tracing, evaluation and completion gateway', version: VERSION },
         components: { securitySchemes: { APIKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
         security: [{ APIKeyHeader: [] }],
       },

@@ -1,4 +1,4 @@
-import { Anchor, Breadcrumbs, Button, Group, Menu, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Breadcrumbs, Button, Checkbox, Group, Menu, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconDownload, IconEdit, IconPlus, IconUpload } from '@tabler/icons-react';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -44,10 +44,13 @@ function Dataset({ dataset }: { dataset: DatasetSummary }) {
   const [dialog, setDialog] = useState<Dialog>(null);
   const remove = useDeleteDataset(dataset.id);
   const navigate = useNavigate();
+  // Off by default: a CSV export is most often opened in a spreadsheet, which would run `=...` cells as formulas.
+  const [keepFormulas, setKeepFormulas] = useState(false);
   const exportAs = (format: 'csv' | 'jsonl') =>
-    download(`/datasets/${dataset.id}/export?format=${format}`, `${dataset.name}.${format}`).catch((err) =>
-      notifications.show({ color: 'red', message: errorMessage(err) }),
-    );
+    download(
+      `/datasets/${dataset.id}/export?format=${format}${format === 'csv' && keepFormulas ? '&formulas=keep' : ''}`,
+      `${dataset.name}.${format}`,
+    ).catch((err) => notifications.show({ color: 'red', message: errorMessage(err) }));
   return (
     <Stack gap="md" h="calc(100vh - 56px - 2 * var(--mantine-spacing-md))">
       <Group justify="space-between" align="flex-end">
@@ -88,6 +91,16 @@ function Dataset({ dataset }: { dataset: DatasetSummary }) {
             <Menu.Dropdown>
               <Menu.Item onClick={() => exportAs('csv')}>CSV</Menu.Item>
               <Menu.Item onClick={() => exportAs('jsonl')}>JSON Lines</Menu.Item>
+              <Menu.Divider />
+              <Checkbox
+                size="xs"
+                p="xs"
+                maw={280}
+                checked={keepFormulas}
+                onChange={(e) => setKeepFormulas(e.currentTarget.checked)}
+                label="CSV: keep cells starting with = + - @ as they are (for re-import; unsafe to open in a spreadsheet)"
+                description="Otherwise they get a ' in front, which an import keeps."
+              />
             </Menu.Dropdown>
           </Menu>
           {canWrite && (

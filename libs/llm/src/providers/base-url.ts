@@ -29,7 +29,32 @@ export async function nonPublicReason(baseUrl: string): Promise<string | null> {
 export const nonPublicMessage = (reason: string) =>
   `base_url refused: ${reason}; the server allows this only with ALLOW_PRIVATE_PROVIDER_URLS=true`;
 
-const isPublic = (address: string) => ipaddr.process(address).range() === 'unicast';
+/**
+ * Whether an address is public unicast. An IPv6 address that carries an IPv4 one is judged by the IPv4
+ * address it reaches: IPv4-mapped (ipaddr.process turns it into IPv4), IPv4-compatible (`::127.0.0.1`,
+ * which ipaddr.js calls plain unicast), NAT64's well-known prefix and 6to4. Those are how a DNS64 resolver
+ * or a relay hands out public IPv4 hosts, so a public one is allowed, and how a private one sneaks past a
+ * check of the IPv6 range. Teredo, IPv4-translated and local-use NAT64 addresses are not unicast and stay
+ * refused whatever they carry.
+ */
+function isPublic(address: string): boolean {
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const embedded = embeddedIPv4(parsed as ipaddr.IPv6);
+  return embedded ? embedded.range() === 'unicast' : parsed.range() === 'unicast';
+}
+
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const bytes = address.toByteArray();
+  const range = address.range();
+  if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
+  const lowBits =
+    (range === 'rfc6052' && address.match(NAT64_WELL_KNOWN)) ||
+    (range === 'unicast' && bytes.slice(0, 12).every((b) => b === 0));
+  return lowBits ? new ipaddr.IPv4(bytes.slice(12)) : null;
+}
 
 /**
  * A fetch that connects only to addresses `allowed` accepts. The check runs on the very addresses the

@@ -7,6 +7,7 @@ import {
   DeployedPromptRequestSchema,
   DetailSchema,
   errorResponses,
+  templateInputs,
 } from '@sightline/schemas';
 import { notFound } from '../../errors';
 import { withTemplateErrorsAt } from '../../plugins/completions';
@@ -22,7 +23,7 @@ export default async function deployedPromptRoutes(base: FastifyInstance) {
       schema: {
         body: DeployedPromptRequestSchema,
         response: { 200: ClientDeployedPromptSchema, 404: DetailSchema, ...errorResponses },
-        summary: 'A deployed prompt, templates filled from llm_inputs',
+        summary: 'A deployed prompt, templates filled from inputs (or llm_inputs, when inputs is absent)',
         tags: ['prompts'],
       },
     },
@@ -30,10 +31,8 @@ export default async function deployedPromptRoutes(base: FastifyInstance) {
       const deployment = await findDeployment(app.sql, req.organizationId, req.body.deployment_id);
       if (!deployment) throw notFound('deployment');
       const v = deployment.prompt_version;
-      const inputs = req.body.llm_inputs ?? req.body.inputs ?? null;
-      const messages = inputs
-        ? withTemplateErrorsAt('llm_inputs', () => fillTemplates(v.messages, inputs))
-        : v.messages;
+      const { field, inputs } = templateInputs(req.body);
+      const messages = inputs ? withTemplateErrorsAt(field, () => fillTemplates(v.messages, inputs)) : v.messages;
       const configuration = configurationOf(v);
       return {
         deployment_id: deployment.deployment_id,

@@ -26,11 +26,28 @@ type FileRow = { row: number } & ({ value: unknown } | { problem: Problem });
 
 const cell = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
-export async function* csvFile(columns: string[], chunks: AsyncIterable<TestCase[]>): AsyncGenerator<string> {
-  yield stringify([[...columns, 'target', 'tags']]);
+/**
+ * What a CSV export does with a cell a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+cmd|...`,
+ * `@SUM(...)`, or one of those after a tab or carriage return): `escape` prefixes it with `'`, OWASP's rule
+ * for CSV injection, which a spreadsheet shows as text but which an import keeps as part of the value;
+ * `keep` writes it as it is, for a file that is imported again and never opened in a spreadsheet.
+ */
+type CsvFormulas = 'escape' | 'keep';
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const escapeFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
+
+export async function* csvFile(
+  columns: string[],
+  chunks: AsyncIterable<TestCase[]>,
+  formulas: CsvFormulas = 'escape',
+): AsyncGenerator<string> {
+  // Every string cell, the header's column names too: a dataset's column can be named `=...`.
+  const options = formulas === 'escape' ? { cast: { string: escapeFormula } } : {};
+  yield stringify([[...columns, 'target', 'tags']], options);
   for await (const chunk of chunks) {
     const records = chunk.map((c) => [...columns.map((col) => cell(c.inputs[col])), c.target, JSON.stringify(c.tags)]);
-    yield stringify(records);
+    yield stringify(records, options);
   }
 }
 

@@ -15,6 +15,18 @@ import { notFound } from '../../errors';
 import { csvFile, jsonlFile, MAX_IMPORT_ROWS, parseImport } from './file-format';
 import { ownDataset } from './manage';
 
+const ExportQuery = DatasetExportQuery.extend({
+  formulas: z
+    .enum(['escape', 'keep'])
+    .default('escape')
+    .describe(
+      'CSV only. `escape` (the default, for opening in a spreadsheet): a cell that starts with `=`, `+`, `-`, ' +
+        "`@`, a tab or a carriage return gets a `'` in front, so that a spreadsheet shows it as text rather than " +
+        "running it as a formula (CSV injection); importing such a file keeps the `'`. `keep`: every cell " +
+        'exactly as stored, for a file to import again (unsafe to open in a spreadsheet).',
+    ),
+});
+
 const FORMATS =
   'CSV (RFC 4180, UTF-8): a header row of the input columns, then `target` and `tags`; each cell is the value as ' +
   'text (a value that is not a string, as JSON), tags are a JSON array of strings (`["easy","math"]`, or an ' +
@@ -43,24 +55,29 @@ export default async function datasetTransferRoutes(base: FastifyInstance) {
     {
       schema: {
         params: DatasetParams,
-        querystring: DatasetExportQuery,
+        querystring: ExportQuery,
         response: {
           200: z.string().describe('the file, as an attachment named after the dataset'),
           404: DetailSchema,
           ...errorResponses,
         },
         summary: 'Download a dataset as a CSV or JSONL file',
-        description: `${FORMATS} The file is streamed as it is read, a thousand test cases at a time.`,
+        description:
+          `${FORMATS} A CSV export escapes cells a spreadsheet would run as formulas unless asked not to ` +
+          '(`formulas`): only `formulas=keep` or JSONL gives back, on import, exactly the test cases exported. ' +
+          'The file is streamed as it is read, a thousand test cases at a time.',
         tags: ['datasets'],
       },
     },
     async (req, reply) => {
-      const { format } = req.query;
+      const { format, formulas } = req.query;
       const dataset = await ownDataset(app, req.organizationId, req.params.dataset_id);
       const chunks = testCaseChunks(app.sql, dataset.id);
       // A failure after the first bytes aborts the connection: the download is then incomplete, never a
       // file that looks whole.
-      const file = Readable.from(format === 'csv' ? csvFile(dataset.column_names, chunks) : jsonlFile(chunks));
+      const file = Readable.from(
+        format === 'csv' ? csvFile(dataset.column_names, chunks, formulas) : jsonlFile(chunks),
+      );
       return (reply as FastifyReply)
         .header('content-disposition', attachment(`${dataset.name}.${format}`))
         .type(CONTENT_TYPES[format])

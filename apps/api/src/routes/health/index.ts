@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses, HealthSchema } from '@sightline/schemas';
+import { VERSION } from '../../version';
 
 // A probe answers within its caller's timeout: while PostgreSQL is down its client waits out a
 // reconnection backoff (up to 20 s) before a query fails.
@@ -41,7 +42,7 @@ healthRoutes.v1 = async function v1HealthRoute(app: FastifyInstance) {
     { schema: { response: { 200: HealthSchema, ...errorResponses }, summary: 'Health check', tags: ['health'] } },
     async () => {
       const deps = await dependencies(app);
-      return { status: deps.postgres === 'ok' && deps.redis === 'ok' ? 'ok' : 'degraded', version: '0.1.0', ...deps };
+      return { status: deps.postgres === 'ok' && deps.redis === 'ok' ? 'ok' : 'degraded', version: VERSION, ...deps };
     },
   );
 };
