@@ -79,10 +79,14 @@ const spanBytes = async () =>
 let day = 0;
 async function round({ retention }: { retention: boolean }): Promise<number> {
   const rowsBefore = await count();
-  // Day by day, from 30 days ago.
-  await ingestRound(new Date(Date.now() - (30 - day++) * DAY));
-  // Kept: the day just written; its day before has expired (a retention of 30 - day + 0.5 days).
-  if (retention) await deleteExpiredTraces(sql, { days: 30 - day + 0.5, batchSize: 5000 });
+  // Day by day, from 30 days ago, each round at the start of its UTC day (its partition's lower bound).
+  const today = Math.floor(Date.now() / DAY) * DAY;
+  const written = today - (30 - day++) * DAY;
+  await ingestRound(new Date(written));
+  // Kept: the day just written; its day before has expired. The cutoff falls at noon of the written day,
+  // whatever the time of day now: a retention of a whole number of days would move it across a partition's
+  // bound at midnight, and one of N.5 days at noon.
+  if (retention) await deleteExpiredTraces(sql, { days: (Date.now() - (written + DAY / 2)) / DAY, batchSize: 5000 });
   // The key table loses its expired rows one by one: VACUUM (which autovacuum runs in service) makes their
   // space reusable. The spans' own space came back with the dropped partition.
   await sql.unsafe('vacuum span_parts');
