@@ -9,8 +9,9 @@ import { userMessage } from '../support/gateway';
 const {
   gw,
   sql,
-  orgs: [{ key }, { key: otherKey }],
+  orgs: [org, { key: otherKey }],
 } = useGateway({ env: { PROVIDER_MAX_RETRIES: '0' }, orgs: ['org', 'org'] });
+const { key } = org;
 
 beforeAll(async () => {
   for (const metric of [
@@ -65,9 +66,30 @@ describe('eval metrics', () => {
     expect(
       (await post('/eval-metrics', { name: 'bad-re', type: 'regex_match', config: { pattern: '(' } })).statusCode,
     ).toBe(422);
-    const redos = await post('/eval-metrics', { name: 'redos', type: 'regex_match', config: { pattern: '(a+)+$' } });
-    expect(redos.statusCode).toBe(422);
-    expect(redos.json().detail[0].msg).toMatch(/exponential/);
+    const backref = await post('/eval-metrics', {
+      name: 'backref',
+      type: 'regex_match',
+      config: { pattern: '(a)\\1' },
+    });
+    expect(backref.statusCode).toBe(422);
+    expect(backref.json().detail[0]).toMatchObject({
+      loc: ['body', 'config', 'pattern'],
+      msg: expect.stringMatching(/RE2.*backreferences/),
+    });
+    const flags = await post('/eval-metrics', {
+      name: 'flags',
+      type: 'regex_match',
+      config: { pattern: 'a', flags: 'g' },
+    });
+    expect(flags.statusCode).toBe(422);
+    expect(flags.json().detail[0].loc).toEqual(['body', 'config', 'flags']);
+    const lookbehind = await post('/eval-metrics', {
+      name: 'lookbehind',
+      type: 'json_schema',
+      config: { schema: { patternProperties: { '(?<=a)b': { type: 'number' } } } },
+    });
+    expect(lookbehind.statusCode).toBe(422);
+    expect(lookbehind.json().detail[0].loc).toEqual(['body', 'config', 'schema']);
     expect(
       (await post('/eval-metrics', { name: 'bad-schema', type: 'json_schema', config: { schema: { type: 'nope' } } }))
         .statusCode,
@@ -205,6 +227,45 @@ describe('running evaluations', () => {
     const again = (await readTrace(gw.stack.app, key, id)).json();
     expect(again.scores.filter((s: { name: string }) => s.name === 'exact')).toHaveLength(1);
     expect(again.scores).toEqual(first.scores);
+  });
+
+  it('runs patterns in linear time and bounds the depth a schema is checked to, recording what cannot run', async () => {
+    for (const metric of [
+      { name: 'backtracker', type: 'regex_match', config: { pattern: '^(a|a)+$' } },
+      {
+        name: 'nested',
+        type: 'json_schema',
+        config: { schema: { $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } }, $ref: '#/$defs/n' } },
+      },
+    ])
+      expect((await post('/eval-metrics', metric)).statusCode).toBe(200);
+    // Saved before patterns were checked against RE2, which cannot run it: the evaluation says so.
+    await sql`insert into eval_metrics (organization_id, name, type, config)
+      values (${org.id}, 'legacy-backref', 'regex_match', ${sql.json({ pattern: '(a)\\1' })})`;
+    const backtracked = randomUUID(),
+      deep = randomUUID();
+    // A backtracking engine takes about a minute on this output, blocking the worker meanwhile.
+    await post('/trace_log', {
+      trace_id: backtracked,
+      project_name: 'evals',
+      output: `${'a'.repeat(32)}!`,
+      evaluation_metric_names: ['backtracker', 'legacy-backref'],
+    });
+    await post('/trace_log', {
+      trace_id: deep,
+      project_name: 'evals',
+      output: '['.repeat(400_000) + ']'.repeat(400_000),
+      evaluation_metric_names: ['nested'],
+    });
+    const span = await eventually(backtracked, (s) => scoreNames(s).includes('backtracker'));
+    expect(span.scores).toContainEqual({ name: 'backtracker', score: 0, reason: '/^(a|a)+$/ does not match' });
+    expect(span.metadata.sightline_eval_errors['legacy-backref']).toMatch(/RE2.*backreferences/);
+    const deepSpan = await eventually(deep, (s) => scoreNames(s).includes('nested'));
+    expect(deepSpan.scores).toContainEqual({
+      name: 'nested',
+      score: 0,
+      reason: 'output nests deeper than 1000 levels',
+    });
   });
 
   it('runs an llm_judge through the gateway, logged as a child completion, and records an unparseable answer as an error', async () => {

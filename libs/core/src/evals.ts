@@ -1,6 +1,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { distance } from 'fastest-levenshtein';
 import { LRUCache } from 'lru-cache';
+import { nestsDeeperThan } from './json-depth';
+import { ajvRegExp, compileRegex } from './regex';
 
 // The built-in evaluation metrics: deterministic, cheap, run on the worker. Each returns a score in
 // 0..1 with a reason, or an error when it cannot score (never a made-up score).
@@ -18,8 +20,9 @@ type Config =
   | undefined;
 
 // One validator instance for every organization: `addUsedSchema: false` keeps a schema's $id out of its
-// registry, so one organization's schema can neither clash with nor be referenced by another's.
-const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
+// registry, so one organization's schema can neither clash with nor be referenced by another's. Its
+// `pattern` and `patternProperties` run on RE2 (see ./regex), as regex_match metrics do.
+const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false, code: { regExp: ajvRegExp } });
 const validators = new LRUCache<string, ValidateFunction>({ max: 1000 });
 
 function validatorFor(schema: object): ValidateFunction {
@@ -28,6 +31,10 @@ function validatorFor(schema: object): ValidateFunction {
   if (!validate) validators.set(key, (validate = ajv.compile(schema)));
   return validate;
 }
+
+// Ajv validates recursively, one or more stack frames per level of the value: a 400,000-deep array
+// overflows the stack. Real outputs nest a few levels; this leaves a wide margin below the overflow.
+const JSON_SCHEMA_MAX_DEPTH = 1000;
 
 // Edit distance is quadratic: longer texts are compared on their first characters only.
 const LEVENSHTEIN_MAX_CHARS = 10_000;
@@ -62,7 +69,7 @@ export const deterministicMetrics: Record<string, (input: EvalInput, config: Con
     return { score: found ? 1 : 0, reason: `${JSON.stringify(needle)} ${found ? 'found' : 'not found'} in the output` };
   },
   regex_match({ output }, config) {
-    const matched = new RegExp(config!.pattern!, config?.flags ?? '').test(output);
+    const matched = compileRegex(config!.pattern!, config?.flags).test(output);
     return { score: matched ? 1 : 0, reason: `/${config!.pattern}/ ${matched ? 'matches' : 'does not match'}` };
   },
   json_valid({ output }) {
@@ -80,32 +87,29 @@ export const deterministicMetrics: Record<string, (input: EvalInput, config: Con
     } catch {
       return { score: 0, reason: 'output is not JSON' };
     }
+    if (nestsDeeperThan(value, JSON_SCHEMA_MAX_DEPTH))
+      return { score: 0, reason: `output nests deeper than ${JSON_SCHEMA_MAX_DEPTH} levels` };
     const validate = validatorFor(config!.schema!);
-    return validate(value)
+    let valid: boolean;
+    try {
+      valid = validate(value) as boolean;
+    } catch (err) {
+      // A schema that refers to itself without descending into the value ({"allOf": [{"$ref": "#"}]}
+      // through $defs) recurses until the stack overflows, whatever the output.
+      if (err instanceof RangeError) return { error: `the schema recursed too deeply: ${err.message}` };
+      throw err;
+    }
+    return valid
       ? { score: 1, reason: 'valid against the schema' }
       : { score: 0, reason: ajv.errorsText(validate.errors) };
   },
 };
 
 /**
- * Why a json_schema metric's schema cannot be used, or null: it must compile, and its regex patterns
- * (`pattern`, `patternProperties`) must be safe from catastrophic backtracking, as the worker runs them.
+ * Why a json_schema metric's schema cannot be used, or null: it must compile, its regex patterns
+ * (`pattern`, `patternProperties`) included, which must be RE2's (see ./regex).
  */
-export function jsonSchemaError(schema: object, isSafePattern: (pattern: string) => boolean): string | null {
-  const stack: unknown[] = [schema];
-  while (stack.length) {
-    const node = stack.pop();
-    if (!node || typeof node !== 'object') continue;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'pattern' && typeof value === 'string' && !isSafePattern(value))
-        return `pattern ${JSON.stringify(value)} could take exponential time`;
-      if (key === 'patternProperties' && value && typeof value === 'object') {
-        const unsafe = Object.keys(value).find((p) => !isSafePattern(p));
-        if (unsafe !== undefined) return `pattern ${JSON.stringify(unsafe)} could take exponential time`;
-      }
-      stack.push(value);
-    }
-  }
+export function jsonSchemaError(schema: object): string | null {
   try {
     validatorFor(schema);
     return null;

@@ -12,3 +12,4 @@ export * from './batcher';
 export * from './text';
 export * from './search';
 export * from './compare';
+export * from './regex';

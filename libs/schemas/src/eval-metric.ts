@@ -1,6 +1,5 @@
-import isSafeRegex from 'safe-regex2';
 import { z } from 'zod';
-import type { EvalResult as CoreEvalResult } from '@sightline/core';
+import { regexError, type EvalResult as CoreEvalResult } from '@sightline/core';
 import { IndexedText, JsonObject, ModelName, PathId, RequestId, Uuid } from './common';
 
 const Judge = z.object({
@@ -32,24 +31,13 @@ export const EvalMetricCreateSchema = z.discriminatedUnion('type', [
         pattern: z.string().min(1).max(1000),
         flags: z
           .string()
-          .regex(/^[imsu]*$/)
+          .regex(/^[imsu]*$/, 'flags may only be i, m, s and u')
           .nullish(),
       })
-      .refine(
-        (c) => {
-          try {
-            new RegExp(c.pattern, c.flags ?? '');
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        { message: 'pattern is not a valid regular expression', path: ['pattern'] },
-      )
-      .refine((c) => isSafeRegex(c.pattern), {
-        // The worker has no time limit on a match, so patterns that can backtrack catastrophically are refused.
-        message: 'pattern could take exponential time (nested or overlapping repetition)',
-        path: ['pattern'],
+      .superRefine((c, ctx) => {
+        // Checked as the worker will run it: on RE2, whose flags are checked above.
+        const problem = regexError(c.pattern, c.flags?.replace(/[^imsu]/g, ''));
+        if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['pattern'] });
       }),
   }),
   z.object({ name: IndexedText.min(1), type: z.literal('json_valid'), config: z.object({}).nullish() }),
