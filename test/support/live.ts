@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 
-export type LiveEvent = { event: string; data: Record<string, unknown> };
+type LiveEvent = { event: string; data: Record<string, unknown> };
 
 /**
  * Opens the live tail of `base` (a listening API's address) and collects its events; `ended` settles when
