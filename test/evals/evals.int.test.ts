@@ -264,7 +264,7 @@ describe('running evaluations', () => {
     expect(deepSpan.scores).toContainEqual({
       name: 'nested',
       score: 0,
-      reason: 'output nests deeper than 1000 levels',
+      reason: 'output nests deeper than 256 levels',
     });
   });
 
@@ -292,6 +292,40 @@ describe('running evaluations', () => {
       configuration: { provider: 'openai', model: 'gpt-4o-mini' },
     });
     expect(judges[0].cost).toBeGreaterThan(0);
+  });
+
+  it("calls a judge with its model parameters under either the API's or the provider's names, and refuses unknown ones", async () => {
+    const judge = (name: string, model_params: Record<string, unknown>) => ({
+      name,
+      type: 'llm_judge',
+      config: {
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        model_params,
+        prompt_template: `{"score": 1, "reason": "${name} saw {{output}}"}`,
+      },
+    });
+    const unknown = await post('/eval-metrics', judge('odd-judge', { temprature: 0 }));
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().detail[0].loc).toEqual(['body', 'config', 'model_params', 'temprature']);
+    for (const [name, params] of [
+      ['cold-judge', { temperature: 0, max_tokens: 7 }],
+      ['api-judge', { temp: 0.3, max_length: 9 }],
+    ] as const)
+      expect((await post('/eval-metrics', judge(name, params))).statusCode).toBe(200);
+
+    const id = randomUUID();
+    await post('/trace_log', {
+      trace_id: id,
+      project_name: 'evals',
+      output: 'snow',
+      evaluation_metric_names: ['cold-judge', 'api-judge'],
+    });
+    await eventually(id, (s) => scoreNames(s).includes('cold-judge') && scoreNames(s).includes('api-judge'));
+    const sent = (name: string) =>
+      gw.openai.requests.find((r) => JSON.stringify(r.body).includes(`${name} saw snow`))!.body as any;
+    expect(sent('cold-judge')).toMatchObject({ temperature: 0, max_tokens: 7 });
+    expect(sent('api-judge')).toMatchObject({ temperature: 0.3, max_tokens: 9 });
   });
 
   it('runs a judge that names a route as its model through the route', async () => {

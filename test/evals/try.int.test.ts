@@ -90,7 +90,7 @@ describe('POST /eval-metrics/try', () => {
       output: '['.repeat(400_000) + ']'.repeat(400_000),
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ score: 0, reason: 'output nests deeper than 1000 levels' });
+    expect(res.json()).toEqual({ score: 0, reason: 'output nests deeper than 256 levels' });
   });
 
   it('tries a judge through the gateway: its prompt filled from the output and target, its answer read as the score', async () => {

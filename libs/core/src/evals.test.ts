@@ -67,8 +67,8 @@ describe('built-in metrics', () => {
   it('json_schema: an output nested deeper than the validator can recurse scores 0, never throws', () => {
     const schema = { $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } }, $ref: '#/$defs/n' };
     const deep = '['.repeat(400_000) + ']'.repeat(400_000);
-    expect(m.json_schema(io(deep), { schema })).toEqual({ score: 0, reason: 'output nests deeper than 1000 levels' });
-    expect(m.json_schema(io('['.repeat(1000) + ']'.repeat(1000)), { schema })).toMatchObject({ score: 1 });
+    expect(m.json_schema(io(deep), { schema })).toEqual({ score: 0, reason: 'output nests deeper than 256 levels' });
+    expect(m.json_schema(io('['.repeat(256) + ']'.repeat(256)), { schema })).toMatchObject({ score: 1 });
     // A schema that recurses without descending into the output overflows on any output.
     const loop = { $defs: { n: { allOf: [{ $ref: '#/$defs/n' }] } }, $ref: '#/$defs/n' };
     expect(m.json_schema(io('1'), { schema: loop })).toEqual({ error: expect.stringContaining('recursed too deeply') });

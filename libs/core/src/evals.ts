@@ -1,8 +1,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { distance } from 'fastest-levenshtein';
 import { LRUCache } from 'lru-cache';
-import { nestsDeeperThan } from './json-depth';
 import { ajvRegExp, compileRegex } from './regex';
+import { MAX_NESTING, nestsDeeperThan } from './text';
 
 // The built-in evaluation metrics: deterministic, cheap, run on the worker. Each returns a score in
 // 0..1 with a reason, or an error when it cannot score (never a made-up score).
@@ -31,10 +31,6 @@ function validatorFor(schema: object): ValidateFunction {
   if (!validate) validators.set(key, (validate = ajv.compile(schema)));
   return validate;
 }
-
-// Ajv validates recursively, one or more stack frames per level of the value: a 400,000-deep array
-// overflows the stack. Real outputs nest a few levels; this leaves a wide margin below the overflow.
-const JSON_SCHEMA_MAX_DEPTH = 1000;
 
 // Edit distance is quadratic: longer texts are compared on their first characters only.
 const LEVENSHTEIN_MAX_CHARS = 10_000;
@@ -81,14 +77,16 @@ export const deterministicMetrics: Record<string, (input: EvalInput, config: Con
     }
   },
   json_schema({ output }, config) {
+    // Ajv validates recursively, a stack frame or more per level: a 400,000-deep array overflows the stack.
+    // Outputs are held to the nesting request bodies are held to.
+    if (nestsDeeperThan(output, MAX_NESTING))
+      return { score: 0, reason: `output nests deeper than ${MAX_NESTING} levels` };
     let value: unknown;
     try {
       value = JSON.parse(output);
     } catch {
       return { score: 0, reason: 'output is not JSON' };
     }
-    if (nestsDeeperThan(value, JSON_SCHEMA_MAX_DEPTH))
-      return { score: 0, reason: `output nests deeper than ${JSON_SCHEMA_MAX_DEPTH} levels` };
     const validate = validatorFor(config!.schema!);
     let valid: boolean;
     try {

@@ -48,7 +48,7 @@ const KNOWN_LIST =
  * it would call the model differently from what its author asked, and show no difference from the last one.
  * One given as null is not given (the Python client sends `safe_prompt: null`, as it sends every member).
  */
-const ModelParamsSchema = z
+export const ModelParamsSchema = z
   .looseObject({
     ...KNOWN_PARAMS,
     temperature: Temp.describe('the same as temp'),
