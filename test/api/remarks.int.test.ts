@@ -115,6 +115,21 @@ describe('comments', () => {
     ).toBe(404);
   });
 
+  it('by a key without a label (the bootstrap key, say) are its own: /me names their author, and it deletes them', async () => {
+    const me = (await call(stack.app, admin, 'GET', '/me')).json();
+    expect(me).toMatchObject({ label: null, remark_author: `key:${me.key_id}` });
+    expect((await call(stack.app, ada, 'GET', '/me')).json().remark_author).toBe('ada@example.com');
+    const added = await call(stack.app, admin, 'POST', `/trace_log/${childId}/comments`, { comment: 'Unsigned' });
+    expect(added.statusCode, added.body).toBe(200);
+    const comment = added.json();
+    expect(comment.user_id).toBe(me.remark_author);
+    expect((await call(stack.app, ada, 'DELETE', `/trace_log/${childId}/comments/${comment.id}`)).statusCode).toBe(403);
+    expect((await call(stack.app, admin, 'DELETE', `/trace_log/${childId}/comments/${comment.id}`)).json()).toEqual({
+      id: comment.id,
+      deleted: true,
+    });
+  });
+
   it('made at once by two people are both kept, after the client’s own, and the clients can read them', async () => {
     const [a, b] = await Promise.all([
       call(stack.app, ada, 'POST', `/trace_log/${rootId}/comments`, { comment: 'mine' }),

@@ -80,11 +80,13 @@ describe('experiments in the console', { timeout: 60_000 }, () => {
     for (const name of Object.keys(runs)) await table.getByRole('row', { name: new RegExp(name) }).waitFor();
     await expect(table.getByRole('row', { name: /candidate/ }).textContent()).resolves.toContain(String(CASES));
     await session.shot('experiments');
+    await session.expectIdle('the experiments');
 
     await table.getByRole('link', { name: 'qa-eval' }).first().click();
     await page.getByRole('table', { name: 'Scores over all samples' }).waitFor();
     await page.getByRole('table', { name: 'Samples' }).getByText('What is 7 + 7?').waitFor();
     await session.shot('experiment');
+    await session.expectIdle('an experiment');
   });
 
   it('opens the samples of a 10,000-sample run within 2 s, filtered by score', async () => {
@@ -117,11 +119,13 @@ describe('experiments in the console', { timeout: 60_000 }, () => {
     // A guard against a slowdown of another order, not the speed target (`npm run bench -- compare`, on a
     // quiet machine): the suite's files run side by side on 2 cores here.
     expect(interactiveMs).toBeLessThan(5000);
+    await session.expectIdle('a 10,000-sample experiment');
     // A link with a score filter reproduces the narrowed view: a quarter of the cases were right.
     await page.goto(
       `${session.origin}/projects/${projectUuid}/experiments/${big.uuid}?filter=score%3Acorrect&op=equals&value=1`,
     );
     await page.getByText('2,500 samples match').waitFor();
+    await session.expectIdle('an experiment’s samples, filtered');
   }, 120_000);
 
   it('compares a better run with its baseline: significant, with the cases improved and regressed', async () => {
@@ -139,6 +143,7 @@ describe('experiments in the console', { timeout: 60_000 }, () => {
     await expect(candidate.textContent()).resolves.toMatch(/p [<=] 0\.0\d+, n = 24/);
     await page.getByRole('table', { name: 'Test cases side by side' }).getByText('What is 7 + 7?').waitFor();
     await session.shot('experiments-compare');
+    await session.expectIdle('a comparison');
   });
 
   it('finds no significant difference between two identical runs', async () => {
@@ -151,6 +156,7 @@ describe('experiments in the console', { timeout: 60_000 }, () => {
     await expect(rerun.textContent()).resolves.toMatch(/no difference|not significant/);
     await expect(rerun.textContent()).resolves.not.toMatch(/significantly/);
     await expect(rerun.textContent()).resolves.toContain(`0 / 0 / ${CASES}`);
+    await session.expectIdle('a comparison of identical runs');
   });
 });
 
@@ -171,6 +177,8 @@ describe('datasets in the console', { timeout: 60_000 }, () => {
       test_cases: [],
     });
     await page.goto(`${session.origin}/projects/${projectUuid}/traces/${firstTrace.baseline}`);
+    await page.getByRole('button', { name: 'Add to dataset' }).waitFor();
+    await session.expectIdle('a trace of a test case');
     await page.getByRole('button', { name: 'Add to dataset' }).click();
     await page.getByRole('combobox', { name: 'Dataset' }).click();
     await page.getByRole('option', { name: /qa-gold-/ }).click();
@@ -185,6 +193,7 @@ describe('datasets in the console', { timeout: 60_000 }, () => {
     await table.getByText('What is 0 + 0?').waitFor();
     await table.getByText('0', { exact: true }).first().waitFor(); // the target: 0 + 0
     await session.shot('dataset');
+    await session.expectIdle('a dataset');
   });
 
   it('refuses a CSV import with one bad row: the row’s error shown, nothing imported', async () => {
@@ -205,6 +214,8 @@ describe('datasets in the console', { timeout: 60_000 }, () => {
     const before = await count();
     await page.goto(`${session.origin}/projects/${projectUuid}/traces`);
     const picks = page.getByRole('table', { name: 'Traces' }).getByRole('checkbox', { name: 'Select qa-case' });
+    await picks.first().waitFor();
+    await session.expectIdle('the traces of the test cases');
     await picks.nth(0).check();
     await picks.nth(1).check();
     await page.getByRole('button', { name: 'Add 2 to dataset' }).click();
@@ -241,12 +252,14 @@ describe('prompts in the console', { timeout: 60_000 }, () => {
     await page.getByRole('menu').getByRole('button', { name: 'Deploy' }).click();
     await versions.getByRole('row', { name: /v1/ }).getByText(`${name}-prod`).waitFor();
     await session.shot('prompt-versions');
+    await session.expectIdle('a prompt’s versions');
 
     await page.getByRole('tab', { name: 'Diff' }).click();
     const changes = page.getByLabel('Changes from v1 to v2');
     await changes.locator('ins', { hasText: 'briefly and politely' }).waitFor();
     await changes.locator('del', { hasText: 'You answer support questions.' }).waitFor();
     await session.shot('prompt-diff');
+    await session.expectIdle('a prompt’s diff');
   });
 
   it('runs a version in the playground, streaming the answer, and logs the run as a trace', async () => {
@@ -260,18 +273,22 @@ describe('prompts in the console', { timeout: 60_000 }, () => {
     const request = openai.requests.at(-1)!;
     expect(request.body.stream).toBe(true);
     await session.shot('playground');
+    await session.expectIdle('the playground, after a run');
     await page.getByRole('link', { name: 'Open its trace' }).click();
     await page
       .getByRole('heading', { name: `playground: ${name}` })
       .first()
       .waitFor();
+    await session.expectIdle('the playground run’s trace');
   });
 });
 
 describe('evaluation metrics in the console', { timeout: 60_000 }, () => {
   it('tries a metric on a pasted output, shows the API’s config errors, and creates it', async () => {
     await page.goto(`${session.origin}/evals`);
+    await page.getByRole('textbox', { name: 'Name' }).waitFor();
     await session.shot('metrics');
+    await session.expectIdle('the evaluation metrics');
     const name = `mentions-refund-${randomUUID().slice(0, 6)}`;
     await page.getByRole('textbox', { name: 'Name' }).fill(name);
     await page.getByRole('combobox', { name: 'Type' }).click();

@@ -12,7 +12,7 @@ const PROJECT = `support-bot-${randomUUID().slice(0, 6)}`;
 const N_TRACES = 40;
 
 const session = useConsole('console-e2e');
-const { keys, shot, signIn } = session;
+const { keys, shot, signIn, expectIdle } = session;
 let agent: ReturnType<typeof agentTrace>;
 let criterion: { id: string; name: string };
 let projectId = '';
@@ -30,6 +30,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await signIn('sl_not-a-key');
     await page.getByText('This API key is not valid on this server').waitFor();
     await shot('sign-in-wrong-key');
+    await expectIdle('the sign-in page');
     await page.getByLabel('API key').fill(keys.admin);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('No traces yet: send your first one').waitFor();
@@ -37,6 +38,11 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByText(`${origin}/api/svc/v1`, { exact: true }).first().waitFor();
     await page.getByRole('banner').getByText('ada@example.com').waitFor();
     await shot('projects-first-run');
+    await expectIdle('the first-run guide');
+    // A sign-in link leads to a place in this console only: this one would lead to evil.example.
+    await page.goto(`${origin}/sign-in?next=/%5Cevil.example`);
+    await page.getByText('No traces yet: send your first one').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/projects');
   });
 
   it('lists the projects with their activity', async () => {
@@ -53,6 +59,7 @@ describe('the web console', { timeout: 60_000 }, () => {
       )
       .toBe(1);
     await shot('projects');
+    await expectIdle('the projects');
   });
 
   it('shows a trace written through the API live, at the top of the table', async () => {
@@ -60,6 +67,8 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('table', { name: 'Traces' }).waitFor();
     await expect.poll(tableTotal, { timeout: 15_000 }).toBe(N_TRACES);
     await page.getByText('Live', { exact: true }).waitFor();
+    // The live tail holds its stream open: waiting on it is the browser's, not script.
+    await expectIdle('the traces, live');
     await page.mouse.move(5, 5); // not reading: a new row may come in at the top
     const name = `live-${randomUUID().slice(0, 8)}`;
     const written = Date.now();
@@ -121,6 +130,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.goto(page.url());
     await expect.poll(tableTotal, { timeout: 10_000 }).toBe(stagingErrors);
     await page.getByText('metadata.environment equals staging').waitFor();
+    await expectIdle('the filtered traces');
   });
 
   it('opens a 3-level trace and reads the chat messages of its LLM span', async () => {
@@ -140,6 +150,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect(messages.getByLabel('tool message').textContent()).resolves.toContain('keys.md#rotation');
     await expect(messages.locator('strong', { hasText: 'without downtime' }).count()).resolves.toBe(1);
     await shot('trace-chat');
+    await expectIdle('a trace');
 
     // Keyboard: down to the tool span under the LLM call, left back to its parent.
     await tree.focus();
@@ -174,17 +185,20 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Update', exact: true }).waitFor();
     await page.getByLabel(`Criterion ${criterion.name}`).getByText('ada@example.com', { exact: true }).waitFor();
     await shot('trace-annotations');
+    await expectIdle('a span’s remarks');
 
     await page.goto(
       `${origin}/projects/${projectUuid}/traces?filter=annotation:score:${criterion.id}&op=greater_than&value=3`,
     );
     await expect.poll(tableTotal, { timeout: 15_000 }).toBe(1);
     await page.getByRole('link', { name: agent.spans[0]!.trace_name as string }).waitFor();
+    await expectIdle('the traces filtered by an annotation');
   });
 
   it('manages annotation criteria in Settings', async () => {
     await page.goto(`${origin}/settings`);
     await page.getByRole('table', { name: 'Annotation criteria' }).getByText(criterion.name).waitFor();
+    await expectIdle('the settings');
     const form = page.getByRole('form', { name: 'Create a criterion' });
     await form.getByRole('textbox', { name: 'Name' }).fill('tone');
     await form.getByText('Value', { exact: true }).click();
@@ -219,6 +233,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByText('Cost by model').waitFor();
     await page.locator('.recharts-surface').first().waitFor();
     await shot('dashboard');
+    await expectIdle('the dashboard');
     await page.getByRole('combobox', { name: 'Time range' }).click();
     await page.getByRole('option', { name: 'Last 24 hours' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('24h');
@@ -232,12 +247,14 @@ describe('the web console', { timeout: 60_000 }, () => {
     const table = page.getByRole('table', { name: 'Sessions' });
     await table.getByText('session-42', { exact: true }).waitFor();
     await shot('sessions');
+    await expectIdle('the sessions');
     await table.getByText('session-42', { exact: true }).click();
     const turns = page.getByRole('dialog').getByTestId('turn');
     await turns.first().waitFor();
     expect(await turns.count()).toBeGreaterThanOrEqual(3);
     await sleep(500); // the drawer's slide-in
     await shot('session-conversation');
+    await expectIdle('a session’s conversation');
     await turns.first().getByRole('link', { name: 'Open the trace' }).click();
     await page.getByRole('tree').waitFor();
   });
@@ -267,6 +284,7 @@ describe('the web console', { timeout: 60_000 }, () => {
         expect(await page.locator('html').getAttribute('data-mantine-color-scheme')).toBe('dark');
         await sleep(300); // charts and drawers settle
         await shot(`${name}-dark`);
+        await expectIdle(`${name}, dark`);
       }
     } finally {
       await page.emulateMedia({ colorScheme: 'light' });
@@ -304,6 +322,7 @@ describe('the web console', { timeout: 60_000 }, () => {
       .locator('[aria-selected="true"]', { hasText: `step-${last}` })
       .waitFor();
     await shot('trace-10k');
+    await expectIdle('a 10,000-span trace');
     console.log(`10,000-span trace interactive in ${interactiveMs} ms`);
     // A guard against a slowdown of another order, not the speed target: that is `npm run bench -- queries`
     // (the skeleton of a 10,000-span trace), on a quiet machine. Here the suite's files run side by side on
@@ -340,6 +359,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('tab', { name: 'Input & output' }).click();
     expect(Date.now() - responded).toBeLessThan(1000);
     await shot('trace-large-input');
+    await expectIdle('a span with a 5 MB input');
     console.log(`5 MB span shown in ${shownMs} ms`);
     expect(shownMs).toBeLessThan(3000);
     await page.getByRole('button', { name: 'Show all' }).click();
@@ -418,11 +438,13 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect(messages.getByLabel('user message').textContent()).resolves.toContain('How do I rotate an API key?');
     await expect(messages.locator('strong', { hasText: 'revoke' }).count()).resolves.toBe(1);
     await shot('trace-otel');
+    await expectIdle('an OpenTelemetry trace');
   });
 
   it('manages API keys as an admin: a new key shown once, and the last admin key kept', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('table', { name: 'API keys' }).waitFor();
+    await expectIdle('the API keys');
     await page.getByRole('button', { name: 'Create a key' }).click();
     await page.getByRole('textbox', { name: 'Label' }).fill('ci@example.com');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
@@ -450,8 +472,10 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('banner').getByText('viewer', { exact: true }).waitFor();
     await expect(page.getByRole('link', { name: 'Settings' }).count()).resolves.toBe(0);
     await shot('viewer-projects');
+    await expectIdle('the projects, as a viewer');
     await page.goto(`${origin}/settings`);
     await page.getByText('Settings are for admins').waitFor();
+    await expectIdle('the settings, as a viewer');
     await expect(page.getByRole('button', { name: /Create|Revoke|Save|Delete/ }).count()).resolves.toBe(0);
     await page.goto(`${origin}/projects/x/traces/${agent.root}`);
     await page.getByRole('tree').waitFor();
@@ -461,6 +485,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByLabel(`Criterion ${criterion.name}`).getByText('ada@example.com', { exact: true }).waitFor();
     await expect(page.getByRole('textbox', { name: 'New comment' }).count()).resolves.toBe(0);
     await shot('viewer-annotations');
+    await expectIdle('a span’s remarks, as a viewer');
     await expect(
       page.getByRole('button', { name: /Create|Revoke|Save|Delete|Comment|Annotate/ }).count(),
     ).resolves.toBe(0);
@@ -471,5 +496,6 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.goto(`${origin}/projects`);
     await page.getByText(/You were signed out: invalid API key/).waitFor();
     expect(new URL(page.url()).pathname).toBe('/sign-in');
+    await expectIdle('the sign-in page, signed out');
   });
 });

@@ -35,7 +35,46 @@ export type ConsoleSession = {
   keys: { admin: string; viewer: string };
   shot: (name: string) => Promise<Buffer>;
   signIn: (key: string) => Promise<void>;
+  /** Once per page visit, when it has loaded: fails when the page keeps running script while left alone. */
+  expectIdle: (what: string) => Promise<void>;
 };
+
+// A page nobody touches runs no script: a render loop or a busy timer shows up here long before anyone
+// notices a warm laptop. The bound is generous (one poll of a list costs a few ms); it is not a speed target.
+const IDLE_MS = 3000;
+const IDLE_SCRIPT_MS = 50;
+// Entry animations (the dashboard's charts) and the last answers first: until a half second passes without
+// script, or for at most this long. A page that never quiets is measured all the same.
+const SETTLE_MAX_MS = 5000;
+
+/** Script and task time (ms) the page ran over IDLE_MS once it settled. */
+async function idleWork(page: Page): Promise<{ scriptMs: number; taskMs: number }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('Performance.enable');
+    const read = async () => {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      const get = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0;
+      return { script: get('ScriptDuration'), task: get('TaskDuration') };
+    };
+    const settleBy = Date.now() + SETTLE_MAX_MS;
+    let before = await read();
+    for (let quiet = false; !quiet && Date.now() < settleBy;) {
+      await sleep(500);
+      const now = await read();
+      quiet = now.script - before.script < 0.002;
+      before = now;
+    }
+    await sleep(IDLE_MS);
+    const after = await read();
+    return {
+      scriptMs: Math.round((after.script - before.script) * 1000),
+      taskMs: Math.round((after.task - before.task) * 1000),
+    };
+  } finally {
+    await cdp.detach();
+  }
+}
 
 /**
  * Starts `npm start`'s processes and Chromium before the file's tests; the handle is filled in then. `env`
@@ -49,6 +88,14 @@ export function useConsole(
   let browser: Browser;
   const session = { keys: { admin: '', viewer: '' } } as ConsoleSession;
   session.shot = (name) => session.page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: false });
+  session.expectIdle = async (what) => {
+    const work = await idleWork(session.page);
+    console.log('IDLE', what, work);
+    expect(
+      work.scriptMs,
+      `${what} (${session.page.url()}) ran ${work.scriptMs} ms of script (${work.taskMs} ms of tasks) in ${IDLE_MS} ms left alone`,
+    ).toBeLessThan(IDLE_SCRIPT_MS);
+  };
   session.signIn = async (key) => {
     await session.page.goto(`${session.origin}/`);
     await session.page.getByLabel('API key').fill(key);

@@ -31,4 +31,9 @@ export const WhoAmISchema = z.object({
   role: ApiKeyRole,
   label: z.string().nullable(),
   key_id: z.string(),
+  remark_author: z
+    .string()
+    .describe(
+      "the `user_id` of this key's comments and annotations: its label, else `key:<key_id>`; only their author deletes a comment",
+    ),
 });

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Text, Tooltip } from '@mantine/core';
 import { IconPlayerPauseFilled, IconPlayerPlayFilled } from '@tabler/icons-react';
 import type { LiveStatus } from '../api/live';
 
@@ -7,14 +7,18 @@ const LABEL: Record<LiveStatus, [string, string, string]> = {
   connecting: ['Connecting…', 'yellow', 'Opening the live stream'],
   reconnecting: ['Reconnecting…', 'yellow', 'The live stream dropped; the browser is reconnecting'],
   off: ['Offline', 'gray', 'The live stream is closed'],
+  ended: ['Stopped', 'red', 'The server ended the live stream; reload the page to try again'],
 };
 
 export function LiveControl({
   status,
+  ended,
   paused,
   onToggle,
 }: {
   status: LiveStatus;
+  /** The server's reason for ending the stream. */
+  ended?: string | null;
   paused: boolean;
   onToggle: () => void;
 }) {
@@ -23,6 +27,11 @@ export function LiveControl({
     : LABEL[status];
   return (
     <Group gap={6} wrap="nowrap">
+      {status === 'ended' && ended && (
+        <Text size="sm" c="red" role="alert" maw={360} lineClamp={2}>
+          Live tail stopped: {ended}
+        </Text>
+      )}
       <Tooltip label={help} withArrow>
         <Badge variant="dot" color={color} size="lg" tt="none" fw={500} role="status" aria-live="polite">
           {label}

@@ -9,6 +9,8 @@ import { SpanRemarks } from './SpanRemarks';
 const TRACE = '11111111-1111-4111-8111-111111111111';
 const CRITERION = '22222222-2222-4222-8222-222222222222';
 const COMMENT = '33333333-3333-4333-8333-333333333333';
+const KEY_ID = '44444444-4444-4444-8444-44444444abcd';
+const ADA = { label: 'ada@example.com', key_id: 'k', remark_author: 'ada@example.com' };
 
 const span = {
   trace_id: TRACE,
@@ -29,7 +31,7 @@ const span = {
 
 let calls: { method: string; url: string; body: unknown }[] = [];
 
-function serve(role: string) {
+function serve(role: string, me: object = ADA) {
   calls = [];
   vi.stubGlobal(
     'fetch',
@@ -37,7 +39,7 @@ function serve(role: string) {
       const method = init.method ?? 'GET';
       calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
       const json = url.endsWith('/me')
-        ? { role, label: 'ada@example.com', organization_id: 'o', organization_name: 'O', key_id: 'k' }
+        ? { role, organization_id: 'o', organization_name: 'O', ...me }
         : url.endsWith('/annotation-criteria')
           ? [
               {
@@ -57,11 +59,11 @@ function serve(role: string) {
   );
 }
 
-function renderRemarks() {
+function renderRemarks(remarked: Span = span) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   return renderWithKit(
     <QueryClientProvider client={client}>
-      <SpanRemarks span={span} />
+      <SpanRemarks span={remarked} />
     </QueryClientProvider>,
   );
 }
@@ -90,6 +92,26 @@ describe('SpanRemarks', () => {
         expect.objectContaining({ method: 'DELETE', url: `/api/svc/v1/trace_log/${TRACE}/comments/${COMMENT}` }),
       ),
     );
+  });
+
+  it("treats the remarks of a key without a label as its own, and names the key by its id's end", async () => {
+    const author = `key:${KEY_ID}`;
+    serve('admin', { label: null, key_id: KEY_ID, remark_author: author });
+    renderRemarks({
+      ...span,
+      comments: [{ id: COMMENT, comment: 'unsigned', user_id: author, created_at: '2026-01-01T00:00:00.000Z' }],
+      annotations: {
+        [CRITERION]: { [author]: { user_id: author, score: 3, created_at: '2026-01-01T00:00:00.000Z' } },
+      },
+    } as unknown as Span);
+    const deletes = await screen.findAllByRole('button', { name: 'Delete the comment' });
+    expect(deletes).toHaveLength(1);
+    expect(within(deletes[0]!.closest('[data-testid="comment"]') as HTMLElement).getByText('key …abcd')).toBeTruthy();
+    const criterion = await screen.findByLabelText('Criterion helpfulness');
+    expect(within(criterion).getByText('key …abcd')).toBeTruthy();
+    expect(within(criterion).getByRole('button', { name: 'Update' })).toBeTruthy();
+    expect(within(criterion).getByRole('button', { name: 'Remove your helpfulness annotation' })).toBeTruthy();
+    expect(screen.queryByText(author)).toBeNull();
   });
 
   it('sends a comment and a score to the span', async () => {

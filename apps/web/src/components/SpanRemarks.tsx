@@ -18,7 +18,7 @@ import { errorMessage } from '../api/client';
 import { useCriteria, useMe, useRemarks } from '../api/queries';
 import { usePermissions } from '../api/roles';
 import type { Criterion, Span, SpanComment } from '../api/types';
-import { formatScore } from '../lib/format';
+import { formatAuthor, formatScore } from '../lib/format';
 import { ErrorState, LoadingState } from './StateViews';
 import { Timestamp } from './Timestamp';
 import { Section } from './Section';
@@ -28,7 +28,9 @@ type Remarks = ReturnType<typeof useRemarks>;
 
 /** The span's comments and annotations: everyone's, read-only for viewers; a writer adds and removes their own. */
 export function SpanRemarks({ span }: { span: Span }) {
-  const me = useMe().data?.label ?? null;
+  // The author the API records for this key (its label, else the key): the remarks by it are the ones it may
+  // delete and update.
+  const me = useMe().data?.remark_author ?? null;
   const { canWrite } = usePermissions();
   const remarks = useRemarks(span.trace_id);
   const criteria = useCriteria();
@@ -46,8 +48,8 @@ export function SpanRemarks({ span }: { span: Span }) {
             <Paper key={c.id ?? i} withBorder p="xs" radius="sm" data-testid="comment">
               <Group gap={6} justify="space-between" wrap="nowrap">
                 <Group gap={6}>
-                  <Text size="xs" fw={600}>
-                    {c.user_id}
+                  <Text size="xs" fw={600} title={c.user_id}>
+                    {formatAuthor(c.user_id)}
                   </Text>
                   <Timestamp value={c.created_at} size="xs" c="dimmed" />
                 </Group>
@@ -182,8 +184,8 @@ function CriterionRow({
         <Stack gap={2}>
           {entries.map(([user, a]) => (
             <Group key={user} gap={6}>
-              <Text size="xs" fw={500}>
-                {user}
+              <Text size="xs" fw={500} title={user}>
+                {formatAuthor(user)}
               </Text>
               <Text size="sm" ff="monospace">
                 {a.score != null ? formatScore(a.score) : (a.value ?? '–')}

@@ -44,3 +44,6 @@ export function formatBytes(n: number): string {
 
 export const formatScore = (n: number | null | undefined) =>
   n == null ? '–' : Number.isInteger(n) ? String(n) : n.toFixed(2);
+
+/** A remark's author: a key's label, else the key (`key:<uuid>`), shortened to the last characters of its id. */
+export const formatAuthor = (userId: string) => (userId.startsWith('key:') ? `key …${userId.slice(-4)}` : userId);

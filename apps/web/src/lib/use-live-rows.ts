@@ -56,7 +56,7 @@ export function useLiveRows(
     return () => clearTimeout(timer);
   }, [fresh]);
 
-  const status = useLiveTraces(projectUuid, true, (row) => {
+  const live = useLiveTraces(projectUuid, true, (row) => {
     const { view, rows } = current.current;
     if (rows.some((r) => r.trace_id === row.trace_id)) {
       setUpdates((prev) => new Map(prev).set(row.trace_id, row));
@@ -92,7 +92,9 @@ export function useLiveRows(
   );
 
   return {
-    status,
+    status: live.status,
+    /** Why the server ended the stream, when it did. */
+    ended: live.detail,
     paused,
     rows,
     added: added.length,

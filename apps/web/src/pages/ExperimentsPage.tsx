@@ -47,11 +47,13 @@ export default function ExperimentsPage() {
   const [name, setName] = useState(params.get('name') ?? '');
   const [run, setRun] = useState(params.get('run') ?? '');
   const [metadata, setMetadata] = useState(params.get('metadata') ?? '');
-  const [debounced] = useDebouncedValue({ name, run, metadata }, 300);
-  const sort: ExperimentSort = {
-    key: (params.get('sort') as ExperimentSort['key']) || 'created_at',
-    desc: params.get('dir') !== 'asc',
-  };
+  // One object while the fields stay the same: a fresh one each render would restart the debounce, whose
+  // new value renders again, for ever.
+  const filters = useMemo(() => ({ name, run, metadata }), [name, run, metadata]);
+  const [debounced] = useDebouncedValue(filters, 300);
+  const sortKey = (params.get('sort') as ExperimentSort['key']) || 'created_at';
+  const sortDesc = params.get('dir') !== 'asc';
+  const sort: ExperimentSort = useMemo(() => ({ key: sortKey, desc: sortDesc }), [sortKey, sortDesc]);
   const [selected, setSelected] = useState<string[]>([]);
 
   // The filters live in the URL (a link reproduces the list) once the typing settles.
@@ -60,7 +62,7 @@ export default function ExperimentsPage() {
     for (const [k, v] of Object.entries({ name: debounced.name, run: debounced.run, metadata: debounced.metadata }))
       if (v) next.set(k, v);
       else next.delete(k);
-    setParams(next, { replace: true });
+    if (next.toString() !== window.location.search.slice(1)) setParams(next, { replace: true });
   }, [debounced, setParams]);
 
   const metadataFilter = parseMetadataFilter(debounced.metadata);

@@ -8,6 +8,7 @@ import { checkKey } from '../api/queries';
 import { session, useSession } from '../api/session';
 import { ThemeToggle } from '../components/AppLayout';
 import { Logo } from '../components/Logo';
+import { nextPath } from '../lib/next-path';
 
 export default function SignInPage() {
   const { apiKey, message } = useSession();
@@ -17,9 +18,7 @@ export default function SignInPage() {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  // Only a path of this console: a link must not send a signed-in user to another site.
-  const next =
-    params.get('next')?.startsWith('/') && !params.get('next')!.startsWith('//') ? params.get('next')! : '/projects';
+  const next = nextPath(params.get('next'));
 
   if (apiKey) return <Navigate to={next} replace />;
 

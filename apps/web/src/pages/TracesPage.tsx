@@ -1,5 +1,5 @@
 import { Button, Group, Pagination, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { useDebouncedCallback } from '@mantine/hooks';
 import { IconArrowUp, IconSearch } from '@tabler/icons-react';
 import type { RowSelectionState } from '@tanstack/react-table';
 import { useCallback, useEffect, useMemo, useState } from 'react';
@@ -68,7 +68,7 @@ export default function TracesPage() {
         projectUuid={projectUuid}
         section="traces"
         title="Traces"
-        right={<LiveControl status={live.status} paused={live.paused} onToggle={live.togglePause} />}
+        right={<LiveControl status={live.status} ended={live.ended} paused={live.paused} onToggle={live.togglePause} />}
       />
 
       <Group gap="xs" wrap="wrap">
@@ -208,12 +208,9 @@ export default function TracesPage() {
 
 function SearchBox({ value, onSearch }: { value: string; onSearch: (s: string) => void }) {
   const [text, setText] = useState(value);
-  const [debounced] = useDebouncedValue(text, 350);
+  // Typing searches once it settles; a new `value` from the URL (back, a link) only resets the box.
+  const search = useDebouncedCallback((s: string) => s.trim() !== value.trim() && onSearch(s), 350);
   useEffect(() => setText(value), [value]);
-  useEffect(() => {
-    if (debounced.trim() !== value.trim()) onSearch(debounced);
-    // Only the typed text triggers a search (not a new `value` from the URL, which resets the box above).
-  }, [debounced]);
   return (
     <TextInput
       aria-label="Search inputs, output and metadata"
@@ -221,8 +218,15 @@ function SearchBox({ value, onSearch }: { value: string; onSearch: (s: string) =
       leftSection={<IconSearch size={16} />}
       w={300}
       value={text}
-      onChange={(e) => setText(e.currentTarget.value)}
-      onKeyDown={(e) => e.key === 'Enter' && onSearch(text)}
+      onChange={(e) => {
+        setText(e.currentTarget.value);
+        search(e.currentTarget.value);
+      }}
+      onKeyDown={(e) => {
+        if (e.key !== 'Enter') return;
+        search.cancel();
+        onSearch(text);
+      }}
     />
   );
 }

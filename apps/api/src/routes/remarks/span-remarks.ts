@@ -6,7 +6,10 @@ import { AppError, notFound } from '../../errors';
 
 const READ_YOUR_WRITES_MS = 2000;
 
-/** Who remarks: the key's label (a person's email), else the key itself. */
+/**
+ * Who remarks: the key's label (a person's email), else the key itself. A remark is the caller's own when
+ * its `user_id` is this; `GET /me` answers it as `remark_author` for the console to compare with.
+ */
 export const userOf = (req: FastifyRequest) => req.caller.label ?? `key:${req.caller.keyId}`;
 
 /** The span remarked on, once the writes accepted for it are applied. */
