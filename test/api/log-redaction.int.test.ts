@@ -1,40 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '@sightline/api';
-import { ApiEnv, parseEnv } from '@sightline/schemas';
+import { appWithLogs } from '../support/app';
 import { useSql } from '../support/fixtures';
-import { databaseUrl, redisUrl, uniquePrefix } from '../support/services';
 
 const {
   orgs: [{ key }],
 } = useSql({ orgs: ['log-redaction'] });
-const lines: string[] = [];
+let lines: Record<string, any>[];
 let app: FastifyInstance;
 let base: string;
 
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  const config = parseEnv(ApiEnv, {
-    DATABASE_URL: databaseUrl(),
-    REDIS_URL: redisUrl(),
-    QUEUE_PREFIX: uniquePrefix(),
-    LOG_LEVEL: 'info',
-    MAX_EVENT_LOOP_DELAY_MS: '0',
-  });
-  app = await buildApp(config, { logger: { level: 'info', stream } as never });
+  ({ app, lines } = await appWithLogs({ MAX_EVENT_LOOP_DELAY_MS: '0' }));
   base = await app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(() => app?.close());
 
 /** The request's log lines, found by its x-request-id. */
-const linesOf = (requestId: string) => lines.filter((l) => JSON.parse(l).reqId === requestId);
+const linesOf = (requestId: string) => lines.filter((l) => l.reqId === requestId);
 
 describe('request logs', () => {
   it('redact a key sent in the query under an encoded or mistyped name', async () => {
@@ -51,11 +35,11 @@ describe('request logs', () => {
     expect(upper.status).toBe(401);
 
     await expect.poll(() => linesOf('encoded').length).toBeGreaterThan(0);
-    await expect.poll(() => linesOf('upper').some((l) => l.includes('request completed'))).toBe(true);
-    expect(lines.join('\n')).not.toContain(key.slice(3));
+    await expect.poll(() => linesOf('upper').some((l) => l.msg === 'request completed')).toBe(true);
+    expect(JSON.stringify(lines)).not.toContain(key.slice(3));
     const urls = ['encoded', 'upper'].map((id) =>
       linesOf(id)
-        .map((l) => JSON.parse(l).req?.url)
+        .map((l) => l.req?.url)
         .find(Boolean),
     );
     expect(urls).toEqual([

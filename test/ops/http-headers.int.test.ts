@@ -1,35 +1,10 @@
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '@sightline/api';
 import { corsOrigins } from '../../apps/api/src/plugins/security';
-import { ApiEnv, parseEnv } from '@sightline/schemas';
-import { buildStack, call } from '../support/app';
+import { appWithLogs, buildStack, call } from '../support/app';
 import { useSql } from '../support/fixtures';
-import { databaseUrl, redisUrl, uniquePrefix } from '../support/services';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The API with its log lines captured as parsed JSON. */
-async function appWithLogs(env: Record<string, string> = {}) {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const config = parseEnv(ApiEnv, {
-    DATABASE_URL: databaseUrl(),
-    REDIS_URL: redisUrl(),
-    QUEUE_PREFIX: uniquePrefix(),
-    LOG_LEVEL: 'info',
-    ...env,
-  });
-  const app = await buildApp(config, { logger: { level: 'info', stream } as never });
-  await app.ready();
-  return { app, lines };
-}
 
 const {
   orgs: [{ key }],

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from '@sightline/api';
@@ -102,4 +103,25 @@ export async function readTrace(app: FastifyInstance, key: string, id: string) {
     const res = await call(app, key, 'GET', `/trace_log/${id}`);
     if (res.statusCode !== 503 || attempt >= 20) return res;
   }
+}
+
+/** The API with its log lines captured as parsed JSON. */
+export async function appWithLogs(env: Record<string, string> = {}) {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const config = parseEnv(ApiEnv, {
+    DATABASE_URL: databaseUrl(),
+    REDIS_URL: redisUrl(),
+    QUEUE_PREFIX: uniquePrefix(),
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+  const app = await buildApp(config, { logger: { level: 'info', stream } as never });
+  await app.ready();
+  return { app, lines };
 }
