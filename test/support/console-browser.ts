@@ -90,7 +90,6 @@ export function useConsole(
   session.shot = (name) => session.page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: false });
   session.expectIdle = async (what) => {
     const work = await idleWork(session.page);
-    console.log('IDLE', what, work);
     expect(
       work.scriptMs,
       `${what} (${session.page.url()}) ran ${work.scriptMs} ms of script (${work.taskMs} ms of tasks) in ${IDLE_MS} ms left alone`,
