@@ -36,7 +36,7 @@ for at in $TIMES; do
   echo "== clock at $at UTC (offset ${offset}s)"
 
   rm -rf "$work/data"
-  as_postgres "$PG_BIN/initdb" -D "$work/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >/dev/null
+  as_postgres "$PG_BIN/initdb" -D "$work/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
   as_postgres env LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME="+${offset}s" \
     "$PG_BIN/pg_ctl" -D "$work/data" -l "$work/pg.log" -w \
     -o "-p $PG_PORT -k $work -c listen_addresses=127.0.0.1 -c fsync=off -c max_locks_per_transaction=256 -c max_connections=200" \
