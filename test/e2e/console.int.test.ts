@@ -87,8 +87,18 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: /1 new trace/ }).waitFor({ timeout: 10_000 });
     await expect(page.getByRole('link', { name: queued }).count()).resolves.toBe(0);
     await shot('traces-new-bar');
-    await page.getByRole('button', { name: /1 new trace/ }).click();
+    // Leaving the rows lets what waited come in (so a click on the bar, which leaves them too, races it).
+    await page.mouse.move(5, 5);
     await page.getByRole('link', { name: queued }).waitFor();
+    await expect(page.getByRole('button', { name: /new trace/ }).count()).resolves.toBe(0);
+
+    // Paused, a new trace waits whatever the pointer does, until the bar is clicked.
+    await page.getByRole('button', { name: 'Pause' }).click();
+    const held = `held-${randomUUID().slice(0, 8)}`;
+    await writeSpans(api, keys.admin, agentTrace(PROJECT, Date.now(), held).spans);
+    await page.getByRole('button', { name: /1 new trace \(paused\)/ }).click();
+    await page.getByRole('link', { name: held }).waitFor();
+    await page.getByRole('button', { name: 'Resume' }).click();
   });
 
   it('narrows the table with the search, the status and the filter builder, and keeps them in the URL', async () => {

@@ -4,21 +4,21 @@ import { AppLayout } from './components/AppLayout';
 import { LoadingState } from './components/StateViews';
 
 // Each page is its own chunk, loaded when first visited: the entry holds the kit, the shell and sign-in.
-const SignInPage = lazy(() => import('./pages/SignInPage'));
-const ProjectsPage = lazy(() => import('./pages/ProjectsPage'));
-const TracesPage = lazy(() => import('./pages/TracesPage'));
-const TracePage = lazy(() => import('./pages/TracePage'));
-const DashboardPage = lazy(() => import('./pages/DashboardPage'));
-const SessionsPage = lazy(() => import('./pages/SessionsPage'));
-const ExperimentsPage = lazy(() => import('./pages/ExperimentsPage'));
-const ExperimentPage = lazy(() => import('./pages/ExperimentPage'));
-const ComparePage = lazy(() => import('./pages/ComparePage'));
-const DatasetsPage = lazy(() => import('./pages/DatasetsPage'));
-const DatasetPage = lazy(() => import('./pages/DatasetPage'));
-const PromptsPage = lazy(() => import('./pages/PromptsPage'));
-const EvalMetricsPage = lazy(() => import('./pages/EvalMetricsPage'));
-const SettingsPage = lazy(() => import('./pages/SettingsPage'));
-const NotFoundPage = lazy(() => import('./pages/NotFoundPage'));
+const SignInPage = lazy(() => import('./features/auth/SignInPage'));
+const ProjectsPage = lazy(() => import('./features/projects/ProjectsPage'));
+const TracesPage = lazy(() => import('./features/traces/TracesPage'));
+const TracePage = lazy(() => import('./features/trace/TracePage'));
+const DashboardPage = lazy(() => import('./features/dashboard/DashboardPage'));
+const SessionsPage = lazy(() => import('./features/sessions/SessionsPage'));
+const ExperimentsPage = lazy(() => import('./features/experiments/ExperimentsPage'));
+const ExperimentPage = lazy(() => import('./features/experiments/ExperimentPage'));
+const ComparePage = lazy(() => import('./features/experiments/ComparePage'));
+const DatasetsPage = lazy(() => import('./features/datasets/DatasetsPage'));
+const DatasetPage = lazy(() => import('./features/datasets/DatasetPage'));
+const PromptsPage = lazy(() => import('./features/prompts/PromptsPage'));
+const EvalMetricsPage = lazy(() => import('./features/evals/EvalMetricsPage'));
+const SettingsPage = lazy(() => import('./features/settings/SettingsPage'));
+const NotFoundPage = lazy(() => import('./features/not-found/NotFoundPage'));
 
 export const router = createBrowserRouter([
   {

@@ -19,15 +19,15 @@ import { IconRocket } from '@tabler/icons-react';
 import { diffLines } from 'diff';
 import { useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { errorMessage } from '../api/client';
-import { useDeploy, useDeployments, usePromptVersions } from '../api/queries';
-import { usePermissions } from '../api/roles';
-import type { PromptVersion } from '../api/types';
-import { Playground } from '../components/Playground';
-import { DiffParts } from '../components/WordDiff';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
-import { Timestamp } from '../components/Timestamp';
-import { promptsOf, promptText, type Prompt } from '../lib/prompts';
+import { errorMessage } from '../../api/client';
+import { useDeploy, useDeployments, usePromptVersions } from '../../api/queries';
+import { usePermissions } from '../../api/roles';
+import type { PromptVersion } from '../../api/types';
+import { Playground } from '../../components/Playground';
+import { DiffParts } from '../../components/WordDiff';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { Timestamp } from '../../components/Timestamp';
+import { promptsOf, promptText, type Prompt } from '../../lib/prompts';
 
 /**
  * Prompts by name: their versions (immutable), the deployments pointing at them, a diff between any two

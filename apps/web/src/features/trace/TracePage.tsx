@@ -2,17 +2,17 @@ import { Anchor, Breadcrumbs, Button, Group, Paper, Stack, Text, Title } from '@
 import { IconArrowsMaximize, IconArrowsMinimize } from '@tabler/icons-react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { ApiError } from '../api/client';
-import { useProjects, useSpan, useTraceSkeleton } from '../api/queries';
-import { usePermissions } from '../api/roles';
-import { AddToDataset } from '../components/AddToDataset';
-import { SpanDetail } from '../components/SpanDetail';
-import { SpanTree } from '../components/SpanTree';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
-import { Timestamp } from '../components/Timestamp';
-import { StatusBadge } from '../components/TraceCells';
-import { formatCost, formatCount, formatLatency } from '../lib/format';
-import { ancestorsOf, buildSpanTree } from '../lib/span-tree';
+import { ApiError } from '../../api/client';
+import { useProjects, useSpan, useTraceSkeleton } from '../../api/queries';
+import { usePermissions } from '../../api/roles';
+import { AddToDataset } from '../../components/AddToDataset';
+import { SpanDetail } from '../../components/SpanDetail';
+import { SpanTree } from '../../components/SpanTree';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { Timestamp } from '../../components/Timestamp';
+import { StatusBadge } from '../../components/TraceCells';
+import { formatCost, formatCount, formatLatency } from '../../lib/format';
+import { ancestorsOf, buildSpanTree } from '../../lib/span-tree';
 
 const PANE_HEIGHT = 'calc(100vh - 56px - 150px)';
 

@@ -13,13 +13,13 @@ import {
   Bar,
   BarChart,
 } from 'recharts';
-import { useDashboard } from '../api/queries';
-import type { Dashboard, TimeRange } from '../api/types';
-import { ProjectHeader } from '../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
-import { formatCost, formatCount, formatLatency, formatPercent, formatScore } from '../lib/format';
-import { fillBuckets } from '../lib/dashboard';
-import { TIME_RANGE_LABELS } from '../lib/trace-view';
+import { useDashboard } from '../../api/queries';
+import type { Dashboard, TimeRange } from '../../api/types';
+import { ProjectHeader } from '../../components/ProjectHeader';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { formatCost, formatCount, formatLatency, formatPercent, formatScore } from '../../lib/format';
+import { fillBuckets } from '../../lib/dashboard';
+import { TIME_RANGE_LABELS } from '../../lib/trace-view';
 
 type Range = Exclude<TimeRange, 'na'>;
 const RANGES = Object.entries(TIME_RANGE_LABELS)

@@ -17,7 +17,7 @@ import {
 import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
-import { errorMessage } from '../api/client';
+import { errorMessage } from '../../api/client';
 import {
   useApiKeys,
   useCreateApiKey,
@@ -26,14 +26,14 @@ import {
   useProviderKeys,
   useRevokeApiKey,
   useSaveProviderKey,
-} from '../api/queries';
-import { usePermissions } from '../api/roles';
-import type { ApiKeyCreated, Role } from '../api/types';
-import { CopyIcon } from '../components/CopyField';
-import { CriteriaSettings } from '../components/CriteriaSettings';
-import { EmptyState, QueryPanel } from '../components/StateViews';
-import { Timestamp } from '../components/Timestamp';
-import { DeleteButton } from '../components/DeleteButton';
+} from '../../api/queries';
+import { usePermissions } from '../../api/roles';
+import type { ApiKeyCreated, Role } from '../../api/types';
+import { CopyIcon } from '../../components/CopyField';
+import { CriteriaSettings } from '../../components/CriteriaSettings';
+import { EmptyState, QueryPanel } from '../../components/StateViews';
+import { Timestamp } from '../../components/Timestamp';
+import { DeleteButton } from '../../components/DeleteButton';
 
 const ROLE_HELP: Record<Role, string> = {
   admin: 'Admin: everything, including keys and provider keys',

@@ -14,13 +14,13 @@ import {
 } from '@mantine/core';
 import { IconInfoCircle } from '@tabler/icons-react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { useCompare, useCompareRows } from '../api/queries';
-import type { CompareCell, CompareMetric, CompareResult, CompareRows } from '../api/types';
-import { ProjectHeader } from '../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
-import { WordDiff } from '../components/WordDiff';
-import { cellValue, formatDifference, formatP, TONE_COLOR, toneOf, verdict } from '../lib/compare';
-import { formatCost, formatCount, formatLatency, formatScore } from '../lib/format';
+import { useCompare, useCompareRows } from '../../api/queries';
+import type { CompareCell, CompareMetric, CompareResult, CompareRows } from '../../api/types';
+import { ProjectHeader } from '../../components/ProjectHeader';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { WordDiff } from '../../components/WordDiff';
+import { cellValue, formatDifference, formatP, TONE_COLOR, toneOf, verdict } from '../../lib/compare';
+import { formatCost, formatCount, formatLatency, formatScore } from '../../lib/format';
 
 const ROWS_PER_PAGE = 20;
 

@@ -17,19 +17,19 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { IconArrowsSort, IconChevronDown, IconChevronUp, IconGitCompare, IconSearch } from '@tabler/icons-react';
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { useExperiments } from '../api/queries';
-import type { ExperimentSummary } from '../api/types';
-import { ProjectHeader } from '../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
-import { Timestamp } from '../components/Timestamp';
-import { formatCount, formatScore } from '../lib/format';
+import { useExperiments } from '../../api/queries';
+import type { ExperimentSummary } from '../../api/types';
+import { ProjectHeader } from '../../components/ProjectHeader';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { Timestamp } from '../../components/Timestamp';
+import { formatCount, formatScore } from '../../lib/format';
 import {
   MAX_COMPARED,
   parseMetadataFilter,
   sortExperiments,
   STATUS_COLOR,
   type ExperimentSort,
-} from '../lib/experiments';
+} from '../../lib/experiments';
 
 const COLUMNS: { key: ExperimentSort['key']; label: string; numeric?: boolean }[] = [
   { key: 'name', label: 'Experiment' },

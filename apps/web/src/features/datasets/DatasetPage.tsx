@@ -4,14 +4,14 @@ import { IconDownload, IconEdit, IconPlus, IconUpload } from '@tabler/icons-reac
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { download, errorMessage } from '../api/client';
-import { useDatasets, useDeleteDataset, useDeleteTestCase, useTestCases } from '../api/queries';
-import { usePermissions } from '../api/roles';
-import type { DatasetSummary, TestCase } from '../api/types';
-import { ImportModal, RenameModal, TestCaseModal } from '../components/DatasetForms';
-import { DeleteButton } from '../components/DeleteButton';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
-import { formatCount } from '../lib/format';
+import { download, errorMessage } from '../../api/client';
+import { useDatasets, useDeleteDataset, useDeleteTestCase, useTestCases } from '../../api/queries';
+import { usePermissions } from '../../api/roles';
+import type { DatasetSummary, TestCase } from '../../api/types';
+import { ImportModal, RenameModal, TestCaseModal } from '../../components/DatasetForms';
+import { DeleteButton } from '../../components/DeleteButton';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { formatCount } from '../../lib/format';
 
 const ROW_HEIGHT = 44;
 

@@ -2,13 +2,13 @@ import { Anchor, Button, Group, Stack, Table, TagsInput, Text, TextInput, Title 
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { errorMessage } from '../api/client';
-import { useCreateDataset, useDatasets } from '../api/queries';
-import { usePermissions } from '../api/roles';
-import { FormModal } from '../components/DatasetForms';
-import { EmptyState, QueryPanel } from '../components/StateViews';
-import { Timestamp } from '../components/Timestamp';
-import { formatCount } from '../lib/format';
+import { errorMessage } from '../../api/client';
+import { useCreateDataset, useDatasets } from '../../api/queries';
+import { usePermissions } from '../../api/roles';
+import { FormModal } from '../../components/DatasetForms';
+import { EmptyState, QueryPanel } from '../../components/StateViews';
+import { Timestamp } from '../../components/Timestamp';
+import { formatCount } from '../../lib/format';
 
 /** The organization's datasets: the test cases experiments run over. */
 export default function DatasetsPage() {

@@ -4,19 +4,19 @@ import { IconArrowUp, IconSearch } from '@tabler/icons-react';
 import type { RowSelectionState } from '@tanstack/react-table';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
-import { useProjects, useTraces } from '../api/queries';
-import { useSession } from '../api/session';
-import type { TraceRow } from '../api/types';
-import { usePermissions } from '../api/roles';
-import { AddToDataset } from '../components/AddToDataset';
-import { ClientSetup } from '../components/ClientSetup';
-import { FilterBuilder } from '../components/FilterBuilder';
-import { LiveControl } from '../components/LiveControl';
-import { ProjectHeader } from '../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
-import { ColumnChooser, TracesTable } from '../components/TracesTable';
-import { formatCount } from '../lib/format';
-import { useLiveRows } from '../lib/use-live-rows';
+import { useProjects, useTraces } from '../../api/queries';
+import { useSession } from '../../api/session';
+import type { TraceRow } from '../../api/types';
+import { usePermissions } from '../../api/roles';
+import { AddToDataset } from '../../components/AddToDataset';
+import { ClientSetup } from '../../components/ClientSetup';
+import { FilterBuilder } from '../../components/FilterBuilder';
+import { LiveControl } from '../../components/LiveControl';
+import { ProjectHeader } from '../../components/ProjectHeader';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { ColumnChooser, TracesTable } from '../../components/TracesTable';
+import { formatCount } from '../../lib/format';
+import { useLiveRows } from '../../lib/use-live-rows';
 import {
   PAGE_SIZES,
   paramsFromView,
@@ -25,7 +25,7 @@ import {
   TIME_RANGE_LABELS,
   viewFromParams,
   type TraceView,
-} from '../lib/trace-view';
+} from '../../lib/trace-view';
 
 const STATUS_OPTIONS = [
   { value: '', label: 'Any status' },

@@ -3,12 +3,12 @@ import { IconInfoCircle, IconKey } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
-import { ApiError, errorMessage } from '../api/client';
-import { checkKey } from '../api/queries';
-import { session, useSession } from '../api/session';
-import { ThemeToggle } from '../components/AppLayout';
-import { Logo } from '../components/Logo';
-import { nextPath } from '../lib/next-path';
+import { ApiError, errorMessage } from '../../api/client';
+import { checkKey } from '../../api/queries';
+import { session, useSession } from '../../api/session';
+import { ThemeToggle } from '../../components/AppLayout';
+import { Logo } from '../../components/Logo';
+import { nextPath } from '../../lib/next-path';
 
 export default function SignInPage() {
   const { apiKey, message } = useSession();

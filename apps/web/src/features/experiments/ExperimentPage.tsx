@@ -1,17 +1,17 @@
 import { Anchor, Badge, Group, Pagination, Paper, ScrollArea, Stack, Table, Text } from '@mantine/core';
 import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { useExperiments, useExperimentSamples } from '../api/queries';
-import type { ExperimentSample, ExperimentSamples, ExperimentSummary } from '../api/types';
-import { FilterBuilder } from '../components/FilterBuilder';
-import { ProjectHeader } from '../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
-import { Timestamp } from '../components/Timestamp';
-import { StatusBadge } from '../components/TraceCells';
-import { STATUS_COLOR } from '../lib/experiments';
-import { formatCost, formatCount, formatLatency, formatScore, formatTokens } from '../lib/format';
-import { incomplete } from '../lib/filter-fields';
-import { paramsFromView, viewFromParams, type TraceView } from '../lib/trace-view';
+import { useExperiments, useExperimentSamples } from '../../api/queries';
+import type { ExperimentSample, ExperimentSamples, ExperimentSummary } from '../../api/types';
+import { FilterBuilder } from '../../components/FilterBuilder';
+import { ProjectHeader } from '../../components/ProjectHeader';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { Timestamp } from '../../components/Timestamp';
+import { StatusBadge } from '../../components/TraceCells';
+import { STATUS_COLOR } from '../../lib/experiments';
+import { formatCost, formatCount, formatLatency, formatScore, formatTokens } from '../../lib/format';
+import { incomplete } from '../../lib/filter-fields';
+import { paramsFromView, viewFromParams, type TraceView } from '../../lib/trace-view';
 
 const PAGE_SIZE = 50;
 

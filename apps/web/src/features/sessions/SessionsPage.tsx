@@ -13,13 +13,13 @@ import {
 } from '@mantine/core';
 import { IconMessage, IconUser } from '@tabler/icons-react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { useTraceGroup, useTraceGroups } from '../api/queries';
-import type { TraceGroup } from '../api/types';
-import { Payload } from '../components/Payload';
-import { ProjectHeader } from '../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../components/StateViews';
-import { Timestamp } from '../components/Timestamp';
-import { formatCost, formatCount, formatLatency, formatScore } from '../lib/format';
+import { useTraceGroup, useTraceGroups } from '../../api/queries';
+import type { TraceGroup } from '../../api/types';
+import { Payload } from '../../components/Payload';
+import { ProjectHeader } from '../../components/ProjectHeader';
+import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { Timestamp } from '../../components/Timestamp';
+import { formatCost, formatCount, formatLatency, formatScore } from '../../lib/format';
 
 type By = 'session' | 'user';
 const PAGE_SIZE = 50;
