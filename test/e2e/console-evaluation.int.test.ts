@@ -81,12 +81,14 @@ describe('experiments in the console', { timeout: 60_000 }, () => {
     await expect(table.getByRole('row', { name: /candidate/ }).textContent()).resolves.toContain(String(CASES));
     await session.shot('experiments');
     await session.expectIdle('the experiments');
+    await session.checkA11y('experiments');
 
     await table.getByRole('link', { name: 'qa-eval' }).first().click();
     await page.getByRole('table', { name: 'Scores over all samples' }).waitFor();
     await page.getByRole('table', { name: 'Samples' }).getByText('What is 7 + 7?').waitFor();
     await session.shot('experiment');
     await session.expectIdle('an experiment');
+    await session.checkA11y('experiment');
   });
 
   it('opens the samples of a 10,000-sample run within 2 s, filtered by score', async () => {
@@ -144,6 +146,7 @@ describe('experiments in the console', { timeout: 60_000 }, () => {
     await page.getByRole('table', { name: 'Test cases side by side' }).getByText('What is 7 + 7?').waitFor();
     await session.shot('experiments-compare');
     await session.expectIdle('a comparison');
+    await session.checkA11y('experiments-compare');
   });
 
   it('finds no significant difference between two identical runs', async () => {
@@ -184,16 +187,27 @@ describe('datasets in the console', { timeout: 60_000 }, () => {
     await page.getByRole('option', { name: /qa-gold-/ }).click();
     await page.getByRole('dialog').getByText('What is 0 + 0?').waitFor();
     await session.shot('trace-add-to-dataset');
+    await session.checkA11y('trace-add-to-dataset');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await page.getByText(/Added the trace to qa-gold-/).waitFor();
     expect(await count()).toBe(1);
 
-    await page.goto(`${session.origin}/datasets/${dataset.id}`);
+    await page.goto(`${session.origin}/datasets`);
+    await page
+      .getByRole('table', { name: 'Datasets' })
+      .getByRole('link', { name: /qa-gold-/ })
+      .waitFor();
+    await session.shot('datasets');
+    await session.expectIdle('the datasets');
+    await session.checkA11y('datasets');
+
+    await page.getByRole('link', { name: /qa-gold-/ }).click();
     const table = page.getByRole('table', { name: 'Test cases' });
     await table.getByText('What is 0 + 0?').waitFor();
     await table.getByText('0', { exact: true }).first().waitFor(); // the target: 0 + 0
     await session.shot('dataset');
     await session.expectIdle('a dataset');
+    await session.checkA11y('dataset');
   });
 
   it('refuses a CSV import with one bad row: the row’s error shown, nothing imported', async () => {
@@ -207,6 +221,7 @@ describe('datasets in the console', { timeout: 60_000 }, () => {
     await alert.getByText('Nothing was imported').waitFor();
     await expect(alert.textContent()).resolves.toMatch(/row 2/);
     await session.shot('dataset-import-refused');
+    await session.checkA11y('dataset-import-refused');
     expect(await count()).toBe(1);
   });
 
@@ -249,10 +264,11 @@ describe('prompts in the console', { timeout: 60_000 }, () => {
     await versions.getByText('v2').waitFor();
     await versions.getByRole('row', { name: /v1/ }).getByRole('button', { name: 'Deploy' }).click();
     await page.getByRole('textbox', { name: 'New deployment id' }).fill(`${name}-prod`);
-    await page.getByRole('menu').getByRole('button', { name: 'Deploy' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Deploy' }).click();
     await versions.getByRole('row', { name: /v1/ }).getByText(`${name}-prod`).waitFor();
     await session.shot('prompt-versions');
     await session.expectIdle('a prompt’s versions');
+    await session.checkA11y('prompt-versions');
 
     await page.getByRole('tab', { name: 'Diff' }).click();
     const changes = page.getByLabel('Changes from v1 to v2');
@@ -260,6 +276,7 @@ describe('prompts in the console', { timeout: 60_000 }, () => {
     await changes.locator('del', { hasText: 'You answer support questions.' }).waitFor();
     await session.shot('prompt-diff');
     await session.expectIdle('a prompt’s diff');
+    await session.checkA11y('prompt-diff');
   });
 
   it('runs a version in the playground, streaming the answer, and logs the run as a trace', async () => {
@@ -274,6 +291,7 @@ describe('prompts in the console', { timeout: 60_000 }, () => {
     expect(request.body.stream).toBe(true);
     await session.shot('playground');
     await session.expectIdle('the playground, after a run');
+    await session.checkA11y('playground');
     await page.getByRole('link', { name: 'Open its trace' }).click();
     await page
       .getByRole('heading', { name: `playground: ${name}` })
@@ -289,6 +307,7 @@ describe('evaluation metrics in the console', { timeout: 60_000 }, () => {
     await page.getByRole('textbox', { name: 'Name' }).waitFor();
     await session.shot('metrics');
     await session.expectIdle('the evaluation metrics');
+    await session.checkA11y('metrics');
     const name = `mentions-refund-${randomUUID().slice(0, 6)}`;
     await page.getByRole('textbox', { name: 'Name' }).fill(name);
     await page.getByRole('combobox', { name: 'Type' }).click();
@@ -301,6 +320,7 @@ describe('evaluation metrics in the console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Try', exact: true }).click();
     await page.getByText(/^Score 1/).waitFor();
     await session.shot('metrics-try');
+    await session.checkA11y('metrics-try');
     await page.getByRole('button', { name: 'Create metric' }).click();
     await page.getByRole('table', { name: 'Evaluation metrics' }).getByText(name).waitFor();
   });

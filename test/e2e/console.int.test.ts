@@ -12,7 +12,7 @@ const PROJECT = `support-bot-${randomUUID().slice(0, 6)}`;
 const N_TRACES = 40;
 
 const session = useConsole('console-e2e');
-const { keys, shot, signIn, expectIdle } = session;
+const { keys, shot, signIn, expectIdle, checkA11y } = session;
 let agent: ReturnType<typeof agentTrace>;
 let criterion: { id: string; name: string };
 let projectId = '';
@@ -31,6 +31,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByText('This API key is not valid on this server').waitFor();
     await shot('sign-in-wrong-key');
     await expectIdle('the sign-in page');
+    await checkA11y('sign-in-wrong-key');
     await page.getByLabel('API key').fill(keys.admin);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('No traces yet: send your first one').waitFor();
@@ -39,6 +40,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('banner').getByText('ada@example.com').waitFor();
     await shot('projects-first-run');
     await expectIdle('the first-run guide');
+    await checkA11y('projects-first-run');
     // A sign-in link leads to a place in this console only: this one would lead to evil.example.
     await page.goto(`${origin}/sign-in?next=/%5Cevil.example`);
     await page.getByText('No traces yet: send your first one').waitFor();
@@ -60,6 +62,7 @@ describe('the web console', { timeout: 60_000 }, () => {
       .toBe(1);
     await shot('projects');
     await expectIdle('the projects');
+    await checkA11y('projects');
   });
 
   it('shows a trace written through the API live, at the top of the table', async () => {
@@ -79,6 +82,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect(firstRow.textContent()).resolves.toContain(name);
     await shot('traces-live');
     expect(onScreenMs).toBeLessThan(5000);
+    await checkA11y('traces-live');
 
     // While the pointer is over the rows, a new trace waits behind the "new traces" bar.
     await firstRow.hover();
@@ -103,8 +107,8 @@ describe('the web console', { timeout: 60_000 }, () => {
 
   it('narrows the table with the search, the status and the filter builder, and keeps them in the URL', async () => {
     await page.getByRole('textbox', { name: 'Search inputs, output and metadata' }).fill('without downtime');
-    // The agent trace of the seed and the two written live ask it.
-    await expect.poll(tableTotal, { timeout: 10_000 }).toBe(3);
+    // The agent trace of the seed and the three written live ask it.
+    await expect.poll(tableTotal, { timeout: 10_000 }).toBe(4);
     expect(new URL(page.url()).searchParams.get('q')).toBe('without downtime');
     await page.getByRole('button', { name: 'Reset' }).click();
 
@@ -141,6 +145,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect.poll(tableTotal, { timeout: 10_000 }).toBe(stagingErrors);
     await page.getByText('metadata.environment equals staging').waitFor();
     await expectIdle('the filtered traces');
+    await checkA11y('traces-filtered');
   });
 
   it('opens a 3-level trace and reads the chat messages of its LLM span', async () => {
@@ -161,14 +166,34 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect(messages.locator('strong', { hasText: 'without downtime' }).count()).resolves.toBe(1);
     await shot('trace-chat');
     await expectIdle('a trace');
+    await checkA11y('trace-chat');
 
-    // Keyboard: down to the tool span under the LLM call, left back to its parent.
-    await tree.focus();
+    // Keyboard: Tab reaches the selected span (the tree's one tab stop); the arrows move focus, the selection
+    // and the detail with it: down to the tool span under the LLM call, left back to its parent, left again
+    // collapses it, right opens it, Home and End.
+    await page.getByRole('button', { name: 'Collapse all' }).focus();
+    await page.keyboard.press('Tab');
+    const focused = () => page.evaluate('document.activeElement?.id');
+    await expect.poll(focused, { message: 'Tab into the tree' }).toBe(`span-${agent.llm}`);
     const selected = () => tree.locator('[aria-selected="true"]').getAttribute('id');
-    await page.keyboard.press('ArrowDown');
-    await expect.poll(selected, { message: 'down from the LLM span' }).toBe(`span-${agent.tool}`);
+    const detail = (name: string) => page.getByLabel('Selected span').getByRole('heading', { name, exact: true });
+    const key = async (press: string, id: string, name: string) => {
+      await page.keyboard.press(press);
+      await expect.poll(selected, { message: `${press}: selected` }).toBe(`span-${id}`);
+      await expect.poll(focused, { message: `${press}: focused` }).toBe(`span-${id}`);
+      await detail(name).waitFor();
+    };
+    await key('ArrowDown', agent.tool, 'search_docs');
+    await shot('trace-keyboard');
+    await key('ArrowLeft', agent.llm, 'llm-openai');
     await page.keyboard.press('ArrowLeft');
-    await expect.poll(selected, { message: 'left from the tool span' }).toBe(`span-${agent.llm}`);
+    await expect.poll(() => tree.getByRole('treeitem').count(), { message: 'left collapses' }).toBe(3);
+    await expect(tree.locator(`#span-${agent.llm}`).getAttribute('aria-expanded')).resolves.toBe('false');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => tree.getByRole('treeitem').count(), { message: 'right expands' }).toBe(4);
+    await key('Home', agent.root, agent.spans[0]!.trace_name as string);
+    await key('End', agent.tool, 'search_docs');
+    await key('ArrowUp', agent.llm, 'llm-openai');
     expect(new URL(page.url()).searchParams.get('span')).toBe(agent.llm);
     await page.getByRole('tab', { name: 'Input & output' }).click();
     await shot('trace-io');
@@ -196,6 +221,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByLabel(`Criterion ${criterion.name}`).getByText('ada@example.com', { exact: true }).waitFor();
     await shot('trace-annotations');
     await expectIdle('a span’s remarks');
+    await checkA11y('trace-annotations');
 
     await page.goto(
       `${origin}/projects/${projectUuid}/traces?filter=annotation:score:${criterion.id}&op=greater_than&value=3`,
@@ -209,6 +235,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.goto(`${origin}/settings`);
     await page.getByRole('table', { name: 'Annotation criteria' }).getByText(criterion.name).waitFor();
     await expectIdle('the settings');
+    await checkA11y('settings-criteria');
     const form = page.getByRole('form', { name: 'Create a criterion' });
     await form.getByRole('textbox', { name: 'Name' }).fill('tone');
     await form.getByText('Value', { exact: true }).click();
@@ -244,6 +271,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.locator('.recharts-surface').first().waitFor();
     await shot('dashboard');
     await expectIdle('the dashboard');
+    await checkA11y('dashboard');
     await page.getByRole('combobox', { name: 'Time range' }).click();
     await page.getByRole('option', { name: 'Last 24 hours' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('24h');
@@ -258,6 +286,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await table.getByText('session-42', { exact: true }).waitFor();
     await shot('sessions');
     await expectIdle('the sessions');
+    await checkA11y('sessions');
     await table.getByText('session-42', { exact: true }).click();
     const turns = page.getByRole('dialog').getByTestId('turn');
     await turns.first().waitFor();
@@ -265,6 +294,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await sleep(500); // the drawer's slide-in
     await shot('session-conversation');
     await expectIdle('a session’s conversation');
+    await checkA11y('session-conversation');
     await turns.first().getByRole('link', { name: 'Open the trace' }).click();
     await page.getByRole('tree').waitFor();
   });
@@ -293,7 +323,7 @@ describe('the web console', { timeout: 60_000 }, () => {
         await ready();
         expect(await page.locator('html').getAttribute('data-mantine-color-scheme')).toBe('dark');
         await sleep(300); // charts and drawers settle
-        await shot(`${name}-dark`);
+        await shot(`${name}-dark-system`); // `${name}-dark` is checkA11y's, in a scheme it switched to
         await expectIdle(`${name}, dark`);
       }
     } finally {
@@ -333,6 +363,7 @@ describe('the web console', { timeout: 60_000 }, () => {
       .waitFor();
     await shot('trace-10k');
     await expectIdle('a 10,000-span trace');
+    await checkA11y('trace-10k');
     console.log(`10,000-span trace interactive in ${interactiveMs} ms`);
     // A guard against a slowdown of another order, not the speed target: that is `npm run bench -- queries`
     // (the skeleton of a 10,000-span trace), on a quiet machine. Here the suite's files run side by side on
@@ -370,6 +401,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     expect(Date.now() - responded).toBeLessThan(1000);
     await shot('trace-large-input');
     await expectIdle('a span with a 5 MB input');
+    await checkA11y('trace-large-input');
     console.log(`5 MB span shown in ${shownMs} ms`);
     expect(shownMs).toBeLessThan(3000);
     await page.getByRole('button', { name: 'Show all' }).click();
@@ -462,6 +494,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     const key = (await page.getByTestId('new-key').textContent())!;
     expect(key).toMatch(/^sl_/);
     await shot('settings-new-key');
+    await checkA11y('settings-new-key');
     await page.getByRole('button', { name: 'I have copied it' }).click();
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Revoke the key ci@example.com' }).click();
@@ -487,6 +520,11 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByText('Settings are for admins').waitFor();
     await expectIdle('the settings, as a viewer');
     await expect(page.getByRole('button', { name: /Create|Revoke|Save|Delete/ }).count()).resolves.toBe(0);
+    await page.goto(`${origin}/no-such-page`);
+    await page.getByRole('heading', { name: 'This page does not exist' }).waitFor();
+    await shot('not-found');
+    await expectIdle('the not-found page');
+    await checkA11y('not-found');
     await page.goto(`${origin}/projects/x/traces/${agent.root}`);
     await page.getByRole('tree').waitFor();
     // Everyone's comments and annotations, read-only.
@@ -496,6 +534,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect(page.getByRole('textbox', { name: 'New comment' }).count()).resolves.toBe(0);
     await shot('viewer-annotations');
     await expectIdle('a span’s remarks, as a viewer');
+    await checkA11y('viewer-annotations');
     await expect(
       page.getByRole('button', { name: /Create|Revoke|Save|Delete|Comment|Annotate/ }).count(),
     ).resolves.toBe(0);
@@ -507,5 +546,6 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByText(/You were signed out: invalid API key/).waitFor();
     expect(new URL(page.url()).pathname).toBe('/sign-in');
     await expectIdle('the sign-in page, signed out');
+    await checkA11y('sign-in-signed-out');
   });
 });

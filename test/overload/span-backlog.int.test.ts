@@ -17,7 +17,7 @@ import {
   type RedisKeys,
 } from '@sightline/queues';
 import type { SpanEvent } from '@sightline/schemas';
-import { EARLY_REFUSAL_MS } from '../../apps/api/src/plugins/span-intake';
+import { EARLY_REFUSAL_MS } from '../../apps/api/src/services/span-intake';
 import { buildStack, call, readTrace, type TestStack } from '../support/app';
 import { useStack } from '../support/fixtures';
 import { otlpJson, postOtlp, spanIdHex, traceIdHex } from '../support/otlp';

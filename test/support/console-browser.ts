@@ -1,8 +1,10 @@
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildProcess } from 'node:child_process';
+import type { Result } from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ensureConsoleBuilt } from '../../scripts/build-web';
@@ -37,7 +39,56 @@ export type ConsoleSession = {
   signIn: (key: string) => Promise<void>;
   /** Once per page visit, when it has loaded: fails when the page keeps running script while left alone. */
   expectIdle: (what: string) => Promise<void>;
+  /**
+   * Once per page, when it has loaded: fails on any serious or critical axe-core violation, in the light and
+   * in the dark scheme; saves the dark one's screenshot as `<name>-dark`.
+   */
+  checkA11y: (name: string) => Promise<void>;
 };
+
+// axe-core's own build, evaluated in the page (the console's CSP refuses an inline script tag).
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+type AxeViolation = Pick<Result, 'id' | 'impact' | 'help'> & {
+  nodes: Pick<Result['nodes'][number], 'target' | 'html' | 'failureSummary'>[];
+};
+
+/** The serious and critical violations axe-core finds in the page as it is. */
+async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate('typeof axe === "object"'))) await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
+  )) as AxeViolation[];
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+function describeViolations(violations: AxeViolation[]): string {
+  return violations
+    .map((v) => {
+      const nodes = v.nodes.slice(0, 8).map((n) => {
+        const why = n.failureSummary?.split('\n').slice(1).join(' ').trim();
+        const html = n.html.length > 160 ? `${n.html.slice(0, 160)}…` : n.html;
+        return `    ${n.target.map(String).join(' > ')} ${html}${why ? `\n      ${why}` : ''}`;
+      });
+      if (v.nodes.length > 8) nodes.push(`    … and ${v.nodes.length - 8} more`);
+      return `  ${v.id} (${v.impact}): ${v.help}\n${nodes.join('\n')}`;
+    })
+    .join('\n');
+}
+
+// The page's finite animations still running: colour transitions (a new row's highlight fades over 1.5 s)
+// read as a mix of both schemes' colours until they end. Spinners and pulses run forever and do not count.
+const RUNNING_TRANSITIONS = `document.getAnimations().filter((a) =>
+  a.playState === 'running' && a.effect && a.effect.getComputedTiming().endTime !== Infinity).length`;
+
+/** Switches the console's scheme as the system's would (it follows the system until someone picks one). */
+async function switchScheme(page: Page, scheme: 'light' | 'dark') {
+  await page.emulateMedia({ colorScheme: scheme });
+  await expect
+    .poll(() => page.locator('html').getAttribute('data-mantine-color-scheme'), { message: `the ${scheme} scheme` })
+    .toBe(scheme);
+  await sleep(100); // transitions start on the next frame
+  await expect.poll(() => page.evaluate(RUNNING_TRANSITIONS), { message: 'colour transitions', timeout: 5000 }).toBe(0);
+}
 
 // A page nobody touches runs no script: a render loop or a busy timer shows up here long before anyone
 // notices a warm laptop. The bound is generous (one poll of a list costs a few ms); it is not a speed target.
@@ -94,6 +145,18 @@ export function useConsole(
       work.scriptMs,
       `${what} (${session.page.url()}) ran ${work.scriptMs} ms of script (${work.taskMs} ms of tasks) in ${IDLE_MS} ms left alone`,
     ).toBeLessThan(IDLE_SCRIPT_MS);
+  };
+  session.checkA11y = async (name) => {
+    const { page } = session;
+    const found: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await switchScheme(page, scheme);
+      if (scheme === 'dark') await session.shot(`${name}-dark`);
+      const violations = await axeViolations(page);
+      if (violations.length) found.push(`in the ${scheme} scheme:\n${describeViolations(violations)}`);
+    }
+    await switchScheme(page, 'light');
+    expect(found, `accessibility of ${name} (${page.url()})\n${found.join('\n')}`).toEqual([]);
   };
   session.signIn = async (key) => {
     await session.page.goto(`${session.origin}/`);

@@ -3,7 +3,7 @@
 // as JSON.
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import { ClusterMetricsUnavailable, metricsText, serveClusterMetrics } from '@sightline/runtime';
+import { ClusterMetricsUnavailable, metricsText, serveClusterMetrics, startClusterMetrics } from '@sightline/runtime';
 
 type Outcome = { text?: string; unavailable?: string; error?: string };
 
@@ -17,6 +17,7 @@ if (cluster.isPrimary) {
     worker.kill();
   });
 } else {
+  startClusterMetrics();
   const outcome: Outcome = await metricsText(2000).then(
     (text) => ({ text }),
     (err: Error) => (err instanceof ClusterMetricsUnavailable ? { unavailable: err.message } : { error: err.message }),

@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { onShutdown } from '@sightline/runtime';
+import { onShutdown, startClusterMetrics } from '@sightline/runtime';
 import { ApiEnv, loadEnv } from '@sightline/schemas';
 import { buildApp } from './app';
 
 const env = loadEnv(ApiEnv);
+// Under `npm start`'s cluster, a scrape of /metrics reports every API process: this one answers the primary's
+// requests and asks it (elsewhere this does nothing). Before the app exists, so that no scrape finds it unset.
+startClusterMetrics();
 // While closing, a request that still arrives on an open keep-alive connection is served (with
 // `Connection: close`) rather than refused with Fastify's own 503, whose body is not in the API's shape:
 // the instance stays whole until every connection has ended.

@@ -16,9 +16,10 @@ import { createPool } from '@sightline/pool';
 import { collectProcessMetrics, observeWorker, serveMetrics, watchPool } from '@sightline/runtime';
 import { callBudgetMs } from '@sightline/llm';
 import { createGateway } from './gateway';
-import { checkLimitVariables } from './gateway/lane';
+import { CallsInFlight } from './gateway/calls-in-flight';
+import { checkLimitVariables } from './gateway/lane-config';
+import { LaneScheduler } from './gateway/lane-scheduler';
 import { createSavedKeys, type SavedKeys } from './gateway/saved-keys';
-import { createLanes } from './lanes';
 import { completionProcessor } from './processors/completion.processor';
 import { evalProcessor } from './processors/eval.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
@@ -35,11 +36,13 @@ function workerGateway(
   keys: RedisKeys,
   spanWrites: Producer<'span-write'>,
   savedKeys: SavedKeys,
+  callsInFlight: CallsInFlight,
 ) {
   return createGateway({
     savedKeys,
     redis,
     keys,
+    callsInFlight,
     spans: createSpanIntake(redis, spanWrites, keys),
     env: providerEnv,
     secretsKey: env.SECRETS_KEY,
@@ -78,7 +81,9 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const pool = createPool({ threads: env.POOL_THREADS });
   const evals = createProducer('eval', redis, prefix);
   const savedKeys = createSavedKeys(sql, redis.duplicate(), keys.providerKeysChanged);
-  const gateway = workerGateway({ redis, env, providerEnv }, keys, spanWrites, savedKeys);
+  // Counted by the gateway around each call, read by the lanes when a provider refuses one.
+  const callsInFlight = new CallsInFlight();
+  const gateway = workerGateway({ redis, env, providerEnv }, keys, spanWrites, savedKeys, callsInFlight);
   const options = { connection: redis, prefix, env, log };
   const retention = createProducer('retention', redis, prefix);
   let closing = false;
@@ -102,13 +107,14 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     log,
     describeJob: requestIdsOf,
   });
-  const lanes = createLanes({
+  const lanes = new LaneScheduler({
     redis,
     prefix,
     keys,
     log,
-    startWorker: (queueName) => {
-      const worker = registerWorker('completion', completions, { ...options, queueName, limiter: lanes.limiter });
+    callsInFlight,
+    startWorker: (queueName, limiter) => {
+      const worker = registerWorker('completion', completions, { ...options, queueName, limiter });
       observeWorker(worker);
       return worker;
     },

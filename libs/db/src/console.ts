@@ -1,6 +1,6 @@
 import type { Sql } from './client';
 import { searchPlanOf } from './search';
-import { countRoots, rootIds, type RootQuery } from './spans';
+import { countRoots, rootIds, type RootQuery } from './root-listing';
 import { startsSince } from './trace-start';
 import { traceTotal } from './trace-total';
 

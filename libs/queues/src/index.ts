@@ -9,5 +9,5 @@ export * from './upkeep';
 export * from './span-intake';
 export * from './replies';
 export * from './live-roots';
-export * from './lanes';
+export * from './lane-queues';
 export * from './reply-waiter';

@@ -13,7 +13,10 @@ export function redisKeys(prefix: string) {
     spanBacklog: `${prefix}:span-backlog`,
     /** Pub/sub channel of an organization's root spans, published as they are committed (the live tail). */
     liveRoots: (org: string) => `${prefix}:live-roots:${org}`,
-    /** Lanes with a queue of their own (see the worker's lanes.ts), by when a job was last queued there. */
+    /**
+     * Lanes with a queue of their own (see the worker's gateway/lane-scheduler.ts), by when a job was last
+     * queued there.
+     */
     lanes: `${prefix}:lanes`,
     /** Lanes whose provider refused a call for overload, by until when their calls queue. */
     lanesHot: `${prefix}:lanes-hot`,

@@ -53,4 +53,6 @@ export function repeat(task: () => Promise<unknown>, everyMs: number, onError: (
   };
 }
 
-export * from './metrics';
+export * from './metric-definitions';
+export * from './metric-samplers';
+export * from './metric-serving';

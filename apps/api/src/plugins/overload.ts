@@ -10,7 +10,7 @@ const NEVER_REFUSED = new Set(['/healthz', '/metrics']);
 /**
  * Overload protection for the whole API: requests answer 503 while the event loop lags more than
  * MAX_EVENT_LOOP_DELAY_MS (measured by @fastify/under-pressure over 1 s windows). The span-write backlog
- * that bounds span writes (SPAN_BACKLOG_LIMIT) is enforced where events are accepted (span-intake.ts).
+ * that bounds span writes (SPAN_BACKLOG_LIMIT) is enforced where events are accepted (services/span-intake.ts).
  */
 export default fp(
   async (app) => {

@@ -1,4 +1,4 @@
-import { useMe } from './queries';
+import { useMe } from './me';
 
 /** What the signed-in key may do; write controls are hidden from viewers, settings from non-admins. */
 export function usePermissions() {

@@ -4,11 +4,12 @@ import { IconDatabasePlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { errorMessage } from '../api/client';
-import { useAddTestCases, useDatasets, useSpans } from '../api/queries';
+import { useAddTestCases, useDatasets } from '../api/datasets';
+import { useSpans } from '../api/traces';
 import { caseFromTrace } from '../lib/dataset-case';
-import { FormModal } from './DatasetForms';
-import { Payload } from './Payload';
-import { LoadingState } from './StateViews';
+import { FormModal } from './ui/FormModal';
+import { Payload } from './ui/Payload';
+import { LoadingState } from './ui/StateViews';
 
 /**
  * "Add to dataset" for one trace (the trace view) or a selection (the traces table): each root's inputs

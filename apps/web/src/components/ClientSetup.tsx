@@ -1,6 +1,6 @@
 import { Code, Group, Paper, Stack, Table, Tabs, Text } from '@mantine/core';
 import { randomUuid } from '../lib/uuid';
-import { CopyIcon } from './CopyField';
+import { CopyIcon } from './ui/CopyField';
 
 function Snippet({ code, label }: { code: string; label: string }) {
   return (

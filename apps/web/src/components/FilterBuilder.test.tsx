@@ -1,22 +1,19 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, useLocation, useSearchParams } from 'react-router';
+import { MemoryRouter, useLocation } from 'react-router';
 import { describe, expect, it } from 'vitest';
-import { paramsFromView, requestFromView, viewFromParams, DEFAULT_VIEW, type TraceView } from '../lib/trace-view';
+import { useUrlState } from '../hooks/use-url-state';
+import { traceViewCodec } from '../lib/trace-view';
 import { renderWithKit } from '../test/render';
 import { FilterBuilder } from './FilterBuilder';
 
 /** The traces page's wiring: the filter is read from the URL and written back to it. */
 function Harness() {
-  const [params, setParams] = useSearchParams();
-  const view = viewFromParams(params);
+  const [view, setView] = useUrlState(traceViewCodec);
   const location = useLocation();
   return (
     <>
-      <FilterBuilder
-        value={view.filter}
-        onChange={(filter) => setParams(paramsFromView({ ...view, page: 1, filter }))}
-      />
+      <FilterBuilder value={view.filter} onChange={(filter) => setView({ page: 1, filter })} />
       <output data-testid="url">{location.search}</output>
     </>
   );
@@ -98,52 +95,5 @@ describe('the filter builder and the URL', () => {
     expect((within(form).getByRole('textbox', { name: 'Value' }) as HTMLInputElement).value).toBe('prod,beta');
     fireEvent.click(screen.getByRole('button', { name: 'Clear' }));
     await waitFor(() => expect(Object.fromEntries(url())).toEqual({ status: 'error' }));
-  });
-
-  it('round-trips every part of a view through the URL', () => {
-    const views: TraceView[] = [
-      DEFAULT_VIEW,
-      {
-        search: 'refund policy',
-        sort: 'slowest',
-        status: 'error',
-        range: '7d',
-        page: 4,
-        pageSize: 250,
-        filter: { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' },
-      },
-      { ...DEFAULT_VIEW, filter: { field: 'annotation:score:12', operator: 'greater_than_or_equal', value: '0.5' } },
-      { ...DEFAULT_VIEW, filter: { field: 'score:acc:v2', operator: 'is_null' } },
-      { ...DEFAULT_VIEW, sort: 'oldest' },
-      {
-        ...DEFAULT_VIEW,
-        filter: { field: 'start_timestamp', operator: 'between', value: '2026-01-01, 2026-01-31 23:59:59' },
-      },
-    ];
-    for (const view of views)
-      expect(viewFromParams(new URLSearchParams(paramsFromView(view).toString()))).toEqual(view);
-    expect(paramsFromView(DEFAULT_VIEW).toString()).toBe('');
-    expect(requestFromView(views[1]!, 'p-1')).toEqual({
-      project_uuid: 'p-1',
-      page: 4,
-      page_size: 250,
-      time_range: '7d',
-      status: 'error',
-      search: 'refund policy',
-      sort: 'slowest',
-      filter_field: 'metadata',
-      filter_operator: 'like',
-      filter_value: 'acme',
-      filter_key: 'customer',
-    });
-    // An incomplete filter from a hand-edited link is not sent.
-    expect(
-      requestFromView({ ...DEFAULT_VIEW, filter: { field: 'metadata', operator: 'equals', value: 'x' } }, 'p')
-        .filter_field,
-    ).toBeNull();
-    // Unknown values fall back to the defaults.
-    expect(viewFromParams(new URLSearchParams('status=maybe&range=2w&page=-1&size=7&op=nope&filter=x'))).toEqual(
-      DEFAULT_VIEW,
-    );
   });
 });

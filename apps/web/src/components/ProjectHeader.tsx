@@ -1,7 +1,7 @@
 import { Anchor, Breadcrumbs, Group, Tabs, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useProjects } from '../api/queries';
+import { useProjects } from '../api/projects';
 
 const SECTIONS = [
   { value: 'traces', label: 'Traces' },

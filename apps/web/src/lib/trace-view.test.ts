@@ -1,5 +1,133 @@
+import { FILTER_OPERATORS } from '@sightline/core/filters';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_VIEW, liveRowFits } from './trace-view';
+import type { FilterCondition } from './filter-fields';
+import {
+  DEFAULT_VIEW,
+  isTimeRange,
+  liveRowFits,
+  PAGE_SIZES,
+  requestFromView,
+  TIME_RANGE_LABELS,
+  traceViewCodec,
+  type TraceView,
+} from './trace-view';
+
+/** What a link to the view reads back as. */
+const viaLink = (view: TraceView) => traceViewCodec.parse(new URLSearchParams(traceViewCodec.write(view).toString()));
+
+/** A filter as the builder composes it: an empty key or value is no key or value. */
+const filterArb: fc.Arbitrary<FilterCondition> = fc.record(
+  {
+    field: fc.string({ minLength: 1 }),
+    operator: fc.constantFrom(...FILTER_OPERATORS),
+    key: fc.string({ minLength: 1 }),
+    value: fc.string({ minLength: 1 }),
+  },
+  { requiredKeys: ['field', 'operator'] },
+);
+
+const viewArb: fc.Arbitrary<TraceView> = fc.record({
+  search: fc.string(),
+  sort: fc.constantFrom('newest', 'oldest', 'slowest'),
+  status: fc.constantFrom('', 'success', 'error'),
+  range: fc.constantFrom(...Object.keys(TIME_RANGE_LABELS).filter(isTimeRange)),
+  page: fc.integer({ min: 1, max: 1_000_000 }),
+  pageSize: fc.constantFrom(...PAGE_SIZES),
+  filter: fc.option(filterArb, { nil: null }),
+});
+
+describe('the traces view in the URL', () => {
+  it('round-trips every part of a view', () => {
+    const views: TraceView[] = [
+      DEFAULT_VIEW,
+      {
+        search: 'refund policy',
+        sort: 'slowest',
+        status: 'error',
+        range: '7d',
+        page: 4,
+        pageSize: 250,
+        filter: { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' },
+      },
+      { ...DEFAULT_VIEW, filter: { field: 'annotation:score:12', operator: 'greater_than_or_equal', value: '0.5' } },
+      { ...DEFAULT_VIEW, filter: { field: 'score:acc:v2', operator: 'is_null' } },
+      { ...DEFAULT_VIEW, sort: 'oldest' },
+      {
+        ...DEFAULT_VIEW,
+        filter: { field: 'start_timestamp', operator: 'between', value: '2026-01-01, 2026-01-31 23:59:59' },
+      },
+    ];
+    for (const view of views) expect(viaLink(view)).toEqual(view);
+    fc.assert(
+      fc.property(viewArb, (view) => {
+        expect(viaLink(view)).toEqual(view);
+      }),
+    );
+  });
+
+  it('keeps links of plain views short', () => {
+    expect(traceViewCodec.write(DEFAULT_VIEW).toString()).toBe('');
+    expect(traceViewCodec.write({ ...DEFAULT_VIEW, status: 'error', search: 'refund' }).toString()).toBe(
+      'q=refund&status=error',
+    );
+  });
+
+  it('reads unknown values as the defaults', () => {
+    expect(
+      traceViewCodec.parse(new URLSearchParams('status=maybe&range=2w&page=-1&size=7&op=nope&filter=x&sort=toString')),
+    ).toEqual(DEFAULT_VIEW);
+    expect(traceViewCodec.parse(new URLSearchParams('page=2.5&range=constructor&size=100.0'))).toEqual(DEFAULT_VIEW);
+    // Whatever the address bar holds, what is read is a view that a link reproduces.
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom('q', 'sort', 'status', 'range', 'page', 'size', 'filter', 'key', 'op', 'value'),
+          fc.string(),
+        ),
+        (junk) => {
+          const view = traceViewCodec.parse(new URLSearchParams(junk));
+          expect(viaLink(view)).toEqual(view);
+        },
+      ),
+    );
+  });
+
+  it('asks the server for the view, without a filter still being written', () => {
+    expect(
+      requestFromView(
+        {
+          ...DEFAULT_VIEW,
+          page: 4,
+          pageSize: 250,
+          range: '7d',
+          status: 'error',
+          search: 'refund policy',
+          sort: 'slowest',
+          filter: { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' },
+        },
+        'p-1',
+      ),
+    ).toEqual({
+      project_uuid: 'p-1',
+      page: 4,
+      page_size: 250,
+      time_range: '7d',
+      status: 'error',
+      search: 'refund policy',
+      sort: 'slowest',
+      filter_field: 'metadata',
+      filter_operator: 'like',
+      filter_value: 'acme',
+      filter_key: 'customer',
+    });
+    // An incomplete filter from a hand-edited link is not sent.
+    expect(
+      requestFromView({ ...DEFAULT_VIEW, filter: { field: 'metadata', operator: 'equals', value: 'x' } }, 'p')
+        .filter_field,
+    ).toBeNull();
+  });
+});
 
 describe('liveRowFits', () => {
   it('puts a new trace at the top only of a newest-first view it certainly belongs to', () => {

@@ -1,11 +1,14 @@
 import type { TimeRange, TraceRowsRequest, TraceSort } from '../api/types';
 import { incomplete, isOperator, type FilterCondition } from './filter-fields';
+import { isKey, keyOf, oneOf, readPage, type UrlCodec } from './url-codec';
+
+const STATUSES = ['', 'success', 'error'] as const;
 
 /** Everything that decides which traces the table shows. It lives in the URL, so a link reproduces it. */
 export type TraceView = {
   search: string;
   sort: TraceSort;
-  status: '' | 'success' | 'error';
+  status: (typeof STATUSES)[number];
   range: TimeRange;
   page: number;
   pageSize: number;
@@ -42,50 +45,53 @@ export const TIME_RANGE_LABELS = {
   '1y': 'Last year',
 } satisfies Record<TimeRange, string>;
 
-const isRange = (s: string | null): s is TimeRange => !!s && s in TIME_RANGE_LABELS;
+export const isTimeRange = (s: string): s is TimeRange => isKey(TIME_RANGE_LABELS, s);
 
-export function viewFromParams(params: URLSearchParams): TraceView {
-  const status = params.get('status');
-  const page = Number(params.get('page'));
-  const size = Number(params.get('size'));
+/** The filter condition of `filter`, `key`, `op` and `value` (the traces page's, and an experiment's samples'). */
+export function readFilter(params: URLSearchParams): FilterCondition | null {
   const field = params.get('filter');
   const op = params.get('op');
+  const key = params.get('key');
+  const value = params.get('value');
+  if (!field || !isOperator(op)) return null;
+  // An empty key or value is none, as `writeFilter` leaves them out.
+  return { field, operator: op, ...(key ? { key } : {}), ...(value ? { value } : {}) };
+}
+
+export function writeFilter(params: URLSearchParams, filter: FilterCondition | null) {
+  if (!filter) return;
+  params.set('filter', filter.field);
+  if (filter.key) params.set('key', filter.key);
+  params.set('op', filter.operator);
+  if (filter.value) params.set('value', filter.value);
+}
+
+function viewFromParams(params: URLSearchParams): TraceView {
+  const size = Number(params.get('size'));
   return {
     search: params.get('q') ?? '',
-    sort: (params.get('sort') ?? '') in SORT_LABELS ? (params.get('sort') as TraceSort) : DEFAULT_VIEW.sort,
-    status: status === 'success' || status === 'error' ? status : '',
-    range: isRange(params.get('range')) ? (params.get('range') as TimeRange) : DEFAULT_VIEW.range,
-    page: Number.isInteger(page) && page >= 1 ? page : 1,
-    pageSize: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_VIEW.pageSize,
-    filter:
-      field && isOperator(op)
-        ? {
-            field,
-            operator: op,
-            ...(params.has('key') && { key: params.get('key')! }),
-            ...(params.has('value') && { value: params.get('value')! }),
-          }
-        : null,
+    sort: keyOf(SORT_LABELS, params.get('sort'), DEFAULT_VIEW.sort),
+    status: oneOf(STATUSES, params.get('status'), ''),
+    range: keyOf(TIME_RANGE_LABELS, params.get('range'), DEFAULT_VIEW.range),
+    page: readPage(params),
+    pageSize: PAGE_SIZES.find((n) => n === size) ?? DEFAULT_VIEW.pageSize,
+    filter: readFilter(params),
   };
 }
 
-/** Only what differs from the defaults is written, so that plain views keep short links. */
-export function paramsFromView(view: TraceView): URLSearchParams {
+function paramsFromView(view: TraceView): URLSearchParams {
   const params = new URLSearchParams();
   if (view.search) params.set('q', view.search);
   if (view.sort !== DEFAULT_VIEW.sort) params.set('sort', view.sort);
   if (view.status) params.set('status', view.status);
   if (view.range !== DEFAULT_VIEW.range) params.set('range', view.range);
-  if (view.filter) {
-    params.set('filter', view.filter.field);
-    if (view.filter.key) params.set('key', view.filter.key);
-    params.set('op', view.filter.operator);
-    if (view.filter.value) params.set('value', view.filter.value);
-  }
+  writeFilter(params, view.filter);
   if (view.pageSize !== DEFAULT_VIEW.pageSize) params.set('size', String(view.pageSize));
   if (view.page > 1) params.set('page', String(view.page));
   return params;
 }
+
+export const traceViewCodec: UrlCodec<TraceView> = { parse: viewFromParams, write: paramsFromView };
 
 export function requestFromView(view: TraceView, projectUuid: string): TraceRowsRequest {
   const filter = view.filter && !incomplete(view.filter) ? view.filter : null;

@@ -1,5 +1,6 @@
-import { cleanup } from '@testing-library/react';
-import { afterEach } from 'vitest';
+import { cleanup, configure } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { checkMockApi, server, startMockApi } from './api';
 
 // jsdom has no layout: Mantine asks for media queries and element sizes, and the virtual lists measure
 // their scroll box. Give every element a screen-sized box so that virtual lists draw their first rows.
@@ -48,4 +49,14 @@ for (const [name, size] of [
   Object.defineProperty(HTMLElement.prototype, name, { configurable: true, get: () => size });
 }
 
-afterEach(() => cleanup());
+// A page's first render with Mantine takes a second or more on a busy machine: `findBy` and `waitFor`
+// wait up to 5 s (instead of 1 s) before they fail.
+configure({ asyncUtilTimeout: 5000 });
+
+// The mock API answers the page tests (a test adds the handlers it needs with `server.use`).
+beforeAll(startMockApi);
+afterEach(() => {
+  cleanup();
+  checkMockApi();
+});
+afterAll(() => server.close());

@@ -1,7 +1,7 @@
 import { unseal } from '@sightline/core';
 import { nonPublicLiteral, nonPublicMessage, ProviderError, publicOnlyFetch, resolveProvider } from '@sightline/llm';
 import type { CompletionJob } from '@sightline/schemas';
-import { envLimits, laneOf } from './lane';
+import { envLimits, laneOf } from './lane-config';
 import type { SavedKeys } from './saved-keys';
 
 export type CredentialDeps = {

@@ -11,11 +11,14 @@ import {
   type LlmResult,
   type RetryOn,
 } from '@sightline/schemas';
+import type { CallsInFlight } from './calls-in-flight';
 import { resolveCredentials, type CredentialDeps } from './credentials';
 
 export type ProviderCallDeps = CredentialDeps & {
   redis: Redis;
   keys: RedisKeys;
+  /** The calls this process is making, by lane: counted around each call. */
+  callsInFlight: CallsInFlight;
   timeoutMs: number;
   maxRetries: number;
   cacheTtlSeconds: number;
@@ -120,7 +123,7 @@ export async function callProvider(
     settle = admission?.settle;
     const t0 = performance.now();
     const lane = provider.lane.id;
-    laneCallsInFlight.set(lane, (laneCallsInFlight.get(lane) ?? 0) + 1);
+    deps.callsInFlight.start(lane);
     providerCallsInFlight.inc({ provider: req.provider });
     try {
       outcome.result = await provider.adapter.call(req, {
@@ -139,8 +142,7 @@ export async function callProvider(
       });
     } finally {
       outcome.latency = (performance.now() - t0) / 1000;
-      laneCallsInFlight.set(lane, laneCallsInFlight.get(lane)! - 1);
-      if (!laneCallsInFlight.get(lane)) laneCallsInFlight.delete(lane);
+      deps.callsInFlight.end(lane);
       providerCallsInFlight.dec({ provider: req.provider });
     }
     await settleTokens(settle, tokensUsed(outcome.result), log);
@@ -182,9 +184,6 @@ async function settleTokens(settle: Settle | undefined, used: number | null, log
   if (settle)
     await settle(used).catch((err: Error) => log.warn({ err: err.message }, 'could not count the tokens a call used'));
 }
-
-/** Provider calls this process is making now, by lane. */
-export const laneCallsInFlight = new Map<string, number>();
 
 const isOverload = (err: unknown): err is ProviderError =>
   err instanceof ProviderError && err.status !== undefined && OVERLOAD_STATUSES.has(err.status);

@@ -3,10 +3,10 @@ import type { Redis } from 'ioredis';
 import { budgetRanOut, createReplier, type RedisKeys } from '@sightline/queues';
 import type { CompletionResponse } from '@sightline/schemas';
 import type { Completed, Gateway, Requeue } from '../gateway';
-import type { Lanes } from '../lanes';
+import type { LaneScheduler } from '../gateway/lane-scheduler';
 import type { Processor } from '../register-worker';
 
-type Deps = { redis: Redis; keys: RedisKeys; gateway: Gateway; lanes: Lanes; budgetMs: number };
+type Deps = { redis: Redis; keys: RedisKeys; gateway: Gateway; lanes: LaneScheduler; budgetMs: number };
 
 /**
  * Relays a completion job to the gateway: chunks and the answer go out on the job's reply channel, then

@@ -10,7 +10,7 @@ import {
   templateInputs,
 } from '@sightline/schemas';
 import { notFound } from '../../errors';
-import { withTemplateErrorsAt } from '../../plugins/completions';
+import { withTemplateErrorsAt } from '../../services/template-errors';
 
 /** A deployed prompt as the clients fetch it, to run it themselves. */
 export default async function deployedPromptRoutes(base: FastifyInstance) {

@@ -16,7 +16,12 @@ import { sendSerializedJson } from '../../json-stream';
 import { ownExperiment } from '../experiments/reads';
 
 /** The console's experiment list (with live sample counts) and one experiment's samples as table rows. */
-export default async function consoleExperimentRoutes(base: FastifyInstance) {
+export default async function consoleExperimentRoutes(app: FastifyInstance) {
+  summariesRoute(app);
+  samplesRoute(app);
+}
+
+function summariesRoute(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
   app.post(
@@ -46,6 +51,10 @@ export default async function consoleExperimentRoutes(base: FastifyInstance) {
       };
     },
   );
+}
+
+function samplesRoute(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
 
   app.post(
     '/experiment/:experiment_uuid/samples',

@@ -45,7 +45,13 @@ export async function ownDataset(app: FastifyInstance, organizationId: string, i
 const tags = ['datasets'];
 
 /** What the console does with datasets beyond api.md: list them, page through one, rename and delete. */
-export default async function datasetManageRoutes(base: FastifyInstance) {
+export default async function datasetManageRoutes(app: FastifyInstance) {
+  readRoutes(app);
+  editRoutes(app);
+}
+
+/** The organization's datasets, and a page of one's test cases. */
+function readRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
   app.get(
@@ -81,6 +87,11 @@ export default async function datasetManageRoutes(base: FastifyInstance) {
       return { total, page, page_size, results: rows.map((r) => ({ ...r, created_at: iso(r.created_at) })) };
     },
   );
+}
+
+/** Rename or delete a dataset, or delete one of its test cases. */
+function editRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
 
   app.patch(
     '/datasets/:dataset_id',

@@ -46,9 +46,13 @@ function attachment(filename: string) {
 }
 
 /** A dataset as a CSV or JSONL file, both ways. */
-export default async function datasetTransferRoutes(base: FastifyInstance) {
+export default async function datasetTransferRoutes(app: FastifyInstance) {
+  exportRoute(app);
+  importRoute(app);
+}
+
+function exportRoute(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
-  const bodyLimitMiB = (app.config.BODY_LIMIT_BYTES / 2 ** 20).toFixed(1);
 
   app.get(
     '/datasets/:dataset_id/export',
@@ -84,6 +88,11 @@ export default async function datasetTransferRoutes(base: FastifyInstance) {
         .send(file);
     },
   );
+}
+
+function importRoute(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+  const bodyLimitMiB = (app.config.BODY_LIMIT_BYTES / 2 ** 20).toFixed(1);
 
   app.post(
     '/datasets/:dataset_id/import',

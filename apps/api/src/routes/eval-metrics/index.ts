@@ -19,7 +19,13 @@ import { AppError, notFound, RequestValidationError } from '../../errors';
 const metricToWire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.created_at) });
 
 /** Deployed evaluation metrics: spans name them in evaluation_metric_names, completions by id. */
-export default async function evalMetricRoutes(base: FastifyInstance) {
+export default async function evalMetricRoutes(app: FastifyInstance) {
+  definitionRoutes(app);
+  savedMetricRoutes(app);
+}
+
+/** A metric's definition: created, or tried without saving it. */
+function definitionRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
   app.post(
@@ -52,35 +58,13 @@ export default async function evalMetricRoutes(base: FastifyInstance) {
         tags: ['evals'],
       },
     },
-    async (req) => {
-      const { metric, output, target, inputs } = req.body;
-      checkSchema(metric, ['body', 'metric']);
-      const input = { output, target: target ?? null, inputs: inputs ?? {} };
-      if (metric.type !== 'llm_judge') return deterministicMetrics[metric.type](input, metric.config ?? {});
-      // As the worker judges a span: one user message from the template, through the gateway, so that the
-      // call is costed and logged (in the project `evals`), then the answer read as a score.
-      const c = metric.config;
-      const job = await app.completions.prepare(
-        req.organizationId,
-        {
-          project_name: 'evals',
-          trace_name: `eval-${metric.name} (tried)`,
-          cache: c.cache ?? true,
-          llm_configuration: {
-            provider: c.provider,
-            model: c.model,
-            model_params: c.model_params ?? null,
-            messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }],
-          },
-        },
-        false,
-        req.id,
-      );
-      const response = await app.completions.run(job);
-      if (response.status === 'error') return { error: response.error ?? 'the judge call failed' };
-      return parseJudgeAnswer(response.content);
-    },
+    async (req) => tryMetric(app, req.organizationId, req.id, req.body),
   );
+}
+
+/** The metrics saved: listed, and deleted. */
+function savedMetricRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
 
   app.get(
     '/eval-metrics',
@@ -109,6 +93,40 @@ export default async function evalMetricRoutes(base: FastifyInstance) {
       return { id: req.params.id, deleted: true };
     },
   );
+}
+
+/** An output scored with a metric as it would be created, without saving it (`POST /eval-metrics/try`). */
+async function tryMetric(
+  app: FastifyInstance,
+  organizationId: string,
+  requestId: string,
+  { metric, output, target, inputs }: z.infer<typeof EvalMetricTrySchema>,
+): Promise<EvalResult> {
+  checkSchema(metric, ['body', 'metric']);
+  const input = { output, target: target ?? null, inputs: inputs ?? {} };
+  if (metric.type !== 'llm_judge') return deterministicMetrics[metric.type](input, metric.config ?? {});
+  // As the worker judges a span: one user message from the template, through the gateway, so that the
+  // call is costed and logged (in the project `evals`), then the answer read as a score.
+  const c = metric.config;
+  const job = await app.completions.prepare(
+    organizationId,
+    {
+      project_name: 'evals',
+      trace_name: `eval-${metric.name} (tried)`,
+      cache: c.cache ?? true,
+      llm_configuration: {
+        provider: c.provider,
+        model: c.model,
+        model_params: c.model_params ?? null,
+        messages: [{ role: 'user', content: judgePrompt(c.prompt_template, input) }],
+      },
+    },
+    false,
+    requestId,
+  );
+  const response = await app.completions.run(job);
+  if (response.status === 'error') return { error: response.error ?? 'the judge call failed' };
+  return parseJudgeAnswer(response.content);
 }
 
 /** A json_schema metric's schema must compile, its patterns on RE2 as the worker runs them: a 422 at `loc` otherwise. */

@@ -44,13 +44,10 @@ type Mapped = MappedSpan & { projectId: string };
 const YIELD_EVERY = MAX_BATCH_SPANS;
 
 /**
- * OTLP/HTTP trace export (`POST /v1/traces`): protobuf or JSON, gzip or not. Every span is mapped on its
- * own; one that cannot be is reported in the answer's partial success and the others are stored. The
- * answer is 200 once Redis holds the spans, as for every span write.
+ * This scope's bodies: protobuf as bytes, JSON parsed here so that a bad body answers OTLP's 400; any other
+ * content type is refused (415).
  */
-export default async function otelRoutes(app: FastifyInstance) {
-  // This scope's bodies: protobuf as bytes, JSON parsed here so that a bad body answers OTLP's 400; any
-  // other content type is refused (415).
+function parseBodies(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;
@@ -78,8 +75,10 @@ export default async function otelRoutes(app: FastifyInstance) {
     payload.pipe(gunzip).pipe(inflated);
     return inflated;
   });
+}
 
-  // Error answers carry a google.rpc.Status in the request's encoding, as OTLP asks.
+/** Error answers carry a google.rpc.Status in the request's encoding, as OTLP asks. */
+function answerErrorsAsStatus(app: FastifyInstance) {
   app.addHook('onSend', async (req, reply, payload) => {
     if (reply.statusCode < 400 || typeof payload !== 'string') return payload;
     let message = payload;
@@ -93,91 +92,101 @@ export default async function otelRoutes(app: FastifyInstance) {
     reply.header('content-type', CONTENT_TYPE[encoding]);
     return statusBody(RPC_CODE[reply.statusCode] ?? 2, message, encoding);
   });
+}
 
-  /**
-   * The span events of a request's resource groups, and what was refused of them. Past the projects'
-   * lookup it runs in one go (up to YIELD_EVERY spans): the intermediate objects (the spans read, the
-   * spans mapped) die before any other request allocates, so that the garbage collector need not copy
-   * them. Run across awaits, they cost the API more in collection than in mapping.
-   */
-  async function eventsOf(req: FastifyRequest, groups: ResourceGroup[]) {
-    const header = req.headers['x-project-name'];
-    const projects: { name: string; id?: string }[] = [];
-    for (const group of groups) {
-      const name = projectNameOf(Array.isArray(header) ? header[0] : header, group.resource);
-      const id = ProjectName.safeParse(name).success
-        ? await app.resolveProjectId(req.organizationId, { project_name: name })
-        : undefined;
-      projects.push({ name, id });
-    }
-    const mapped: Mapped[] = [];
-    const refusals: string[] = [];
-    let count = 0;
-    for (const [g, group] of groups.entries()) {
-      const { name, id: projectId } = projects[g];
-      for (const outcome of group.spans) {
-        if (count > 0 && count % YIELD_EVERY === 0) await setImmediate();
-        count++;
-        if ('error' in outcome) {
-          refusals.push(outcome.error);
-          continue;
-        }
-        const { span } = outcome;
-        if (!projectId) {
-          refusals.push(
-            `span ${span.spanId}: project name ${JSON.stringify(name.slice(0, 40))} must be 1 to 255 characters`,
-          );
-          continue;
-        }
-        try {
-          mapped.push(Object.assign(mapSpan(span, group.resource, group.scope), { projectId }));
-        } catch (err) {
-          if (!(err instanceof SpanRejected)) throw err;
-          refusals.push(`span ${span.spanId}: ${err.message}`);
-        }
+/**
+ * The span events of a request's resource groups, and what was refused of them. Past the projects'
+ * lookup it runs in one go (up to YIELD_EVERY spans): the intermediate objects (the spans read, the
+ * spans mapped) die before any other request allocates, so that the garbage collector need not copy
+ * them. Run across awaits, they cost the API more in collection than in mapping.
+ */
+async function eventsOf(app: FastifyInstance, req: FastifyRequest, groups: ResourceGroup[]) {
+  const header = req.headers['x-project-name'];
+  const projects: { name: string; id?: string }[] = [];
+  for (const group of groups) {
+    const name = projectNameOf(Array.isArray(header) ? header[0] : header, group.resource);
+    const id = ProjectName.safeParse(name).success
+      ? await app.resolveProjectId(req.organizationId, { project_name: name })
+      : undefined;
+    projects.push({ name, id });
+  }
+  const mapped: Mapped[] = [];
+  const refusals: string[] = [];
+  let count = 0;
+  for (const [g, group] of groups.entries()) {
+    const { name, id: projectId } = projects[g];
+    for (const outcome of group.spans) {
+      if (count > 0 && count % YIELD_EVERY === 0) await setImmediate();
+      count++;
+      if ('error' in outcome) {
+        refusals.push(outcome.error);
+        continue;
+      }
+      const { span } = outcome;
+      if (!projectId) {
+        refusals.push(
+          `span ${span.spanId}: project name ${JSON.stringify(name.slice(0, 40))} must be 1 to 255 characters`,
+        );
+        continue;
+      }
+      try {
+        mapped.push(Object.assign(mapSpan(span, group.resource, group.scope), { projectId }));
+      } catch (err) {
+        if (!(err instanceof SpanRejected)) throw err;
+        refusals.push(`span ${span.spanId}: ${err.message}`);
       }
     }
-    placeInTrees(mapped);
-    const events = mapped.map((m) =>
-      spanCreateEvent({
-        organization_id: req.organizationId,
-        trace_id: m.trace_id,
-        root_trace_id: m.root_trace_id,
-        parent_trace_id: m.parent_trace_id,
-        project_id: m.projectId,
-        fields: m.fields,
-        tree: m.tree,
-        otel: m.alias ? { root_alias: m.alias } : m.parentElsewhere ? { parent_elsewhere: true } : {},
-      }),
-    );
-    return { events, refusals };
   }
+  placeInTrees(mapped);
+  const events = mapped.map((m) =>
+    spanCreateEvent({
+      organization_id: req.organizationId,
+      trace_id: m.trace_id,
+      root_trace_id: m.root_trace_id,
+      parent_trace_id: m.parent_trace_id,
+      project_id: m.projectId,
+      fields: m.fields,
+      tree: m.tree,
+      otel: m.alias ? { root_alias: m.alias } : m.parentElsewhere ? { parent_elsewhere: true } : {},
+    }),
+  );
+  return { events, refusals };
+}
 
-  /** The request's resource groups, read from either encoding. */
-  function groupsOf(req: FastifyRequest, encoding: Encoding): ResourceGroup[] {
-    try {
-      const resourceSpans =
-        encoding === 'protobuf'
-          ? decodeProtobufRequest(req.body as Buffer)
-          : ((req.body as { resourceSpans?: unknown } | null)?.resourceSpans ?? []);
-      return readResourceSpans(resourceSpans);
-    } catch (err) {
-      throw new AppError(400, `not an OTLP ExportTraceServiceRequest: ${(err as Error).message}`);
-    }
+/** The request's resource groups, read from either encoding. */
+function groupsOf(req: FastifyRequest, encoding: Encoding): ResourceGroup[] {
+  try {
+    const resourceSpans =
+      encoding === 'protobuf'
+        ? decodeProtobufRequest(req.body as Buffer)
+        : ((req.body as { resourceSpans?: unknown } | null)?.resourceSpans ?? []);
+    return readResourceSpans(resourceSpans);
+  } catch (err) {
+    throw new AppError(400, `not an OTLP ExportTraceServiceRequest: ${(err as Error).message}`);
   }
+}
 
-  async function exportTraces(req: FastifyRequest, reply: FastifyReply) {
-    const encoding = encodingOf(req);
-    const { events, refusals } = await eventsOf(req, groupsOf(req, encoding));
-    if (events.length) await app.acceptSpanEvents(events, req.id);
-    const errorMessage = refusals.length
-      ? `${refusals.length} span(s) rejected: ${refusals.slice(0, 5).join('; ')}${refusals.length > 5 ? '; …' : ''}`
-      : '';
-    return reply
-      .code(200)
-      .header('content-type', CONTENT_TYPE[encoding])
-      .send(exportResponse({ rejectedSpans: refusals.length, errorMessage }, encoding));
-  }
+async function exportTraces(app: FastifyInstance, req: FastifyRequest, reply: FastifyReply) {
+  const encoding = encodingOf(req);
+  const { events, refusals } = await eventsOf(app, req, groupsOf(req, encoding));
+  if (events.length) await app.acceptSpanEvents(events, req.id);
+  const errorMessage = refusals.length
+    ? `${refusals.length} span(s) rejected: ${refusals.slice(0, 5).join('; ')}${refusals.length > 5 ? '; …' : ''}`
+    : '';
+  return reply
+    .code(200)
+    .header('content-type', CONTENT_TYPE[encoding])
+    .send(exportResponse({ rejectedSpans: refusals.length, errorMessage }, encoding));
+}
+
+/**
+ * OTLP/HTTP trace export (`POST /v1/traces`): protobuf or JSON, gzip or not. Every span is mapped on its
+ * own; one that cannot be is reported in the answer's partial success and the others are stored. The
+ * answer is 200 once Redis holds the spans, as for every span write.
+ */
+export default async function otelRoutes(app: FastifyInstance) {
+  parseBodies(app);
+  answerErrorsAsStatus(app);
 
   app.post(
     '/v1/traces',
@@ -190,6 +199,6 @@ export default async function otelRoutes(app: FastifyInstance) {
         consumes: ['application/x-protobuf', 'application/json'],
       },
     },
-    exportTraces,
+    (req, reply) => exportTraces(app, req, reply),
   );
 }

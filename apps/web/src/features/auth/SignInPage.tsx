@@ -4,11 +4,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, errorMessage } from '../../api/client';
-import { checkKey } from '../../api/queries';
+import { meQueryOptions } from '../../api/me';
 import { session, useSession } from '../../api/session';
-import { ThemeToggle } from '../../components/AppLayout';
-import { Logo } from '../../components/Logo';
-import { nextPath } from '../../lib/next-path';
+import { Logo } from '../../components/ui/Logo';
+import { ThemeToggle } from '../../components/ui/ThemeToggle';
+import { checkKey } from './api';
+import { nextPath } from './lib/next-path';
 
 export default function SignInPage() {
   const { apiKey, message } = useSession();
@@ -31,7 +32,7 @@ export default function SignInPage() {
     try {
       const me = await checkKey(candidate);
       queryClient.clear();
-      queryClient.setQueryData(['me', candidate], me);
+      queryClient.setQueryData(meQueryOptions(candidate).queryKey, me);
       session.signIn(candidate);
       navigate(next, { replace: true });
     } catch (err) {
@@ -98,7 +99,7 @@ export default function SignInPage() {
           No key yet? On the server, run{' '}
           <Code>npm run apikey -- create --org &lt;name&gt; --role admin --label you@example.com</Code>, or ask an admin
           of your organization. The{' '}
-          <Anchor href="/docs" size="xs">
+          <Anchor href="/docs" size="xs" underline="always">
             API reference
           </Anchor>{' '}
           is at /docs.

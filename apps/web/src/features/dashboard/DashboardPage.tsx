@@ -1,6 +1,6 @@
 import { Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useMemo, type ReactElement, type ReactNode } from 'react';
-import { useParams, useSearchParams } from 'react-router';
+import { useParams } from 'react-router';
 import {
   CartesianGrid,
   Legend,
@@ -13,15 +13,17 @@ import {
   Bar,
   BarChart,
 } from 'recharts';
-import { useDashboard } from '../../api/queries';
-import type { Dashboard, TimeRange } from '../../api/types';
+import type { Dashboard } from '../../api/types';
 import { ProjectHeader } from '../../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
+import { useUrlState } from '../../hooks/use-url-state';
 import { formatCost, formatCount, formatLatency, formatPercent, formatScore } from '../../lib/format';
-import { fillBuckets } from '../../lib/dashboard';
-import { TIME_RANGE_LABELS } from '../../lib/trace-view';
+import { isTimeRange, TIME_RANGE_LABELS } from '../../lib/trace-view';
+import { useDashboard } from './api';
+import { fillBuckets } from './lib/dashboard';
+import { dashboardCodec, type DashboardView } from './url-state';
 
-type Range = Exclude<TimeRange, 'na'>;
+type Range = DashboardView['range'];
 const RANGES = Object.entries(TIME_RANGE_LABELS)
   .filter(([value]) => value !== 'na')
   .map(([value, label]) => ({ value, label }));
@@ -39,9 +41,7 @@ function tickOf(bucketSeconds: number) {
 
 export default function DashboardPage() {
   const { projectUuid = '' } = useParams();
-  const [params, setParams] = useSearchParams();
-  const asked = params.get('range');
-  const range: Range = asked && asked !== 'na' && asked in TIME_RANGE_LABELS ? (asked as Range) : '7d';
+  const [{ range }, setView] = useUrlState(dashboardCodec);
   const dashboard = useDashboard({ project_uuid: projectUuid, time_range: range });
   return (
     <Stack gap="md">
@@ -56,7 +56,7 @@ export default function DashboardPage() {
             data={RANGES}
             value={range}
             allowDeselect={false}
-            onChange={(r) => r && setParams({ range: r })}
+            onChange={(r) => r && isTimeRange(r) && r !== 'na' && setView({ range: r })}
           />
         }
       />

@@ -5,13 +5,14 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { download, errorMessage } from '../../api/client';
-import { useDatasets, useDeleteDataset, useDeleteTestCase, useTestCases } from '../../api/queries';
+import { useDatasets } from '../../api/datasets';
 import { usePermissions } from '../../api/roles';
 import type { DatasetSummary, TestCase } from '../../api/types';
-import { ImportModal, RenameModal, TestCaseModal } from '../../components/DatasetForms';
-import { DeleteButton } from '../../components/DeleteButton';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
+import { DeleteButton } from '../../components/ui/DeleteButton';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { formatCount } from '../../lib/format';
+import { useDeleteDataset, useDeleteTestCase, useTestCases } from './api';
+import { ImportModal, RenameModal, TestCaseModal } from './components/DatasetForms';
 
 const ROW_HEIGHT = 44;
 

@@ -3,12 +3,13 @@ import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { errorMessage } from '../../api/client';
-import { useCreateDataset, useDatasets } from '../../api/queries';
+import { useDatasets } from '../../api/datasets';
 import { usePermissions } from '../../api/roles';
-import { FormModal } from '../../components/DatasetForms';
-import { EmptyState, QueryPanel } from '../../components/StateViews';
-import { Timestamp } from '../../components/Timestamp';
+import { FormModal } from '../../components/ui/FormModal';
+import { EmptyState, QueryPanel } from '../../components/ui/StateViews';
+import { Timestamp } from '../../components/ui/Timestamp';
 import { formatCount } from '../../lib/format';
+import { useCreateDataset } from './api';
 
 /** The organization's datasets: the test cases experiments run over. */
 export default function DatasetsPage() {

@@ -13,14 +13,16 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { IconInfoCircle } from '@tabler/icons-react';
-import { Link, useParams, useSearchParams } from 'react-router';
-import { useCompare, useCompareRows } from '../../api/queries';
+import { Link, useParams } from 'react-router';
 import type { CompareCell, CompareMetric, CompareResult, CompareRows } from '../../api/types';
 import { ProjectHeader } from '../../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
 import { WordDiff } from '../../components/WordDiff';
-import { cellValue, formatDifference, formatP, TONE_COLOR, toneOf, verdict } from '../../lib/compare';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
+import { useUrlState } from '../../hooks/use-url-state';
 import { formatCost, formatCount, formatLatency, formatScore } from '../../lib/format';
+import { useCompare, useCompareRows } from './api';
+import { cellValue, formatDifference, formatP, TONE_COLOR, toneOf, verdict } from './lib/compare';
+import { compareCodec } from './url-state';
 
 const ROWS_PER_PAGE = 20;
 
@@ -37,12 +39,8 @@ const formatValue = (kind: CompareMetric['kind'], v: number | null) =>
  */
 export default function ComparePage() {
   const { projectUuid = '' } = useParams();
-  const [params, setParams] = useSearchParams();
-  const ids = (params.get('ids') ?? '').split(',').filter(Boolean);
-  const baseline = ids.includes(params.get('baseline') ?? '') ? params.get('baseline')! : ids[0];
-  const page = Math.max(1, Number(params.get('page')) || 1);
-  const set = (change: Record<string, string>) => setParams({ ...Object.fromEntries(params), ...change });
-  const request = { experiment_uuids: ids, baseline_uuid: baseline };
+  const [{ ids, baseline, page }, setView] = useUrlState(compareCodec);
+  const request = { experiment_uuids: ids, baseline_uuid: baseline ?? '' };
   const result = useCompare(request);
 
   const header = (
@@ -55,7 +53,7 @@ export default function ComparePage() {
           <Select
             label="Baseline"
             value={baseline}
-            onChange={(v) => v && set({ baseline: v, page: '1' })}
+            onChange={(v) => v && setView({ baseline: v, page: 1 })}
             data={result.data.experiments.map((e) => ({ value: e.uuid, label: `${e.name} · ${e.run_name}` }))}
             allowDeselect={false}
             w={320}
@@ -93,7 +91,7 @@ export default function ComparePage() {
           <CompareRowsPanel
             result={result.data}
             page={page}
-            onPage={(p) => set({ page: String(p) })}
+            onPage={(p) => setView({ page: p })}
             projectUuid={projectUuid}
           />
         </>

@@ -1,27 +1,24 @@
 import { Anchor, Badge, Group, Pagination, Paper, ScrollArea, Stack, Table, Text } from '@mantine/core';
-import { useMemo } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
-import { useExperiments, useExperimentSamples } from '../../api/queries';
+import { Link, useParams } from 'react-router';
 import type { ExperimentSample, ExperimentSamples, ExperimentSummary } from '../../api/types';
 import { FilterBuilder } from '../../components/FilterBuilder';
 import { ProjectHeader } from '../../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { Timestamp } from '../../components/Timestamp';
 import { StatusBadge } from '../../components/TraceCells';
-import { STATUS_COLOR } from '../../lib/experiments';
-import { formatCost, formatCount, formatLatency, formatScore, formatTokens } from '../../lib/format';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
+import { Timestamp } from '../../components/ui/Timestamp';
+import { useUrlState } from '../../hooks/use-url-state';
 import { incomplete } from '../../lib/filter-fields';
-import { paramsFromView, viewFromParams, type TraceView } from '../../lib/trace-view';
+import { formatCost, formatCount, formatLatency, formatScore, formatTokens } from '../../lib/format';
+import { useExperiments, useExperimentSamples } from './api';
+import { STATUS_COLOR } from './lib/experiments';
+import { samplesCodec } from './url-state';
 
 const PAGE_SIZE = 50;
 
 /** One experiment: its scores summarized, and its samples (one row per test case run) filtered and paged. */
 export default function ExperimentPage() {
   const { projectUuid = '', experimentUuid = '' } = useParams();
-  const [params, setParams] = useSearchParams();
-  // The filter and the page are kept in the URL as the traces page keeps them.
-  const view = useMemo(() => viewFromParams(params), [params]);
-  const setView = (change: Partial<TraceView>) => setParams(paramsFromView({ ...view, page: 1, ...change }));
+  const [view, setView] = useUrlState(samplesCodec);
   const filter = view.filter && !incomplete(view.filter) ? view.filter : null;
   const experiment = useExperiments({ experiment_uuids: [experimentUuid] }).data?.results[0];
   const samples = useExperimentSamples(experimentUuid, {
@@ -49,7 +46,7 @@ export default function ExperimentPage() {
         <>
           <ScoreSummary summary={samples.data.summary} experiment={experiment} />
           <Group justify="space-between">
-            <FilterBuilder value={view.filter} onChange={(f) => setView({ filter: f })} />
+            <FilterBuilder value={view.filter} onChange={(filter) => setView({ filter, page: 1 })} />
             <Text size="sm" c="dimmed" role="status">
               {formatCount(samples.data.total)} sample{samples.data.total === 1 ? '' : 's'}
               {filter ? ' match' : ''}

@@ -16,20 +16,22 @@ import {
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconArrowsSort, IconChevronDown, IconChevronUp, IconGitCompare, IconSearch } from '@tabler/icons-react';
 import { useEffect, useMemo, useState } from 'react';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { useExperiments } from '../../api/queries';
+import { Link, useNavigate, useParams } from 'react-router';
 import type { ExperimentSummary } from '../../api/types';
 import { ProjectHeader } from '../../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { Timestamp } from '../../components/Timestamp';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
+import { Timestamp } from '../../components/ui/Timestamp';
+import { useUrlState } from '../../hooks/use-url-state';
 import { formatCount, formatScore } from '../../lib/format';
+import { useExperiments } from './api';
 import {
   MAX_COMPARED,
   parseMetadataFilter,
   sortExperiments,
   STATUS_COLOR,
   type ExperimentSort,
-} from '../../lib/experiments';
+} from './lib/experiments';
+import { experimentsCodec } from './url-state';
 
 const COLUMNS: { key: ExperimentSort['key']; label: string; numeric?: boolean }[] = [
   { key: 'name', label: 'Experiment' },
@@ -42,28 +44,23 @@ const COLUMNS: { key: ExperimentSort['key']; label: string; numeric?: boolean }[
 /** A project's experiments, filtered as POST /experiments filters them; two to five are picked to compare. */
 export default function ExperimentsPage() {
   const { projectUuid = '' } = useParams();
-  const [params, setParams] = useSearchParams();
+  const [view, setView] = useUrlState(experimentsCodec);
   const navigate = useNavigate();
-  const [name, setName] = useState(params.get('name') ?? '');
-  const [run, setRun] = useState(params.get('run') ?? '');
-  const [metadata, setMetadata] = useState(params.get('metadata') ?? '');
+  const [name, setName] = useState(view.name);
+  const [run, setRun] = useState(view.run);
+  const [metadata, setMetadata] = useState(view.metadata);
   // One object while the fields stay the same: a fresh one each render would restart the debounce, whose
   // new value renders again, for ever.
   const filters = useMemo(() => ({ name, run, metadata }), [name, run, metadata]);
   const [debounced] = useDebouncedValue(filters, 300);
-  const sortKey = (params.get('sort') as ExperimentSort['key']) || 'created_at';
-  const sortDesc = params.get('dir') !== 'asc';
-  const sort: ExperimentSort = useMemo(() => ({ key: sortKey, desc: sortDesc }), [sortKey, sortDesc]);
+  const { sort } = view;
   const [selected, setSelected] = useState<string[]>([]);
 
   // The filters live in the URL (a link reproduces the list) once the typing settles.
   useEffect(() => {
-    const next = new URLSearchParams(window.location.search);
-    for (const [k, v] of Object.entries({ name: debounced.name, run: debounced.run, metadata: debounced.metadata }))
-      if (v) next.set(k, v);
-      else next.delete(k);
-    if (next.toString() !== window.location.search.slice(1)) setParams(next, { replace: true });
-  }, [debounced, setParams]);
+    if (debounced.name !== view.name || debounced.run !== view.run || debounced.metadata !== view.metadata)
+      setView(debounced, { replace: true });
+  }, [debounced, view.name, view.run, view.metadata, setView]);
 
   const metadataFilter = parseMetadataFilter(debounced.metadata);
   const experiments = useExperiments({
@@ -73,12 +70,8 @@ export default function ExperimentsPage() {
     metadata_filter: metadataFilter.ok ? metadataFilter.value : null,
   });
   const rows = useMemo(() => sortExperiments(experiments.data?.results ?? [], sort), [experiments.data, sort]);
-  const setSort = (key: ExperimentSort['key']) => {
-    const next = new URLSearchParams(params);
-    next.set('sort', key);
-    next.set('dir', sort.key === key && sort.desc ? 'asc' : 'desc');
-    setParams(next, { replace: true });
-  };
+  const setSort = (key: ExperimentSort['key']) =>
+    setView({ sort: { key, desc: !(sort.key === key && sort.desc) } }, { replace: true });
   const toggle = (uuid: string) =>
     setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid].slice(-MAX_COMPARED)));
   const compare = () =>

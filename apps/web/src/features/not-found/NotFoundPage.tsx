@@ -1,7 +1,7 @@
 import { Button, Text } from '@mantine/core';
 import { IconMapOff } from '@tabler/icons-react';
 import { Link } from 'react-router';
-import { EmptyState } from '../../components/StateViews';
+import { EmptyState } from '../../components/ui/StateViews';
 
 export default function NotFoundPage() {
   return (

@@ -1,11 +1,11 @@
 import { Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { IconRocket } from '@tabler/icons-react';
 import { Link, useNavigate } from 'react-router';
-import { useProjects } from '../../api/queries';
+import { useProjects } from '../../api/projects';
 import { useSession } from '../../api/session';
 import { ClientSetup } from '../../components/ClientSetup';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { Timestamp } from '../../components/Timestamp';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
+import { Timestamp } from '../../components/ui/Timestamp';
 import { formatCost, formatCount, formatPercent } from '../../lib/format';
 import { formatRelative, parseApiTime } from '../../lib/time';
 

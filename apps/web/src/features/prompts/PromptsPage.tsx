@@ -3,9 +3,9 @@ import {
   Button,
   Grid,
   Group,
-  Menu,
   NavLink,
   Paper,
+  Popover,
   Select,
   Stack,
   Table,
@@ -18,16 +18,18 @@ import { notifications } from '@mantine/notifications';
 import { IconRocket } from '@tabler/icons-react';
 import { diffLines } from 'diff';
 import { useMemo, useState } from 'react';
-import { useSearchParams } from 'react-router';
 import { errorMessage } from '../../api/client';
-import { useDeploy, useDeployments, usePromptVersions } from '../../api/queries';
 import { usePermissions } from '../../api/roles';
 import type { PromptVersion } from '../../api/types';
-import { Playground } from '../../components/Playground';
 import { DiffParts } from '../../components/WordDiff';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { Timestamp } from '../../components/Timestamp';
-import { promptsOf, promptText, type Prompt } from '../../lib/prompts';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
+import { Timestamp } from '../../components/ui/Timestamp';
+import { useUrlState } from '../../hooks/use-url-state';
+import { oneOf } from '../../lib/url-codec';
+import { useDeploy, useDeployments, usePromptVersions } from './api';
+import { Playground } from './components/Playground';
+import { promptsOf, promptText, type Prompt } from './lib/prompts';
+import { promptsCodec, TABS } from './url-state';
 
 /**
  * Prompts by name: their versions (immutable), the deployments pointing at them, a diff between any two
@@ -36,14 +38,13 @@ import { promptsOf, promptText, type Prompt } from '../../lib/prompts';
 export default function PromptsPage() {
   const versions = usePromptVersions();
   const deployments = useDeployments();
-  const [params, setParams] = useSearchParams();
+  const [view, set] = useUrlState(promptsCodec);
   const prompts = useMemo(
     () => promptsOf(versions.data ?? [], deployments.data ?? []),
     [versions.data, deployments.data],
   );
-  const tab = params.get('tab') ?? 'versions';
-  const selected = prompts.find((p) => p.name === params.get('name')) ?? prompts[0];
-  const set = (change: Record<string, string>) => setParams({ ...Object.fromEntries(params), ...change });
+  const { tab } = view;
+  const selected = prompts.find((p) => p.name === view.name) ?? prompts[0];
 
   if (versions.isPending || deployments.isPending) return <LoadingState label="Loading the prompts" />;
   if (versions.isError) return <ErrorState error={versions.error} onRetry={() => versions.refetch()} />;
@@ -71,7 +72,7 @@ export default function PromptsPage() {
           </Paper>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 9 }}>
-          <Tabs value={tab} onChange={(v) => v && set({ tab: v })}>
+          <Tabs value={tab} onChange={(v) => v && set({ tab: oneOf(TABS, v, tab) })}>
             <Tabs.List mb="sm">
               <Tabs.Tab value="versions">Versions</Tabs.Tab>
               <Tabs.Tab value="diff">Diff</Tabs.Tab>
@@ -91,9 +92,9 @@ export default function PromptsPage() {
             <Tabs.Panel value="diff">{selected && <DiffPanel prompt={selected} />}</Tabs.Panel>
             <Tabs.Panel value="playground">
               <Playground
-                key={params.get('version') ?? 'blank'}
+                key={view.version ?? 'blank'}
                 versions={versions.data}
-                initial={versions.data.find((v) => String(v.id) === params.get('version')) ?? null}
+                initial={versions.data.find((v) => String(v.id) === view.version) ?? null}
                 onOpen={(v) => set({ name: v.name, version: String(v.id) })}
               />
             </Tabs.Panel>
@@ -155,11 +156,16 @@ function VersionsPanel({ prompt, onOpen }: { prompt: Prompt; onOpen: (v: PromptV
   );
 }
 
-/** Deploys a version: moves one of the prompt's deployments to it, or creates a deployment with a new id. */
+/**
+ * Deploys a version: moves one of the prompt's deployments to it, or creates a deployment with a new id. A
+ * popover dialog (focus kept inside, Escape closes), not a menu: a menu holds menu items, not a form.
+ */
 function DeployMenu({ version, prompt }: { version: PromptVersion; prompt: Prompt }) {
   const deploy = useDeploy();
   const [id, setId] = useState('');
-  const run = (deployment_id: string | null) =>
+  const [opened, setOpened] = useState(false);
+  const run = (deployment_id: string | null) => {
+    setOpened(false);
     deploy.mutate(
       { prompt_version_id: version.id, deployment_id },
       {
@@ -171,40 +177,66 @@ function DeployMenu({ version, prompt }: { version: PromptVersion; prompt: Promp
         onError: (err) => notifications.show({ color: 'red', message: errorMessage(err) }),
       },
     );
+  };
   return (
-    <Menu position="bottom-end" width={280} closeOnItemClick>
-      <Menu.Target>
-        <Button size="xs" variant="light" leftSection={<IconRocket size={14} />} loading={deploy.isPending}>
+    <Popover position="bottom-end" width={280} opened={opened} onChange={setOpened} trapFocus>
+      <Popover.Target>
+        <Button
+          size="xs"
+          variant="light"
+          leftSection={<IconRocket size={14} />}
+          loading={deploy.isPending}
+          onClick={() => setOpened((o) => !o)}
+        >
           Deploy
         </Button>
-      </Menu.Target>
-      <Menu.Dropdown>
-        {prompt.deployments.length > 0 && <Menu.Label>Move a deployment here</Menu.Label>}
-        {prompt.deployments.map((d) => (
-          <Menu.Item
-            key={d.deployment_id}
-            disabled={d.prompt_version.id === version.id}
-            onClick={() => run(d.deployment_id)}
+      </Popover.Target>
+      <Popover.Dropdown p="xs">
+        <Stack gap={4}>
+          {prompt.deployments.length > 0 && (
+            <Text size="xs" fw={500} c="dimmed">
+              Move a deployment here
+            </Text>
+          )}
+          {prompt.deployments.map((d) => (
+            <Button
+              key={d.deployment_id}
+              size="xs"
+              variant="subtle"
+              justify="flex-start"
+              fullWidth
+              disabled={d.prompt_version.id === version.id}
+              onClick={() => run(d.deployment_id)}
+            >
+              {d.deployment_id} (now v{d.prompt_version.version_number})
+            </Button>
+          ))}
+          <Text size="xs" fw={500} c="dimmed">
+            New deployment
+          </Text>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              run(id.trim() || null);
+            }}
           >
-            {d.deployment_id} (now v{d.prompt_version.version_number})
-          </Menu.Item>
-        ))}
-        <Menu.Label>New deployment</Menu.Label>
-        <Group gap={4} px="xs" pb="xs" wrap="nowrap">
-          <TextInput
-            size="xs"
-            placeholder="id, or blank for a generated one"
-            aria-label="New deployment id"
-            value={id}
-            onChange={(e) => setId(e.currentTarget.value)}
-            style={{ flex: 1 }}
-          />
-          <Button size="xs" onClick={() => run(id.trim() || null)}>
-            Deploy
-          </Button>
-        </Group>
-      </Menu.Dropdown>
-    </Menu>
+            <Group gap={4} wrap="nowrap">
+              <TextInput
+                size="xs"
+                placeholder="id, or blank for a generated one"
+                aria-label="New deployment id"
+                value={id}
+                onChange={(e) => setId(e.currentTarget.value)}
+                style={{ flex: 1 }}
+              />
+              <Button size="xs" type="submit">
+                Deploy
+              </Button>
+            </Group>
+          </form>
+        </Stack>
+      </Popover.Dropdown>
+    </Popover>
   );
 }
 

@@ -12,33 +12,25 @@ import {
   ThemeIcon,
 } from '@mantine/core';
 import { IconMessage, IconUser } from '@tabler/icons-react';
-import { Link, useParams, useSearchParams } from 'react-router';
-import { useTraceGroup, useTraceGroups } from '../../api/queries';
+import { Link, useParams } from 'react-router';
 import type { TraceGroup } from '../../api/types';
-import { Payload } from '../../components/Payload';
 import { ProjectHeader } from '../../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { Timestamp } from '../../components/Timestamp';
+import { Payload } from '../../components/ui/Payload';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
+import { Timestamp } from '../../components/ui/Timestamp';
+import { useUrlState } from '../../hooks/use-url-state';
 import { formatCost, formatCount, formatLatency, formatScore } from '../../lib/format';
+import { oneOf } from '../../lib/url-codec';
+import { useTraceGroup, useTraceGroups } from './api';
+import { GROUPINGS, sessionsCodec, type SessionsView } from './url-state';
 
-type By = 'session' | 'user';
+type By = SessionsView['by'];
 const PAGE_SIZE = 50;
 
 export default function SessionsPage() {
   const { projectUuid = '' } = useParams();
-  const [params, setParams] = useSearchParams();
-  const by: By = params.get('by') === 'user' ? 'user' : 'session';
-  const page = Math.max(1, Number(params.get('page')) || 1);
-  const key = params.get('key');
+  const [{ by, page, key }, set] = useUrlState(sessionsCodec);
   const groups = useTraceGroups({ project_uuid: projectUuid, by, page, page_size: PAGE_SIZE });
-  const set = (change: Record<string, string | null>) => {
-    const next = new URLSearchParams(params);
-    for (const [k, v] of Object.entries(change)) {
-      if (v == null) next.delete(k);
-      else next.set(k, v);
-    }
-    setParams(next);
-  };
   const noun = by === 'session' ? 'session' : 'user';
   return (
     <Stack gap="md">
@@ -50,7 +42,7 @@ export default function SessionsPage() {
           <SegmentedControl
             aria-label="Group traces by"
             value={by}
-            onChange={(v) => set({ by: v, page: null, key: null })}
+            onChange={(v) => set({ by: oneOf(GROUPINGS, v, by), page: 1, key: null })}
             data={[
               { value: 'session', label: 'By session' },
               { value: 'user', label: 'By user' },
@@ -155,7 +147,7 @@ export default function SessionsPage() {
             size="sm"
             total={Math.ceil(groups.data.total / PAGE_SIZE)}
             value={page}
-            onChange={(p) => set({ page: String(p) })}
+            onChange={(p) => set({ page: p })}
           />
         </Group>
       )}
@@ -251,7 +243,8 @@ function Bubble({
         background: `var(--mantine-color-${color}-light)`,
       }}
     >
-      <Text size="xs" fw={600} c={`${color}.7`} mb={4}>
+      {/* The light variant's own text colour: it reads on the tint in both schemes. */}
+      <Text size="xs" fw={600} c={`var(--mantine-color-${color}-light-color)`} mb={4}>
         {role}
       </Text>
       {text != null ? (

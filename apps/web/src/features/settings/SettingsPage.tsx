@@ -18,22 +18,22 @@ import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/client';
+import { useMe } from '../../api/me';
+import { usePermissions } from '../../api/roles';
+import type { ApiKeyCreated, Role } from '../../api/types';
+import { CopyIcon } from '../../components/ui/CopyField';
+import { DeleteButton } from '../../components/ui/DeleteButton';
+import { EmptyState, QueryPanel } from '../../components/ui/StateViews';
+import { Timestamp } from '../../components/ui/Timestamp';
 import {
   useApiKeys,
   useCreateApiKey,
   useDeleteProviderKey,
-  useMe,
   useProviderKeys,
   useRevokeApiKey,
   useSaveProviderKey,
-} from '../../api/queries';
-import { usePermissions } from '../../api/roles';
-import type { ApiKeyCreated, Role } from '../../api/types';
-import { CopyIcon } from '../../components/CopyField';
-import { CriteriaSettings } from '../../components/CriteriaSettings';
-import { EmptyState, QueryPanel } from '../../components/StateViews';
-import { Timestamp } from '../../components/Timestamp';
-import { DeleteButton } from '../../components/DeleteButton';
+} from './api';
+import { CriteriaSettings } from './components/CriteriaSettings';
 
 const ROLE_HELP: Record<Role, string> = {
   admin: 'Admin: everything, including keys and provider keys',

@@ -1,24 +1,27 @@
 import { Anchor, Breadcrumbs, Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconArrowsMaximize, IconArrowsMinimize } from '@tabler/icons-react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
-import { useProjects, useSpan, useTraceSkeleton } from '../../api/queries';
+import { useProjects } from '../../api/projects';
 import { usePermissions } from '../../api/roles';
 import { AddToDataset } from '../../components/AddToDataset';
-import { SpanDetail } from '../../components/SpanDetail';
-import { SpanTree } from '../../components/SpanTree';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { Timestamp } from '../../components/Timestamp';
 import { StatusBadge } from '../../components/TraceCells';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
+import { Timestamp } from '../../components/ui/Timestamp';
+import { useUrlState } from '../../hooks/use-url-state';
 import { formatCost, formatCount, formatLatency } from '../../lib/format';
-import { ancestorsOf, buildSpanTree } from '../../lib/span-tree';
+import { useSpan, useTraceSkeleton } from './api';
+import { SpanDetail } from './components/SpanDetail';
+import { SpanTree } from './components/SpanTree';
+import { ancestorsOf, buildSpanTree } from './lib/span-tree';
+import { traceCodec } from './url-state';
 
 const PANE_HEIGHT = 'calc(100vh - 56px - 150px)';
 
 export default function TracePage() {
   const { projectUuid = '', traceId = '' } = useParams();
-  const [params, setParams] = useSearchParams();
+  const [view, setView] = useUrlState(traceCodec);
   const project = useProjects().data?.find((p) => p.uuid === projectUuid);
   const skeleton = useTraceSkeleton(traceId);
   const tree = useMemo(
@@ -26,18 +29,8 @@ export default function TracePage() {
     [skeleton.data],
   );
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
-  const selected = params.get('span') ?? tree?.nodes[0]?.span.trace_id ?? null;
-  const select = useCallback(
-    (id: string) =>
-      setParams(
-        (p) => {
-          p.set('span', id);
-          return p;
-        },
-        { replace: true },
-      ),
-    [setParams],
-  );
+  const selected = view.span ?? tree?.nodes[0]?.span.trace_id ?? null;
+  const select = useCallback((span: string) => setView({ span }, { replace: true }), [setView]);
   const span = useSpan(selected);
   const { canWrite } = usePermissions();
 
@@ -173,6 +166,7 @@ export default function TracePage() {
           withBorder
           radius="md"
           style={{ flex: '1 1 45%', minWidth: 0, height: `calc(${PANE_HEIGHT} + 37px)`, overflow: 'auto' }}
+          role="region"
           aria-label="Selected span"
         >
           {node ? (

@@ -2,48 +2,48 @@ import { Button, Group, Pagination, Paper, Select, Stack, Text, TextInput } from
 import { useDebouncedCallback } from '@mantine/hooks';
 import { IconArrowUp, IconSearch } from '@tabler/icons-react';
 import type { RowSelectionState } from '@tanstack/react-table';
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import { useNavigate, useParams, useSearchParams } from 'react-router';
-import { useProjects, useTraces } from '../../api/queries';
+import { useCallback, useEffect, useState } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { useProjects } from '../../api/projects';
+import { usePermissions } from '../../api/roles';
 import { useSession } from '../../api/session';
 import type { TraceRow } from '../../api/types';
-import { usePermissions } from '../../api/roles';
 import { AddToDataset } from '../../components/AddToDataset';
 import { ClientSetup } from '../../components/ClientSetup';
 import { FilterBuilder } from '../../components/FilterBuilder';
-import { LiveControl } from '../../components/LiveControl';
 import { ProjectHeader } from '../../components/ProjectHeader';
-import { EmptyState, ErrorState, LoadingState } from '../../components/StateViews';
-import { ColumnChooser, TracesTable } from '../../components/TracesTable';
+import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
+import { useUrlState } from '../../hooks/use-url-state';
 import { formatCount } from '../../lib/format';
-import { useLiveRows } from '../../lib/use-live-rows';
 import {
+  DEFAULT_VIEW,
+  isTimeRange,
   PAGE_SIZES,
-  paramsFromView,
   requestFromView,
   SORT_LABELS,
   TIME_RANGE_LABELS,
-  viewFromParams,
+  traceViewCodec,
   type TraceView,
 } from '../../lib/trace-view';
+import { keyOf, oneOf } from '../../lib/url-codec';
+import { useTraces } from './api';
+import { LiveControl } from './components/LiveControl';
+import { ColumnChooser, TracesTable } from './components/TracesTable';
+import { useLiveRows } from './lib/use-live-rows';
 
 const STATUS_OPTIONS = [
   { value: '', label: 'Any status' },
   { value: 'success', label: 'Success' },
   { value: 'error', label: 'Error' },
-];
+] as const;
+const STATUSES = STATUS_OPTIONS.map((o) => o.value);
 
 export default function TracesPage() {
   const { projectUuid = '' } = useParams();
-  const [params, setParams] = useSearchParams();
-  const view = useMemo(() => viewFromParams(params), [params]);
-  // From the address bar, not this render's view: two quick changes (a reset, then a status) must not
-  // have the second bring back what the first removed while the first was still rendering.
-  const setView = useCallback(
-    (change: Partial<TraceView>) =>
-      setParams(paramsFromView({ ...viewFromParams(new URLSearchParams(window.location.search)), page: 1, ...change })),
-    [setParams],
-  );
+  const [view, setUrlView] = useUrlState(traceViewCodec);
+  // A change of the view starts again from its first page.
+  const setView = useCallback((change: Partial<TraceView>) => setUrlView({ page: 1, ...change }), [setUrlView]);
+  const reset = () => setUrlView(DEFAULT_VIEW);
   const navigate = useNavigate();
   const project = useProjects().data?.find((p) => p.uuid === projectUuid);
   const traces = useTraces(requestFromView(view, projectUuid));
@@ -79,7 +79,7 @@ export default function TracesPage() {
           data={Object.entries(TIME_RANGE_LABELS).map(([value, label]) => ({ value, label }))}
           value={view.range}
           allowDeselect={false}
-          onChange={(range) => range && setView({ range: range as TraceView['range'] })}
+          onChange={(range) => range && isTimeRange(range) && setView({ range })}
         />
         <Select
           aria-label="Sort"
@@ -87,7 +87,7 @@ export default function TracesPage() {
           data={Object.entries(SORT_LABELS).map(([value, label]) => ({ value, label }))}
           value={view.sort}
           allowDeselect={false}
-          onChange={(sort) => sort && setView({ sort: sort as TraceView['sort'] })}
+          onChange={(sort) => sort && setView({ sort: keyOf(SORT_LABELS, sort, view.sort) })}
         />
         <Select
           aria-label="Status"
@@ -95,11 +95,11 @@ export default function TracesPage() {
           data={STATUS_OPTIONS}
           value={view.status}
           allowDeselect={false}
-          onChange={(status) => setView({ status: (status ?? '') as TraceView['status'] })}
+          onChange={(status) => setView({ status: oneOf(STATUSES, status, '') })}
         />
         <FilterBuilder value={view.filter} onChange={(filter) => setView({ filter })} />
         {narrowed && (
-          <Button variant="subtle" color="gray" onClick={() => setParams(new URLSearchParams())}>
+          <Button variant="subtle" color="gray" onClick={reset}>
             Reset
           </Button>
         )}
@@ -145,7 +145,7 @@ export default function TracesPage() {
               <Text size="sm" c="dimmed">
                 Widen the time range, change the filter or the search, or reset the view.
               </Text>
-              <Button variant="light" onClick={() => setParams(new URLSearchParams())}>
+              <Button variant="light" onClick={reset}>
                 Reset the view
               </Button>
             </EmptyState>

@@ -1,0 +1,52 @@
+import { lazy, Suspense } from 'react';
+import { createBrowserRouter, Navigate } from 'react-router';
+import { LoadingState } from '../components/ui/StateViews';
+import { AppLayout } from './AppLayout';
+
+// Each page is its own chunk, loaded when first visited: the entry holds the kit, the shell and sign-in.
+const SignInPage = lazy(() => import('../features/auth/SignInPage'));
+const ProjectsPage = lazy(() => import('../features/projects/ProjectsPage'));
+const TracesPage = lazy(() => import('../features/traces/TracesPage'));
+const TracePage = lazy(() => import('../features/trace/TracePage'));
+const DashboardPage = lazy(() => import('../features/dashboard/DashboardPage'));
+const SessionsPage = lazy(() => import('../features/sessions/SessionsPage'));
+const ExperimentsPage = lazy(() => import('../features/experiments/ExperimentsPage'));
+const ExperimentPage = lazy(() => import('../features/experiments/ExperimentPage'));
+const ComparePage = lazy(() => import('../features/experiments/ComparePage'));
+const DatasetsPage = lazy(() => import('../features/datasets/DatasetsPage'));
+const DatasetPage = lazy(() => import('../features/datasets/DatasetPage'));
+const PromptsPage = lazy(() => import('../features/prompts/PromptsPage'));
+const EvalMetricsPage = lazy(() => import('../features/evals/EvalMetricsPage'));
+const SettingsPage = lazy(() => import('../features/settings/SettingsPage'));
+const NotFoundPage = lazy(() => import('../features/not-found/NotFoundPage'));
+
+export const router = createBrowserRouter([
+  {
+    path: '/sign-in',
+    element: (
+      <Suspense fallback={<LoadingState label="Loading" />}>
+        <SignInPage />
+      </Suspense>
+    ),
+  },
+  {
+    element: <AppLayout />,
+    children: [
+      { index: true, element: <Navigate to="/projects" replace /> },
+      { path: 'projects', element: <ProjectsPage /> },
+      { path: 'projects/:projectUuid/traces', element: <TracesPage /> },
+      { path: 'projects/:projectUuid/traces/:traceId', element: <TracePage /> },
+      { path: 'projects/:projectUuid/dashboard', element: <DashboardPage /> },
+      { path: 'projects/:projectUuid/sessions', element: <SessionsPage /> },
+      { path: 'projects/:projectUuid/experiments', element: <ExperimentsPage /> },
+      { path: 'projects/:projectUuid/experiments/compare', element: <ComparePage /> },
+      { path: 'projects/:projectUuid/experiments/:experimentUuid', element: <ExperimentPage /> },
+      { path: 'datasets', element: <DatasetsPage /> },
+      { path: 'datasets/:datasetId', element: <DatasetPage /> },
+      { path: 'prompts', element: <PromptsPage /> },
+      { path: 'evals', element: <EvalMetricsPage /> },
+      { path: 'settings', element: <SettingsPage /> },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+]);

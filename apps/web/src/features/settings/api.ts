@@ -1,0 +1,56 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { api } from '../../api/client';
+import { criterionKeys } from '../../api/criteria';
+import type { ApiKey, ApiKeyCreated, Criterion, CriterionCreate, ProviderKey, Role } from '../../api/types';
+import { useInvalidatingMutation } from '../../lib/react-query';
+
+const settingsKeys = {
+  apiKeys: ['api-keys'] as const,
+  providerKeys: ['provider-keys'] as const,
+};
+
+const apiKeysQueryOptions = queryOptions({
+  queryKey: settingsKeys.apiKeys,
+  queryFn: ({ signal }) => api<ApiKey[]>('/api-keys', { signal }),
+});
+
+const providerKeysQueryOptions = queryOptions({
+  queryKey: settingsKeys.providerKeys,
+  queryFn: ({ signal }) => api<ProviderKey[]>('/provider-keys', { signal }),
+});
+
+/** The organization's API keys (only their last characters readable). */
+export const useApiKeys = () => useQuery(apiKeysQueryOptions);
+
+export const useCreateApiKey = () =>
+  useInvalidatingMutation(settingsKeys.apiKeys, (body: { role: Role; label: string }) =>
+    api<ApiKeyCreated>('/api-keys', { method: 'POST', body }),
+  );
+
+export const useRevokeApiKey = () =>
+  useInvalidatingMutation(settingsKeys.apiKeys, (id: string) => api<unknown>(`/api-keys/${id}`, { method: 'DELETE' }));
+
+/** The keys the completion gateway uses for this organization's calls, one per provider. */
+export const useProviderKeys = () => useQuery(providerKeysQueryOptions);
+
+export const useSaveProviderKey = () =>
+  useInvalidatingMutation(
+    settingsKeys.providerKeys,
+    (body: { provider: string; api_key: string; base_url?: string | null }) =>
+      api<ProviderKey>('/provider-keys', { method: 'POST', body }),
+  );
+
+export const useDeleteProviderKey = () =>
+  useInvalidatingMutation(settingsKeys.providerKeys, (provider: string) =>
+    api<unknown>(`/provider-keys/${encodeURIComponent(provider)}`, { method: 'DELETE' }),
+  );
+
+export const useCreateCriterion = () =>
+  useInvalidatingMutation(criterionKeys.all, (body: CriterionCreate) =>
+    api<Criterion>('/annotation-criteria', { method: 'POST', body }),
+  );
+
+export const useDeleteCriterion = () =>
+  useInvalidatingMutation(criterionKeys.all, (id: string) =>
+    api<unknown>(`/annotation-criteria/${id}`, { method: 'DELETE' }),
+  );

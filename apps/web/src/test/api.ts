@@ -1,0 +1,207 @@
+import {
+  ApiKeySchema,
+  CompareRowsSchema,
+  CompareSchema,
+  CriterionSchema,
+  DashboardSchema,
+  DatasetListSchema,
+  DeploymentSchema,
+  DetailSchema,
+  EvalMetricSchema,
+  ExperimentSamplesSchema,
+  ExperimentSummariesSchema,
+  ProjectSummarySchema,
+  PromptVersionSchema,
+  ProviderKeySchema,
+  SpanSchema,
+  TestCasePageSchema,
+  TraceGroupSchema,
+  TraceGroupsSchema,
+  TraceRowsSchema,
+  TraceSkeletonSchema,
+  WhoAmISchema,
+} from '@sightline/schemas';
+import { act } from '@testing-library/react';
+import { delay, http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { z } from 'zod';
+
+// A mock of the Sightline API for page tests. Every answer is parsed with the zod schema the server
+// declares for that route's response (apps/api/src/routes/**: `response: { 200: … }`), so a fixture that
+// drifts from what the server sends fails the test instead of testing a page against an imaginary API.
+
+/** Where the API node mounts the console's routes (the client prefixes every call with it). */
+const API = '/api/svc/v1';
+
+/** The routes the pages call: method, path (msw's `:param` syntax) and the schema of a 200 answer. */
+const ROUTES = {
+  me: { method: 'get', path: '/me', schema: WhoAmISchema },
+  projects: { method: 'get', path: '/projects', schema: z.array(ProjectSummarySchema) },
+  traces: { method: 'post', path: '/traces', schema: TraceRowsSchema },
+  skeleton: { method: 'get', path: '/trace/:traceId/skeleton', schema: TraceSkeletonSchema },
+  span: { method: 'get', path: '/span/:traceId', schema: SpanSchema },
+  criteria: { method: 'get', path: '/annotation-criteria', schema: z.array(CriterionSchema) },
+  dashboard: { method: 'post', path: '/dashboard', schema: DashboardSchema },
+  traceGroups: { method: 'post', path: '/trace-groups', schema: TraceGroupsSchema },
+  traceGroup: { method: 'post', path: '/trace-group', schema: TraceGroupSchema },
+  experiments: { method: 'post', path: '/experiments/summaries', schema: ExperimentSummariesSchema },
+  samples: { method: 'post', path: '/experiment/:uuid/samples', schema: ExperimentSamplesSchema },
+  compare: { method: 'post', path: '/experiments/compare', schema: CompareSchema },
+  compareRows: { method: 'post', path: '/experiments/compare/rows', schema: CompareRowsSchema },
+  datasets: { method: 'get', path: '/datasets', schema: DatasetListSchema },
+  testCases: { method: 'get', path: '/datasets/:id/test_cases', schema: TestCasePageSchema },
+  prompts: { method: 'get', path: '/prompts', schema: z.array(PromptVersionSchema) },
+  deployments: { method: 'get', path: '/deployments', schema: z.array(DeploymentSchema) },
+  evalMetrics: { method: 'get', path: '/eval-metrics', schema: z.array(EvalMetricSchema) },
+  apiKeys: { method: 'get', path: '/api-keys', schema: z.array(ApiKeySchema) },
+  providerKeys: { method: 'get', path: '/provider-keys', schema: z.array(ProviderKeySchema) },
+} as const;
+
+export type Route = keyof typeof ROUTES;
+/** What a test writes for a route's answer: the schema's input (its output is what goes on the wire). */
+export type Fixture<R extends Route> = z.input<(typeof ROUTES)[R]['schema']>;
+
+/** A request the page made, as the server would read it. */
+export type Recorded = {
+  route: Route;
+  method: string;
+  /** Without the API prefix: `/traces`, `/datasets/3/test_cases`. */
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  /** The `x-api-key` it carried. */
+  key: string | null;
+};
+
+/** Every handled request of the running test, in order. */
+export const requests: Recorded[] = [];
+/** Requests no handler took, and fixtures their schema refused: each fails the test (see `checkMockApi`). */
+const problems: string[] = [];
+
+/** Requests being answered: `settled` waits for them. */
+let inFlight = 0;
+
+export const server = setupServer();
+
+export function startMockApi() {
+  server.listen({
+    // msw's 'error' strategy only rejects the fetch, which a page shows as "cannot be reached", and a test
+    // of an error view could pass on it: the request is also noted, and the test fails after it ends.
+    onUnhandledRequest(request, print) {
+      problems.push(`no handler for ${request.method} ${new URL(request.url).pathname}`);
+      print.error();
+    },
+  });
+}
+
+/** After each test: forget its handlers and requests, and fail it for what went wrong on the API's side. */
+export function checkMockApi() {
+  server.resetHandlers();
+  requests.length = 0;
+  const found = problems.splice(0);
+  if (found.length) throw new Error(`The mock API saw:\n${found.join('\n')}`);
+}
+
+/** The requests made to one route. */
+export const requestsTo = (route: Route) => requests.filter((r) => r.route === route);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until every request made so far is answered and the page has rendered the answers: before
+ * asserting that something is absent (a control a viewer must not see), which no `findBy` can wait for.
+ */
+export async function settled() {
+  await act(async () => {
+    while (inFlight) await sleep(5);
+    // The client reads the body, the query cache notifies on a timer, React renders.
+    await sleep(50);
+  });
+}
+
+/**
+ * `once`: the handler answers one request, then steps aside. `server.use` puts the handlers it is given
+ * first, so a test calls it with the lasting answer, then again with the one-time failure.
+ */
+type Options = { once?: boolean };
+
+function handle(
+  route: Route,
+  respond: (request: Recorded) => Response | Promise<Response>,
+  options?: Options,
+  // A request that never ends (`pending`) would keep `settled` waiting for ever.
+  counted = true,
+) {
+  const { method, path } = ROUTES[route];
+  return http[method](
+    `${API}${path}`,
+    async ({ request }) => {
+      const url = new URL(request.url);
+      const text = await request.text();
+      const recorded: Recorded = {
+        route,
+        method: request.method,
+        path: url.pathname.slice(API.length),
+        query: Object.fromEntries(url.searchParams),
+        body: text ? JSON.parse(text) : undefined,
+        key: request.headers.get('x-api-key'),
+      };
+      requests.push(recorded);
+      if (!counted) return respond(recorded);
+      inFlight++;
+      try {
+        return await respond(recorded);
+      } finally {
+        inFlight--;
+      }
+    },
+    options,
+  );
+}
+
+function parse<R extends Route>(route: R, value: Fixture<R>) {
+  const parsed = ROUTES[route].schema.safeParse(value);
+  if (!parsed.success) problems.push(`a ${route} fixture the server would not send: ${z.prettifyError(parsed.error)}`);
+  return parsed;
+}
+
+/**
+ * Answers a route with a fixture, or with what a function of the request returns (paging, filters). A
+ * fixture given as a value is checked at once, so that the test fails where it was written.
+ */
+export function answer<R extends Route>(
+  route: R,
+  reply: Fixture<R> | ((request: Recorded) => Fixture<R>),
+  options?: Options,
+) {
+  if (typeof reply !== 'function') ROUTES[route].schema.parse(reply);
+  return handle(
+    route,
+    (request) => {
+      const parsed = parse(route, typeof reply === 'function' ? reply(request) : reply);
+      return parsed.success
+        ? HttpResponse.json(parsed.data as object)
+        : HttpResponse.json({ detail: 'the mock API refused its fixture' }, { status: 500 });
+    },
+    options,
+  );
+}
+
+/** Answers a route with an error, in the API's own error shape (`{detail}`). */
+export function fail(route: Route, status: number, detail: string, options?: Options) {
+  const body = DetailSchema.parse({ detail });
+  return handle(route, () => HttpResponse.json(body, { status }), options);
+}
+
+/** A route that never answers: the page stays in its loading state. */
+export function pending(route: Route) {
+  return handle(
+    route,
+    async () => {
+      await delay('infinite');
+      return HttpResponse.error();
+    },
+    undefined,
+    false,
+  );
+}

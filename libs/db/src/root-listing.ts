@@ -1,0 +1,98 @@
+// The trace listing's SQL: the root spans that a project's filter, time range, status and search match, in
+// order, a page at a time, and their count. Apart from span-json.ts: it chooses roots, and reads no span's fields.
+import { compileFilter, type FilterInput } from '@sightline/core';
+import type { TimeRange, TraceSort } from '@sightline/schemas';
+import type { Sql } from './client';
+import { searchConditions, type SearchPlan } from './search';
+import { startsSince } from './trace-start';
+
+const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
+  na: null,
+  '1h': '1 hour',
+  '3h': '3 hours',
+  '6h': '6 hours',
+  '24h': '24 hours',
+  '7d': '7 days',
+  '1m': '1 month',
+  '3m': '3 months',
+  '6m': '6 months',
+  '1y': '1 year',
+};
+
+// Each order is the order (or the backward order) of an index of the project's roots.
+const ORDER_BY: Record<TraceSort, string> = {
+  newest: 'order by s.start_ts desc nulls last, s.trace_id desc',
+  oldest: 'order by s.start_ts asc nulls first, s.trace_id asc',
+  slowest: 'order by s.latency desc nulls last, s.trace_id desc',
+};
+
+export type RootQuery = {
+  organizationId: string;
+  projectId: string | null;
+  experimentUuid?: string;
+  filter?: FilterInput;
+  timeRange?: TimeRange;
+  status?: string | null;
+  /** Words and "phrases" one span of the trace holds (ignoring case), and -words none holds. */
+  search?: string | null;
+  /** How to search (searchPlanOf); by the index when not given. */
+  searchPlan?: SearchPlan;
+  /** Newest first unless given. */
+  sort?: TraceSort;
+  page: number;
+  pageSize: number;
+};
+
+/** The listing's SQL: root spans, newest first. Throws FilterError for a bad filter. */
+export function rootListingSql(q: RootQuery): { count: string; matching: string; page: string; params: unknown[] } {
+  const params: unknown[] = [q.organizationId, q.projectId];
+  // No "$2 is null or ..." disjunction: it would keep the planner from using the project's index.
+  const conditions = [
+    's.organization_id = $1',
+    's.created',
+    's.depth = 0',
+    q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null',
+  ];
+  if (q.experimentUuid) conditions.push(`s.experiment_uuid = $${params.push(q.experimentUuid)}::uuid`);
+  const filter = q.filter && compileFilter(q.filter, params.length + 1);
+  if (filter) {
+    conditions.push(filter.text);
+    params.push(...filter.params);
+  }
+  const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
+  if (interval) conditions.push(startsSince('s', `now() - $${params.push(interval)}::interval`));
+  if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
+  const order = ORDER_BY[q.sort ?? 'newest'];
+  const plan = q.searchPlan ?? { by: 'index' };
+  const searching = q.search ? searchConditions(q.search, plan, (v) => `$${params.push(v)}`) : [];
+  const where = [...conditions, ...searching].join(' and ');
+  // The page's two parameters come last: countRoots leaves them out.
+  const page = `limit $${params.push(q.pageSize)} offset $${params.push((q.page - 1) * q.pageSize)}`;
+  const count = `select count(*)::int as total from spans s where ${where}`;
+  const matching = `select from spans s where ${where}`;
+  if (plan.by === 'walk' && searching.length) {
+    // The first `roots` roots in the listing's order that pass the other conditions, each tested in turn.
+    const roots = `select s.trace_id, s.start_ts, s.latency from spans s where ${conditions.join(' and ')} ${order} limit ${plan.roots}`;
+    return {
+      count,
+      matching,
+      page: `select s.trace_id from (${roots}) s where ${searching.join(' and ')} ${order} ${page}`,
+      params,
+    };
+  }
+  return { count, matching, page: `select s.trace_id from spans s where ${where} ${order} ${page}`, params };
+}
+
+/** One page of root span ids, without the total. */
+export async function rootIds(sql: Sql, q: RootQuery): Promise<string[]> {
+  const { page, params } = rootListingSql(q);
+  return (await sql.unsafe(page, params as never[])).map((r) => r.trace_id as string);
+}
+
+/** The exact number of roots the listing matches, or `upTo` when there are more. */
+export async function countRoots(sql: Sql, q: RootQuery, upTo?: number): Promise<number> {
+  const { count, matching, params } = rootListingSql(q);
+  const text = upTo ? `select count(*)::int as total from (${matching} limit ${upTo}) s` : count;
+  const [{ total }] = await sql.unsafe(text, params.slice(0, -2) as never[]);
+  return total as number;
+}

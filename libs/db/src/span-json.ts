@@ -1,0 +1,184 @@
+// Spans read as the JSON text PostgreSQL writes for them: a whole trace, the traces under some roots, one span.
+// Apart from the write path, with which it shares nothing: its columns are the API's shape, not the store's.
+import { API_TREES, type SpanTexts, type TreeDialect } from '@sightline/core';
+import type { Sql } from './client';
+
+// The fields of a trace log as the API returns them, with their SQL types. Timestamps go out as
+// `YYYY-MM-DD HH:MM:SS` in UTC; `declared` is the client's list of child ids, which the tree replaces.
+type ReadType = 'uuid' | 'text' | 'integer' | 'float' | 'boolean' | 'text[]' | 'jsonb' | 'timestamp' | 'declared';
+type ReadColumn = { name: string; sql: string; type: ReadType };
+const START = 'coalesce(s.start_ts, s.created_at)';
+const READ: readonly ReadColumn[] = [
+  ...columns('uuid', 'trace_id root_trace_id parent_trace_id'),
+  ...columns('text', 'trace_name'),
+  { name: 'project_uuid', sql: 's.project_id', type: 'uuid' },
+  { name: 'project_name', sql: 'p.name', type: 'text' },
+  ...columns('uuid', 'organization_id'),
+  ...columns('jsonb', 'inputs'),
+  ...columns('text', 'output target'),
+  // The Python client needs a start on every span: one sent without reads as starting when first stored.
+  { name: 'start_timestamp', sql: START, type: 'timestamp' },
+  { name: 'end_timestamp', sql: 's.end_ts', type: 'timestamp' },
+  ...columns('text', 'status error'),
+  ...columns('jsonb', 'configuration metadata'),
+  ...columns('text[]', 'tags'),
+  ...columns('integer', 'depth execution_order'),
+  ...columns('float', 'time_to_first_token latency'),
+  ...columns('integer', 'input_tokens output_tokens total_tokens'),
+  ...columns('float', 'cost'),
+  ...columns('text', 'output_for_eval_metrics'),
+  ...columns('text[]', 'evaluation_metric_names'),
+  orEmpty('scores', '[]'),
+  ...columns('float', 'feedback_score'),
+  ...columns('text', 'feedback_comment'),
+  ...columns('declared', 'children_ids'),
+  { name: 'apply_eval_frac', sql: 'coalesce(s.apply_eval_frac, 1)', type: 'float' },
+  { name: 'log_sample_rate', sql: 'coalesce(s.log_sample_rate, 1)', type: 'float' },
+  ...columns('text', 'deployment_id'),
+  ...columns('boolean', 'cache_hit'),
+  ...columns('text', 'end_user_identifier session_id'),
+  ...columns('uuid', 'experiment_uuid'),
+  orEmpty('images', '[]'),
+  orEmpty('comments', '[]'),
+  orEmpty('annotations', '{}'),
+];
+function columns(type: ReadType, names: string): ReadColumn[] {
+  return names.split(' ').map((name) => ({ name, sql: `s.${name}`, type }));
+}
+/** The clients iterate these collections whenever the key is present: none reads as empty, never null. */
+function orEmpty(name: string, empty: '[]' | '{}'): ReadColumn {
+  return { name, sql: `coalesce(s.${name}, '${empty}'::jsonb)`, type: 'jsonb' };
+}
+
+const wireTimestamp = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
+/**
+ * SQL for the JSON text of one field, as JSON.stringify would write its value; SQL null when the field has
+ * none. Each type takes its cheapest exact path: uuids and formatted timestamps need no escaping, numbers
+ * and booleans are their own text (NaN and infinities, which JSON lacks, have none), and only free text goes
+ * through to_json.
+ */
+function jsonValue({ sql: e, type }: ReadColumn): string {
+  switch (type) {
+    case 'jsonb':
+      return `${e}::text`;
+    case 'timestamp':
+      return `'"' || ${wireTimestamp(e)} || '"'`;
+    case 'uuid':
+      return `'"' || ${e} || '"'`;
+    case 'float':
+      return `(case when ${e} in ('NaN', 'Infinity', '-Infinity') then null else ${e} end)::text`;
+    case 'integer':
+    case 'boolean':
+      return `${e}::text`;
+    case 'text[]':
+      return `array_to_json(${e})::text`;
+    default:
+      return `to_json(${e})::text`;
+  }
+}
+// Spans serialized by PostgreSQL as it reads them: `members` is a span's JSON without its braces. This costs
+// PostgreSQL less than sending the columns costs Node to parse; Node only nests the spans, and the bytes go
+// from the socket to the answer without becoming strings. concat_ws() takes each piece once (a chain of ||
+// would copy the growing text at every step) and skips the null ones: a field without a value is written
+// as null, or left out in a dialect that omits nulls.
+const membersSql = (omitNulls: boolean) =>
+  `concat_ws(',', ${READ.filter((c) => c.type !== 'declared')
+    .map((c) => `'"${c.name}":' || ${omitNulls ? jsonValue(c) : `coalesce(${jsonValue(c)}, 'null')`}`)
+    .join(', ')})`;
+const MEMBERS = { withNulls: membersSql(false), withoutNulls: membersSql(true) };
+const textColumns = (
+  dialect: TreeDialect,
+) => `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
+  array_to_json(s.children_ids)::text as children_ids,
+  ${dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls} as members`;
+
+/** Raw rows of TEXT_COLUMNS as columns; the members stay the bytes PostgreSQL sent. */
+function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect): SpanTexts {
+  const n = rows.length;
+  const spans: SpanTexts = {
+    dialect,
+    trace_id: new Array(n),
+    parent_trace_id: new Array(n),
+    execution_order: new Array(n),
+    start_timestamp: new Array(n),
+    children_ids: new Array(n),
+    members: new Array(n),
+  };
+  rows.forEach(([id, parent, order, start, declared, members], i) => {
+    spans.trace_id[i] = id!.toString('latin1');
+    spans.parent_trace_id[i] = parent!.toString('latin1');
+    spans.execution_order[i] = order && Number(order.toString('latin1'));
+    spans.start_timestamp[i] = start && start.toString('latin1');
+    spans.children_ids[i] = declared && (JSON.parse(declared.toString('utf8')) as string[]);
+    spans.members[i] = members!;
+  });
+  return spans;
+}
+
+const rootsQuery = (sql: Sql, organizationId: string, rootIds: readonly string[], columns: string) => sql`
+  select ${sql.unsafe(columns)}
+  from spans s left join projects p on p.id = s.project_id
+  where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[]) and s.created`;
+
+// Serializing is most of the cost of reading a large trace, and one backend does it on one core: a large
+// trace is read in parts, in parallel, each part the spans whose id hashes to it.
+const SPANS_PER_PART = 4000,
+  MAX_PARTS = 4;
+
+/**
+ * Every visible span of the trace that holds `traceId`, serialized for renderTrees in the dialect it will be
+ * rendered in; null when the span is unknown to this organization.
+ */
+export async function findTraceTextOf(
+  sql: Sql,
+  organizationId: string,
+  traceId: string,
+  dialect: TreeDialect = API_TREES,
+): Promise<SpanTexts | null> {
+  // The size only sets the number of parts: it counts the trace's index entries, without reading the rows.
+  const [trace] = await sql<{ root: string; size: number }[]>`
+    select t.root_trace_id as root, (select count(*)::int from spans where organization_id = t.organization_id and root_trace_id = t.root_trace_id) as size
+    from spans t
+    where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created
+      and t.part_at = ${partOf(sql, organizationId, traceId)}`;
+  if (!trace) return null;
+  const parts = Math.min(MAX_PARTS, Math.ceil(trace.size / SPANS_PER_PART));
+  const read = (part: number) =>
+    sql`
+    select ${sql.unsafe(textColumns(dialect))}
+    from spans s left join projects p on p.id = s.project_id
+    where s.organization_id = ${organizationId} and s.root_trace_id = ${trace.root} and s.created
+      ${parts > 1 ? sql`and (uuid_hash(s.trace_id) & 2147483647) % ${parts} = ${part}` : sql``}`.raw();
+  const rows = await Promise.all(Array.from({ length: parts }, (_, part) => read(part)));
+  return toSpanTexts(rows.flat() as never, dialect);
+}
+
+/** The visible spans of the traces under `rootIds`, serialized for renderTrees in the dialect they will be rendered in. */
+export async function spanTextsOfRoots(
+  sql: Sql,
+  organizationId: string,
+  rootIds: readonly string[],
+  dialect: TreeDialect = API_TREES,
+): Promise<SpanTexts> {
+  return toSpanTexts(
+    rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [],
+    dialect,
+  );
+}
+
+/**
+ * SQL: the partition key of one span, from the key table. As a subquery (evaluated once, before the
+ * partitions are read) it leaves PostgreSQL one partition to read; as a join on constants it read them all.
+ */
+const partOf = (sql: Sql, organizationId: string, traceId: string) =>
+  sql`(select k.part_at from span_parts k where k.organization_id = ${organizationId} and k.trace_id = ${traceId})`;
+
+/** One span's JSON in api.md's shape, without its children; null when the organization has no such span. */
+export async function findSpanText(sql: Sql, organizationId: string, traceId: string): Promise<string | null> {
+  const [row] = await sql<{ span: string }[]>`
+    select '{' || ${sql.unsafe(MEMBERS.withNulls)} || '}' as span
+    from spans s left join projects p on p.id = s.project_id
+    where s.organization_id = ${organizationId} and s.trace_id = ${traceId} and s.created
+      and s.part_at = ${partOf(sql, organizationId, traceId)}`;
+  return row?.span ?? null;
+}
