@@ -43,14 +43,6 @@ export function renderPage(page: ReactElement, { route, path = route.split('?')[
     ],
     { initialEntries: [route] },
   );
-  // Some pages read the address bar itself (window.location) to merge a change into the latest URL, as
-  // a browser router would keep it: the memory router's address is copied there.
-  const mirror = () => {
-    const { pathname, search, hash } = router.state.location;
-    window.history.replaceState(null, '', pathname + search + hash);
-  };
-  mirror();
-  router.subscribe(mirror);
   const view = render(
     <MantineProvider theme={theme}>
       <QueryClientProvider client={queryClient}>
