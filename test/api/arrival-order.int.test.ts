@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSql } from '@sightline/db';
 import { createProducer, redisKeys, type QueuePayload } from '@sightline/queues';
 import { spanWriteProcessor } from '../../apps/worker/src/processors/span-write.processor';
+import { traceSettling } from '../../apps/worker/src/processors/trace-settle.processor';
 import { call } from '../support/app';
 import { useStack } from '../support/fixtures';
 import { databaseUrl, testRedis } from '../support/services';
@@ -22,10 +23,18 @@ beforeAll(async () => {
   const workerSql = createSql(databaseUrl(), { max: 2 });
   const redis = testRedis();
   const evals = createProducer('eval', redis, stack.prefix);
-  const processor = spanWriteProcessor({ sql: workerSql, redis, keys: redisKeys(stack.prefix), batchSize: 100, evals });
+  const settles = createProducer('trace-settle', redis, stack.prefix);
+  const processor = spanWriteProcessor({
+    sql: workerSql,
+    redis,
+    keys: redisKeys(stack.prefix),
+    batchSize: 100,
+    evals,
+    settling: traceSettling({ sql: workerSql, settles }),
+  });
   process = (payload) => processor(payload, { id: 'test' } as never, pino({ level: 'silent' }));
   release = async () => {
-    await evals.close();
+    await Promise.all([evals.close(), settles.close()]);
     await Promise.all([redis.quit(), workerSql.end()]);
   };
 });

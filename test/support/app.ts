@@ -82,7 +82,7 @@ export async function buildStack(options: StackOptions = {}): Promise<TestStack>
 export function call(
   app: FastifyInstance,
   key: string | null,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
 ) {

@@ -22,6 +22,7 @@ import { LaneScheduler } from './gateway/lane-scheduler';
 import { createSavedKeys, type SavedKeys } from './gateway/saved-keys';
 import { completionProcessor } from './processors/completion.processor';
 import { evalProcessor } from './processors/eval.processor';
+import { traceSettleProcessor, traceSettling } from './processors/trace-settle.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
 import { retentionProcessor, scheduleRetention } from './processors/retention.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
@@ -80,6 +81,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const spanWrites = createProducer('span-write', redis, prefix);
   const pool = createPool({ threads: env.POOL_THREADS });
   const evals = createProducer('eval', redis, prefix);
+  const settles = createProducer('trace-settle', redis, prefix);
   const savedKeys = createSavedKeys(sql, redis.duplicate(), keys.providerKeysChanged);
   // Counted by the gateway around each call, read by the lanes when a provider refuses one.
   const callsInFlight = new CallsInFlight();
@@ -96,7 +98,14 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   ]);
   const spanWriter = registerWorker(
     'span-write',
-    spanWriteProcessor({ sql, redis, keys, batchSize: env.SPAN_BATCH_SIZE, evals }),
+    spanWriteProcessor({
+      sql,
+      redis,
+      keys,
+      batchSize: env.SPAN_BATCH_SIZE,
+      evals,
+      settling: traceSettling({ sql, settles }),
+    }),
     options,
   );
   const stopUpkeep = startPendingUpkeep({
@@ -131,6 +140,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     spanWriter,
     completionWorker,
     registerWorker('eval', evalProcessor({ sql, redis, keys, judgeCalls }), options),
+    registerWorker('trace-settle', traceSettleProcessor({ sql, evals }), options),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
     registerWorker('statistics', statisticsProcessor({ sql }), options),
@@ -154,6 +164,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
       await Promise.all([
         spanWrites.close(),
         evals.close(),
+        settles.close(),
         retention.close(),
         statistics.close(),
         savedKeys.close(),

@@ -14,6 +14,7 @@ export * from './prompts';
 export * from './datasets';
 export * from './experiments';
 export * from './eval-metrics';
+export * from './eval-rules';
 export * from './console';
 export * from './remarks';
 export * from './insights';

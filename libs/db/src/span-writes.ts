@@ -169,7 +169,7 @@ async function markCreatedExperimentsRunning(tx: Sql, rows: Record<string, unkno
  * execution order (the client sent none), the touched traces are locked and recomputed.
  * Answers the spans whose evaluations must now run.
  */
-export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<EvalTrigger[]> {
+export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): Promise<SpansWritten> {
   try {
     return await applyEvents(sql, events);
   } catch (err) {
@@ -180,9 +180,10 @@ export async function applySpanEvents(sql: Sql, events: readonly SpanEvent[]): P
   }
 }
 
-async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<EvalTrigger[]> {
+async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<SpansWritten> {
   const byKey = groupBySpan(events);
   const triggers: EvalTrigger[] = [];
+  const traces = new Map<string, WrittenTrace>();
   await transaction(sql, async (tx) => {
     const stored = await lockAndReadSpans(tx, byKey);
     const spans = [...byKey.entries()].map(([key, list]) => {
@@ -192,6 +193,8 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Eval
       const trigger = evalTriggers({ organization_id, trace_id }, list, folded.created, folded.fields);
       if (trigger) triggers.push(trigger);
       const root = { org: list[0].organization_id, root: folded.fields.root_trace_id as string };
+      const written = changedTrace(list, folded);
+      if (written) traces.set(`${root.org}/${root.root}`, written);
       // A span goes to its trace's partition: a new one, and one stored by updates alone that is created now
       // (it was stored under itself as root, not knowing its trace).
       const placed = before && !(before.row && !before.row.created && folded.created) ? before.part : undefined;
@@ -215,24 +218,53 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Eval
       spans.filter((s) => !s.placed).map((s) => s.root),
     );
     const moved: { org: string; id: string; from: string; to: string }[] = [];
-    const traces = new Map<string, TraceRoot>();
+    const placedTraces = new Map<string, TraceRoot>();
     for (const span of spans) {
       const part = span.placed ?? traceParts.get(`${span.root.org}/${span.root.root}`)!;
       if (span.before && span.before.part !== part) {
         moved.push({ org: span.root.org, id: span.row.trace_id as string, from: span.before.part, to: part });
       }
       span.row.part_at = part;
-      if (span.created) traces.set(`${span.root.org}/${span.root.root}`, { ...span.root, part });
+      if (span.created) placedTraces.set(`${span.root.org}/${span.root.root}`, { ...span.root, part });
     }
     if (moved.length) await moveSpans(tx, moved);
     const rows = spans.map((s) => s.row);
     await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
     await markCreatedExperimentsRunning(tx, rows);
     await reattachOtelChildren(tx, events);
-    if (traces.size) await orderWaitingSpans(tx, [...traces.values()]);
+    if (placedTraces.size) await orderWaitingSpans(tx, [...placedTraces.values()]);
   });
-  return triggers;
+  return { evalTriggers: triggers, traces: [...traces.values()] };
 }
+
+/** A production trace whose spans this write created or changed: what evaluation rules watch. */
+export type WrittenTrace = { organization_id: string; project_id: string; root_trace_id: string };
+export type SpansWritten = {
+  /** The spans whose own evaluations (evaluation_metric_names) must now run. */
+  evalTriggers: EvalTrigger[];
+  traces: WrittenTrace[];
+};
+
+/**
+ * The span's trace, when these events changed what a rule evaluates: a create or an update of a span
+ * stored as created, outside an experiment, and not a judge's own call (logged in the trace it judges,
+ * where it would wake the rules that made it).
+ */
+function changedTrace(list: readonly SpanEvent[], folded: { created: boolean; fields: Record<string, unknown> }) {
+  const { fields } = folded;
+  if (!folded.created || fields.experiment_uuid || !fields.project_id) return null;
+  if (!list.some((e) => e.kind === 'create' || e.kind === 'update')) return null;
+  const metadata = fields.metadata as Record<string, unknown> | null | undefined;
+  if (metadata && JUDGE_CALL in metadata) return null;
+  return {
+    organization_id: list[0].organization_id,
+    project_id: fields.project_id as string,
+    root_trace_id: fields.root_trace_id as string,
+  };
+}
+
+/** The metadata key that marks a judge's call, logged as a child of the span it judges. */
+export const JUDGE_CALL = 'sightline_judge';
 
 /** Spans stored by updates alone, now created in another trace's partition: their rows go, the upsert writes them anew. */
 async function moveSpans(tx: Sql, moved: { org: string; id: string; from: string; to: string }[]): Promise<void> {

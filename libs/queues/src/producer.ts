@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { queues, type QueueName, type QueuePayload } from './registry';
 
@@ -10,8 +10,11 @@ export function createProducer<N extends QueueName>(name: N, connection: Redis, 
   const queue = new Queue(name, { connection, prefix, defaultJobOptions: queues[name].options });
   return {
     queue,
-    /** `jobId` makes adding idempotent: a job with an id that is still queued is not added again. */
-    async add(payload: QueuePayload<N>, options: { jobId?: string } = {}) {
+    /**
+     * `jobId` makes adding idempotent: a job with an id that is still queued is not added again.
+     * `deduplication` with `delay` debounces: one delayed job per id, pushed back by each add.
+     */
+    async add(payload: QueuePayload<N>, options: Pick<JobsOptions, 'jobId' | 'delay' | 'deduplication'> = {}) {
       return queue.add(name, payload, options);
     },
     close: () => queue.close(),

@@ -7,6 +7,7 @@ import {
   RetentionJobSchema,
   SpanWriteJobSchema,
   StatisticsJobSchema,
+  TraceSettleJobSchema,
   type WorkerEnv,
 } from '@sightline/schemas';
 
@@ -83,6 +84,13 @@ export const queues = {
       removeOnFail: { count: 10_000 },
     },
     worker: { ...redelivered, concurrency: (env) => env.COMPLETION_CONCURRENCY },
+  },
+  // A trace of a project with evaluation rules, once it has settled: its rules' runs claimed and queued
+  // (idempotently, so it is retried like a span write while PostgreSQL is away).
+  'trace-settle': {
+    schema: TraceSettleJobSchema,
+    options: durable,
+    worker: { ...redelivered, concurrency: () => 8 },
   },
   // The caller waits for the answer, and the processor always answers: one attempt.
   'experiment-finalize': {

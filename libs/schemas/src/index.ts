@@ -12,6 +12,7 @@ export * from './experiment';
 export * from './dataset';
 export * from './dataset-console';
 export * from './eval-metric';
+export * from './eval-rule';
 export * from './retention';
 export * from './responses';
 export * from './client-responses';

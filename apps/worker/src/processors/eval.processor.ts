@@ -3,8 +3,11 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { deterministicMetrics, judgePrompt, parseJudgeAnswer, type EvalInput } from '@sightline/core';
 import {
+  addRuleSpend,
   applySpanEvents,
   findEvalMetrics,
+  finishRuleRun,
+  JUDGE_CALL,
   findSpanForEval,
   routeOfModel,
   type EvalMetric,
@@ -37,7 +40,7 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     // Numbered before the span is read: a later update's evaluation, reading newer data, outranks this one.
     const seq = await takeWatermark(deps.redis, deps.keys);
     const span = await findSpanForEval(deps.sql, job.organization_id, job.trace_id);
-    if (!span) return void (await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member));
+    if (!span) return void (await finished(deps, job));
     const input: EvalInput = {
       output: span.output_for_eval_metrics ?? span.output ?? '',
       target: span.target,
@@ -50,7 +53,7 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     const failed: Record<string, string> = {};
     const done = new Set(job.completed ?? []);
     for (const name of job.metric_names.filter((n) => !done.has(n))) {
-      const outcome = await runMetric(deps, name, metrics.get(name), job, span, input, log);
+      const outcome = await runMetric(deps, name, metrics.get(name), job, span, input, log, bullJob.attemptsMade > 0);
       if ('failed' in outcome) failed[name] = outcome.failed;
       else results[name] = outcome.result;
     }
@@ -72,8 +75,14 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
       await bullJob.updateData({ ...job, completed: [...done, ...Object.keys(results)] });
       throw new Error(`eval metrics failed: ${Object.keys(failed).join(', ')}`);
     }
-    await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member);
+    await finished(deps, job);
   };
+}
+
+/** The job's results are written (or its span is gone): reads waiting for them go on, its rule's run is over. */
+async function finished(deps: Deps, job: EvalJob) {
+  if (job.rule) await finishRuleRun(deps.sql, job.rule.id, job.trace_id, job.rule.generation);
+  if (job.pending_member) await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member);
 }
 
 async function judge(
@@ -82,6 +91,7 @@ async function judge(
   job: EvalJob,
   span: { project_id: string; root_trace_id: string },
   input: EvalInput,
+  retry: boolean,
 ): Promise<EvalResult> {
   const c = metric.config;
   const request = buildLlmRequest(
@@ -103,7 +113,8 @@ async function judge(
     organization_id: job.organization_id,
     trace_id: randomUUID(),
     stream: false,
-    cache: c.cache ?? true,
+    // A retry asks the provider again: the cached answer is the one that failed.
+    cache: (c.cache ?? true) && !retry,
     request,
     ...(route && { route }),
     log: {
@@ -113,6 +124,8 @@ async function judge(
       root_trace_id: span.root_trace_id,
       omit_inputs: false,
       omit_outputs: false,
+      // Marks the call in the trace it judges, so that it does not wake the rules watching that trace.
+      metadata: { [JUDGE_CALL]: metric.name, ...(job.rule && { rule_id: job.rule.id }) },
     },
     request_id: job.request_id,
     deadline_ms: Date.now() + budgetMs,
@@ -122,8 +135,13 @@ async function judge(
     timeoutMs: budgetMs + JUDGE_GRACE_MS,
     timeoutMessage: 'the judge call was not answered in time: the completion workers may be overloaded or down',
   });
+  // Spent whether or not the answer can be read: what a rule's daily limit counts.
+  if (job.rule) await addRuleSpend(deps.sql, job.rule.id, response.cost);
   if (response.status === 'error') throw new Error(response.error ?? 'judge call failed');
-  return parseJudgeAnswer(response.content);
+  // An answer without a score fails like a call: retried, and recorded as the error on the last attempt.
+  const result = parseJudgeAnswer(response.content);
+  if ('error' in result) throw new Error(result.error);
+  return result;
 }
 
 /** A metric's result, or the judge's failure (retried while attempts remain). */
@@ -135,6 +153,7 @@ async function runMetric(
   span: { project_id: string; root_trace_id: string },
   input: EvalInput,
   log: Logger,
+  retry: boolean,
 ): Promise<{ result: EvalResult } | { failed: string }> {
   if (!metric) {
     log.warn({ traceId: job.trace_id, metric: name }, 'unknown eval metric');
@@ -144,7 +163,7 @@ async function runMetric(
     return {
       result:
         metric.type === 'llm_judge'
-          ? await judge(deps, metric, job, span, input)
+          ? await judge(deps, metric, job, span, input, retry)
           : deterministicMetrics[metric.type](input, metric.config),
     };
   } catch (err) {

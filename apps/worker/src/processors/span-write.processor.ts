@@ -7,12 +7,20 @@ import { clearPending, holdPending, publishLiveRoots, type Producer, type RedisK
 import { spanWriteTransactionEvents } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
+import type { TraceSettling } from './trace-settle.processor';
 
 // PostgreSQL refusing the data itself (SQLSTATE classes 22 data exception, 23 integrity, 54 program
 // limit): retrying cannot help, so the job fails at once instead of blocking reads for its retries.
 const isDataError = (err: unknown) => /^(22|23|54)/.test(String((err as { code?: unknown }).code ?? ''));
 
-type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; batchSize: number; evals: Producer<'eval'> };
+type Deps = {
+  sql: Sql;
+  redis: Redis;
+  keys: RedisKeys;
+  batchSize: number;
+  evals: Producer<'eval'>;
+  settling: TraceSettling;
+};
 
 // Evaluations are held pending before the span's own pending marks go, so that nothing waiting for
 // the span (an experiment finish) can start between the two. The job id makes a redelivered span
@@ -36,7 +44,10 @@ async function scheduleEvals(deps: Deps, triggers: EvalTrigger[], events: SpanEv
 }
 
 async function write(deps: Deps, events: SpanEvent[]) {
-  await scheduleEvals(deps, await applySpanEvents(deps.sql, events), events);
+  const written = await applySpanEvents(deps.sql, events);
+  await scheduleEvals(deps, written.evalTriggers, events);
+  // After the commit, and before the job completes: a redelivered job schedules them again, never none.
+  await deps.settling.watch(written.traces);
   spanWriteTransactionEvents.observe(events.length);
   // After the commit: a read that waits on these sets now finds the data.
   await clearPending(deps.redis, deps.keys, events);

@@ -1,0 +1,178 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { formatTimestamp } from '@sightline/core';
+import {
+  createEvalRule,
+  deleteEvalRule,
+  findEvalMetrics,
+  findEvalRule,
+  invalidRuleFilter,
+  listEvalRules,
+  updateEvalRule,
+  type Sql,
+  type StoredEvalRule,
+} from '@sightline/db';
+import {
+  DeletedSchema,
+  DetailSchema,
+  errorResponses,
+  EvalRuleCreateSchema,
+  type EvalRuleFilter,
+  EvalRuleParams,
+  EvalRulePatchSchema,
+  EvalRuleSchema,
+  OptionalUuid,
+  ProjectName,
+} from '@sightline/schemas';
+import { AppError, notFound, RequestValidationError } from '../../errors';
+
+const ruleToWire = ({
+  organization_id: _org,
+  project_id,
+  created_at,
+  updated_at,
+  paused_until,
+  ...r
+}: StoredEvalRule) => ({
+  ...r,
+  project_uuid: project_id,
+  created_at: formatTimestamp(created_at),
+  updated_at: formatTimestamp(updated_at),
+  paused_until: formatTimestamp(paused_until),
+});
+
+const ListQuery = z.object({ project_name: ProjectName.nullish(), project_uuid: OptionalUuid });
+
+/**
+ * Evaluation rules: deployed metrics run on a project's live traces once each has settled (online
+ * evaluation). Members and admins write them; viewers read them.
+ */
+export default async function evalRuleRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+  const rule = { response: { 200: EvalRuleSchema, 404: DetailSchema, ...errorResponses }, tags: ['evals'] };
+
+  app.get(
+    '/eval-rules',
+    {
+      schema: {
+        querystring: ListQuery,
+        response: { 200: z.array(EvalRuleSchema), ...errorResponses },
+        summary: "List evaluation rules, all of them or a project's",
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      const { project_name, project_uuid } = req.query;
+      let projectId: string | undefined;
+      if (project_uuid || project_name) {
+        const found = project_uuid ?? (await app.findProjectId(req.organizationId, project_name!));
+        if (!found) return [];
+        projectId = found;
+      }
+      return (await listEvalRules(app.sql, req.organizationId, projectId)).map(ruleToWire);
+    },
+  );
+
+  app.post(
+    '/eval-rules',
+    {
+      schema: {
+        body: EvalRuleCreateSchema,
+        response: { ...rule.response, 409: DetailSchema },
+        summary: 'Create an evaluation rule: its metrics run on the project’s new traces once each has settled',
+        tags: rule.tags,
+      },
+    },
+    async (req) => {
+      const { project_name, project_uuid, ...fields } = req.body;
+      await checkRule(app.sql, req.organizationId, fields);
+      const projectId = await app.resolveProjectId(req.organizationId, { project_name, project_uuid });
+      const id = await createEvalRule(app.sql, req.organizationId, projectId, fields);
+      if (!id) throw new AppError(409, `the project already has an eval rule named '${fields.name}'`);
+      return ruleToWire((await findEvalRule(app.sql, req.organizationId, id))!);
+    },
+  );
+
+  app.get(
+    '/eval-rules/:id',
+    {
+      schema: {
+        params: EvalRuleParams,
+        ...rule,
+        summary: 'Read an evaluation rule, with its spend of the day and its runs',
+      },
+    },
+    async (req) => ruleToWire(await found(app.sql, req.organizationId, req.params.id)),
+  );
+
+  app.patch(
+    '/eval-rules/:id',
+    {
+      schema: {
+        params: EvalRuleParams,
+        body: EvalRulePatchSchema,
+        response: { ...rule.response, 409: DetailSchema },
+        summary: 'Change an evaluation rule (enable or disable it, its metrics, sampling, filters, target, limit)',
+        tags: rule.tags,
+      },
+    },
+    async (req) => {
+      await checkRule(app.sql, req.organizationId, req.body);
+      try {
+        if (!(await updateEvalRule(app.sql, req.organizationId, req.params.id, req.body))) throw notFound('eval rule');
+      } catch (err) {
+        if ((err as { code?: string }).code === '23505')
+          throw new AppError(409, `the project already has an eval rule named '${req.body.name}'`);
+        throw err;
+      }
+      return ruleToWire(await found(app.sql, req.organizationId, req.params.id));
+    },
+  );
+
+  app.delete(
+    '/eval-rules/:id',
+    {
+      schema: {
+        params: EvalRuleParams,
+        response: { 200: DeletedSchema, 404: DetailSchema, ...errorResponses },
+        summary: 'Delete an evaluation rule (the scores it made stay on their spans)',
+        tags: rule.tags,
+      },
+    },
+    async (req) => {
+      if (!(await deleteEvalRule(app.sql, req.organizationId, req.params.id))) throw notFound('eval rule');
+      return { id: req.params.id, deleted: true };
+    },
+  );
+}
+
+async function found(sql: Sql, organizationId: string, id: string): Promise<StoredEvalRule> {
+  const stored = await findEvalRule(sql, organizationId, id);
+  if (!stored) throw notFound('eval rule');
+  return stored;
+}
+
+/** 422 naming the first unknown metric and the first filter that does not compile. */
+async function checkRule(
+  sql: Sql,
+  organizationId: string,
+  rule: { metric_names?: string[]; filters?: EvalRuleFilter[] },
+): Promise<void> {
+  const problems = [];
+  if (rule.metric_names) {
+    const known = new Set(
+      (await findEvalMetrics(sql, organizationId, { names: rule.metric_names })).map((m) => m.name),
+    );
+    const i = rule.metric_names.findIndex((n) => !known.has(n));
+    if (i >= 0)
+      problems.push({
+        loc: ['body', 'metric_names', i],
+        msg: `no eval metric named '${rule.metric_names[i]}': create it with POST /api/svc/v1/eval-metrics`,
+        type: 'value_error',
+      });
+  }
+  const bad = rule.filters && invalidRuleFilter(rule.filters);
+  if (bad) problems.push({ loc: ['body', 'filters', bad[0], bad[1]], msg: bad[2], type: 'value_error' });
+  if (problems.length) throw new RequestValidationError(problems);
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { FILTER_OPERATORS } from '@sightline/core';
+import { IndexedText, OptionalUuid, Uuid } from './common';
+import { ProjectName } from './project';
+
+/** One of get_trace_logs' filters, as a rule holds it; every filter of a rule must hold on the trace's root. */
+export const EvalRuleFilter = z.object({
+  field: z.string().min(1).max(512),
+  key: z.string().max(512).nullish(),
+  operator: z.enum(FILTER_OPERATORS),
+  // get_trace_logs takes the value as text; a number or a boolean here means the same.
+  value: z
+    .union([z.string().max(10_000), z.number(), z.boolean()])
+    .transform(String)
+    .nullish(),
+});
+export type EvalRuleFilter = z.infer<typeof EvalRuleFilter>;
+
+/** Which spans of a settled trace a rule scores: its root, or every span of that name. */
+export const EvalRuleTarget = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('root') }),
+  z.object({ kind: z.literal('span'), span_name: IndexedText.min(1) }),
+]);
+export type EvalRuleTarget = z.infer<typeof EvalRuleTarget>;
+
+const ruleFields = {
+  name: IndexedText.min(1),
+  metric_names: z.array(IndexedText.min(1)).min(1).max(20),
+  sample_rate: z.number().min(0).max(1),
+  filters: z.array(EvalRuleFilter).max(20),
+  target: EvalRuleTarget,
+  settle_seconds: z.number().int().min(0).max(86_400),
+  /** USD of judge calls a UTC day; past it the rule pauses until the next day. */
+  daily_cost_limit: z.number().positive().nullish(),
+  reevaluate_on_update: z.boolean(),
+  enabled: z.boolean(),
+};
+
+export const EvalRuleCreateSchema = z.object({
+  ...ruleFields,
+  project_name: ProjectName.nullish(),
+  project_uuid: OptionalUuid,
+  sample_rate: ruleFields.sample_rate.default(1),
+  filters: ruleFields.filters.default([]),
+  target: ruleFields.target.default({ kind: 'root' }),
+  settle_seconds: ruleFields.settle_seconds.default(10),
+  reevaluate_on_update: ruleFields.reevaluate_on_update.default(false),
+  enabled: ruleFields.enabled.default(true),
+});
+export type EvalRuleCreate = z.infer<typeof EvalRuleCreateSchema>;
+
+/** A rule's fields to change; its project stays. */
+export const EvalRulePatchSchema = z.object(ruleFields).partial();
+export type EvalRulePatch = z.infer<typeof EvalRulePatchSchema>;
+
+export const EvalRuleParams = z.object({ id: Uuid });
+
+export const EvalRuleSchema = z.object({
+  id: z.string(),
+  project_uuid: z.string(),
+  ...ruleFields,
+  daily_cost_limit: z.number().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** Judge spend of the current UTC day (USD). */
+  cost_today: z.number(),
+  /** Set while the day's spend has reached daily_cost_limit: when the rule runs again. */
+  paused_until: z.string().nullable(),
+  /** Target spans evaluated, and queued for evaluation. */
+  runs: z.object({ done: z.number().int(), queued: z.number().int() }),
+});
+export type EvalRule = z.infer<typeof EvalRuleSchema>;
+
+/** A trace of a project that has live rules was written: run the rules once it has settled. */
+export const TraceSettleJobSchema = z.object({
+  organization_id: Uuid,
+  project_id: Uuid,
+  root_trace_id: Uuid,
+});
+export type TraceSettleJob = z.infer<typeof TraceSettleJobSchema>;

@@ -1,0 +1,371 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { createProducer } from '@sightline/queues';
+import { RULES_CACHE_MS, traceSettleProcessor } from '../../apps/worker/src/processors/trace-settle.processor';
+import { sleep } from '../fakes/fake-server';
+import { call, readTrace } from '../support/app';
+import { useGateway } from '../support/fixtures';
+import { testRedis } from '../support/services';
+
+const {
+  gw,
+  sql,
+  orgs: [org, other],
+} = useGateway({ env: { PROVIDER_MAX_RETRIES: '0' }, orgs: ['rules', 'rules-other'] });
+const { key } = org;
+
+const post = (path: string, body: unknown, k = key) => call(gw.stack.app, k, 'POST', path, body);
+const patch = (path: string, body: unknown, k = key) => call(gw.stack.app, k, 'PATCH', path, body);
+const get = (path: string, k = key) => call(gw.stack.app, k, 'GET', path);
+
+beforeAll(async () => {
+  for (const metric of [
+    { name: 'has-paris', type: 'contains', config: { value: 'Paris' } },
+    { name: 'exact', type: 'exact_match' },
+    {
+      name: 'judge',
+      type: 'llm_judge',
+      config: {
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        prompt_template: '{"score": 0.75, "reason": "ok {{output}}"}',
+      },
+    },
+    {
+      name: 'paid-judge',
+      type: 'llm_judge',
+      config: { provider: 'openai', model: 'gpt-4o-mini', prompt_template: '{"score": 0.5} {{output}}', cache: false },
+    },
+    {
+      name: 'mute-judge',
+      type: 'llm_judge',
+      // Not cached: each attempt asks the provider again.
+      config: {
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        prompt_template: 'no number here for {{output}}',
+        cache: false,
+      },
+    },
+  ]) {
+    expect((await post('/eval-metrics', metric)).statusCode).toBe(200);
+  }
+});
+
+type Rule = { id: string; runs: { done: number; queued: number }; cost_today: number; paused_until: string | null };
+
+async function newRule(body: Record<string, unknown>): Promise<Rule> {
+  const res = await post('/eval-rules', { name: `rule-${randomUUID()}`, settle_seconds: 1, ...body });
+  expect(res.statusCode, res.body).toBe(200);
+  // The span writer reads an organization's rules again within this time: traces written later are watched.
+  await sleep(RULES_CACHE_MS);
+  return res.json();
+}
+
+/** A root span of `project`, ended (it has an end time) unless `ended: false`. */
+async function writeTrace(project: string, fields: Record<string, unknown> = {}, ended = true): Promise<string> {
+  const trace_id = (fields.trace_id as string | undefined) ?? randomUUID();
+  const now = new Date().toISOString();
+  const res = await post('/trace_log', {
+    trace_id,
+    project_name: project,
+    trace_name: 'answer',
+    start_timestamp: now,
+    ...(ended && { end_timestamp: now }),
+    ...fields,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return trace_id;
+}
+
+const scoresOf = async (id: string) =>
+  ((await readTrace(gw.stack.app, key, id)).json().scores ?? []) as { name: string; score: number }[];
+
+const eventually = <T>(work: () => Promise<T>, timeout = 15_000) => vi.waitFor(work, { timeout, interval: 100 });
+
+const runsOf = (ruleId: string) =>
+  sql<{ trace_id: string; generation: number; status: string }[]>`
+    select trace_id, generation, status from eval_rule_runs where rule_id = ${ruleId} order by trace_id`;
+
+describe('eval rules: the API', () => {
+  it('are created, read, listed by project, changed and deleted, within their organization', async () => {
+    const project = `p-${randomUUID()}`;
+    const created = await newRule({
+      name: 'paris',
+      project_name: project,
+      metric_names: ['has-paris'],
+      filters: [{ field: 'metadata', key: 'env', operator: 'equals', value: 'prod' }],
+    });
+    expect(created).toMatchObject({
+      name: 'paris',
+      metric_names: ['has-paris'],
+      sample_rate: 1,
+      target: { kind: 'root' },
+      settle_seconds: 1,
+      daily_cost_limit: null,
+      reevaluate_on_update: false,
+      enabled: true,
+      cost_today: 0,
+      paused_until: null,
+      runs: { done: 0, queued: 0 },
+    });
+    expect((await get(`/eval-rules/${created.id}`)).json()).toEqual(created);
+    expect((await get(`/eval-rules?project_name=${project}`)).json()).toEqual([created]);
+    expect((await get(`/eval-rules?project_name=nothing-${randomUUID()}`)).json()).toEqual([]);
+    expect(
+      (await post('/eval-rules', { name: 'paris', project_name: project, metric_names: ['exact'] })).statusCode,
+    ).toBe(409);
+
+    const changed = await patch(`/eval-rules/${created.id}`, { enabled: false, sample_rate: 0.5 });
+    expect(changed.json()).toMatchObject({ enabled: false, sample_rate: 0.5, name: 'paris' });
+
+    expect((await get(`/eval-rules/${created.id}`, other.key)).statusCode).toBe(404);
+    expect((await patch(`/eval-rules/${created.id}`, { enabled: true }, other.key)).statusCode).toBe(404);
+    expect((await call(gw.stack.app, other.key, 'DELETE', `/eval-rules/${created.id}`)).statusCode).toBe(404);
+    expect((await get('/eval-rules', other.key)).json()).toEqual([]);
+
+    expect((await call(gw.stack.app, key, 'DELETE', `/eval-rules/${created.id}`)).json()).toMatchObject({
+      deleted: true,
+    });
+    expect((await get(`/eval-rules/${created.id}`)).statusCode).toBe(404);
+  });
+
+  it('answers 422 naming an unknown metric, a bad filter or a bad target', async () => {
+    const base = { name: 'bad', project_name: 'bad-rules' };
+    const unknown = await post('/eval-rules', { ...base, metric_names: ['has-paris', 'nope'] });
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'metric_names', 1], msg: expect.stringContaining("'nope'") }),
+    ]);
+    const field = await post('/eval-rules', {
+      ...base,
+      metric_names: ['exact'],
+      filters: [
+        { field: 'status', operator: 'equals', value: 'error' },
+        { field: 'no_such_field', operator: 'equals', value: 'x' },
+      ],
+    });
+    expect(field.statusCode).toBe(422);
+    expect(field.json().detail[0].loc).toEqual(['body', 'filters', 1, 'field']);
+    const operator = await post('/eval-rules', {
+      ...base,
+      metric_names: ['exact'],
+      filters: [{ field: 'latency', operator: 'like', value: '1' }],
+    });
+    expect(operator.json().detail[0].loc).toEqual(['body', 'filters', 0, 'operator']);
+    const target = await post('/eval-rules', { ...base, metric_names: ['exact'], target: { kind: 'span' } });
+    expect(target.statusCode).toBe(422);
+    expect(target.json().detail[0].loc).toEqual(['body', 'target', 'span_name']);
+    const rate = await post('/eval-rules', { ...base, metric_names: ['exact'], sample_rate: 1.5 });
+    expect(rate.json().detail[0].loc).toEqual(['body', 'sample_rate']);
+    const rule = await newRule({ project_name: 'bad-rules', metric_names: ['exact'] });
+    const patched = await patch(`/eval-rules/${rule.id}`, { metric_names: ['gone'] });
+    expect(patched.statusCode).toBe(422);
+    expect(patched.json().detail[0].loc).toEqual(['body', 'metric_names', 0]);
+  });
+
+  it('lets a viewer read rules and refuses it every write', async () => {
+    const rule = await newRule({ project_name: 'viewed', metric_names: ['exact'] });
+    const viewer = (await post('/api-keys', { role: 'viewer', label: 'vera' })).json().key as string;
+    expect((await get(`/eval-rules/${rule.id}`, viewer)).statusCode).toBe(200);
+    expect(
+      (await post('/eval-rules', { name: 'v', project_name: 'viewed', metric_names: ['exact'] }, viewer)).statusCode,
+    ).toBe(403);
+    expect((await patch(`/eval-rules/${rule.id}`, { enabled: false }, viewer)).statusCode).toBe(403);
+    expect((await call(gw.stack.app, viewer, 'DELETE', `/eval-rules/${rule.id}`)).statusCode).toBe(403);
+  });
+});
+
+describe('eval rules on live traffic', () => {
+  it("score a settled trace's root once, as the span's own evaluations would, and count the run", async () => {
+    const project = `live-${randomUUID()}`;
+    const rule = await newRule({ project_name: project, metric_names: ['has-paris', 'exact'] });
+    const id = await writeTrace(project, { output: 'Paris, of course', target: 'Paris, of course' });
+    const scores = await eventually(async () => {
+      const s = await scoresOf(id);
+      expect(s.map((x) => x.name).sort()).toEqual(['exact', 'has-paris']);
+      return s;
+    });
+    expect(scores.every((s) => s.score === 1)).toBe(true);
+    // The official clients' read of the trace shows them, and the score filter of get_trace_logs finds it.
+    const found = await post('/get_trace_logs', {
+      project_name: project,
+      filter_field: 'score:has-paris',
+      filter_operator: 'equals',
+      filter_value: '1',
+    });
+    expect(found.json().results.map((r: { trace_id: string }) => r.trace_id)).toEqual([id]);
+    await eventually(async () =>
+      expect((await get(`/eval-rules/${rule.id}`)).json().runs).toEqual({ done: 1, queued: 0 }),
+    );
+  });
+
+  it('wait for the root to end and for the trace to settle: late spans are seen, nothing runs twice', async () => {
+    const project = `settle-${randomUUID()}`;
+    const rule = await newRule({
+      project_name: project,
+      metric_names: ['has-paris'],
+      target: { kind: 'span', span_name: 'retrieve' },
+      settle_seconds: 2,
+    });
+    const root = await writeTrace(project, {}, false);
+    const early = randomUUID();
+    await post('/trace_log', {
+      trace_id: early,
+      parent_trace_id: root,
+      root_trace_id: root,
+      project_name: project,
+      trace_name: 'retrieve',
+      output: 'Paris',
+    });
+    await sleep(3000);
+    expect(await runsOf(rule.id)).toEqual([]); // the root has not ended
+    // The root ends; a late span arrives a second later, within the settle time, and the root is sent again.
+    await writeTrace(project, { trace_id: root, output: 'done' });
+    await sleep(1000);
+    const late = randomUUID();
+    await post('/trace_log', {
+      trace_id: late,
+      parent_trace_id: root,
+      root_trace_id: root,
+      project_name: project,
+      trace_name: 'retrieve',
+      output: 'Lyon',
+    });
+    await writeTrace(project, { trace_id: root, output: 'done' });
+    await eventually(async () => {
+      const runs = await runsOf(rule.id);
+      expect(runs.map((r) => [r.trace_id, r.status, r.generation])).toEqual(
+        [
+          [early, 'done', 0],
+          [late, 'done', 0],
+        ].sort(),
+      );
+    });
+    expect((await scoresOf(early)).find((s) => s.name === 'has-paris')?.score).toBe(1);
+    expect((await scoresOf(late)).find((s) => s.name === 'has-paris')?.score).toBe(0);
+    expect((await scoresOf(root)).find((s) => s.name === 'has-paris')).toBeUndefined();
+  });
+
+  it('evaluate only the traces whose root matches every filter, and leave experiment runs alone', async () => {
+    const project = `filters-${randomUUID()}`;
+    const rule = await newRule({
+      project_name: project,
+      metric_names: ['has-paris'],
+      filters: [
+        { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' },
+        { field: 'status', operator: 'not_equals', value: 'error' },
+      ],
+    });
+    const prod = await writeTrace(project, { output: 'Paris', metadata: { env: 'prod' } });
+    const dev = await writeTrace(project, { output: 'Paris', metadata: { env: 'dev' } });
+    const failed = await writeTrace(project, { output: 'Paris', metadata: { env: 'prod' }, status: 'error' });
+    const projectUuid = (await get(`/eval-rules/${rule.id}`)).json().project_uuid;
+    const experiment = (await post('/experiment', { name: 'exp', project_uuid: projectUuid })).json();
+    const run = await writeTrace(project, {
+      output: 'Paris',
+      metadata: { env: 'prod' },
+      experiment_uuid: experiment.uuid,
+    });
+    await eventually(async () => expect((await runsOf(rule.id)).map((r) => r.trace_id)).toEqual([prod]));
+    await sleep(2500); // every trace has settled by now
+    expect((await runsOf(rule.id)).map((r) => r.trace_id)).toEqual([prod]);
+    for (const id of [dev, failed, run]) expect((await scoresOf(id)).map((s) => s.name)).not.toContain('has-paris');
+  });
+
+  it('sample by trace id: a rate of 0 evaluates nothing, a disabled rule nothing', async () => {
+    const project = `sampled-${randomUUID()}`;
+    const none = await newRule({ project_name: project, metric_names: ['has-paris'], sample_rate: 0 });
+    const off = await newRule({ project_name: project, metric_names: ['exact'], enabled: false });
+    const all = await newRule({ project_name: project, metric_names: ['exact'], name: 'all' });
+    const id = await writeTrace(project, { output: 'Paris' });
+    await eventually(async () => expect(await runsOf(all.id)).toHaveLength(1));
+    expect(await runsOf(none.id)).toEqual([]);
+    expect(await runsOf(off.id)).toEqual([]);
+    expect(id).toBeTruthy();
+  });
+
+  it('run once per rule and span when the same span is sent twice and the settle job runs on two workers at once', async () => {
+    const project = `once-${randomUUID()}`;
+    const rule = await newRule({ project_name: project, metric_names: ['has-paris'] });
+    const id = randomUUID();
+    await Promise.all([
+      writeTrace(project, { trace_id: id, output: 'Paris' }),
+      writeTrace(project, { trace_id: id, output: 'Paris' }),
+    ]);
+    await eventually(async () => expect((await runsOf(rule.id)).map((r) => r.status)).toEqual(['done']));
+    // The same settle, run again by two workers concurrently: the claim queues nothing more.
+    const redis = testRedis();
+    const evals = createProducer('eval', redis, gw.stack.prefix);
+    try {
+      const counted = await evals.queue.getJobCounts();
+      const settle = traceSettleProcessor({ sql, evals });
+      const [{ project_id }] = await sql`select project_id from eval_rules where id = ${rule.id}`;
+      const job = { organization_id: org.id, project_id, root_trace_id: id };
+      await Promise.all([1, 2].map(() => settle(job, {} as never, pino({ level: 'silent' }))));
+      expect(await evals.queue.getJobCounts()).toEqual(counted);
+    } finally {
+      await evals.close();
+      await redis.quit();
+    }
+    expect(await runsOf(rule.id)).toEqual([{ trace_id: id, generation: 0, status: 'done' }]);
+  });
+
+  it('evaluate an updated trace again only when the rule says so, and never for its own judge call', async () => {
+    const project = `update-${randomUUID()}`;
+    const once = await newRule({ project_name: project, metric_names: ['has-paris'] });
+    const again = await newRule({ project_name: project, metric_names: ['judge'], reevaluate_on_update: true });
+    const id = await writeTrace(project, { output: 'Lyon' });
+    await eventually(async () => {
+      expect((await runsOf(once.id)).map((r) => r.status)).toEqual(['done']);
+      expect((await runsOf(again.id)).map((r) => r.status)).toEqual(['done']);
+    });
+    // The judge's call is logged in the trace; it must not wake the rule that made it.
+    await sleep(2500);
+    expect((await runsOf(again.id))[0].generation).toBe(0);
+    await writeTrace(project, { trace_id: id, output: 'Paris' });
+    await eventually(async () =>
+      expect(await runsOf(again.id)).toEqual([{ trace_id: id, generation: 1, status: 'done' }]),
+    );
+    expect(await runsOf(once.id)).toEqual([{ trace_id: id, generation: 0, status: 'done' }]);
+    expect((await scoresOf(id)).find((s) => s.name === 'has-paris')?.score).toBe(0); // the first output's score
+  });
+
+  it('count a judge rule’s spend, pause it past its daily limit, and run it again the next day', async () => {
+    const project = `budget-${randomUUID()}`;
+    const rule = await newRule({ project_name: project, metric_names: ['paid-judge'], daily_cost_limit: 1e-9 });
+    const first = await writeTrace(project, { output: 'Paris' });
+    await eventually(async () => expect((await scoresOf(first)).find((s) => s.name === 'paid-judge')?.score).toBe(0.5));
+    const paused = (await get(`/eval-rules/${rule.id}`)).json() as Rule;
+    expect(paused.cost_today).toBeGreaterThan(0);
+    expect(Date.parse(paused.paused_until!)).toBeGreaterThan(Date.now());
+    const second = await writeTrace(project, { output: 'Paris' });
+    await sleep(2500);
+    expect((await runsOf(rule.id)).map((r) => r.trace_id)).toEqual([first]);
+    // The next day (by PostgreSQL's clock): the day's spend is yesterday's.
+    await sql`update eval_rule_spend set day = day - 1 where rule_id = ${rule.id}`;
+    expect((await get(`/eval-rules/${rule.id}`)).json()).toMatchObject({ cost_today: 0, paused_until: null });
+    const third = await writeTrace(project, { output: 'Paris' });
+    await eventually(async () =>
+      expect((await runsOf(rule.id)).map((r) => r.trace_id).sort()).toEqual([first, third].sort()),
+    );
+    expect((await runsOf(rule.id)).map((r) => r.trace_id)).not.toContain(second);
+  });
+
+  it('show a failed evaluation on the span with its reason, after retrying it', async () => {
+    const project = `failing-${randomUUID()}`;
+    const rule = await newRule({ project_name: project, metric_names: ['mute-judge'] });
+    const id = await writeTrace(project, { output: 'Paris' });
+    const span = await eventually(async () => {
+      const s = (await readTrace(gw.stack.app, key, id)).json();
+      expect(s.metadata?.sightline_eval_errors?.['mute-judge']).toMatch(/score/i);
+      return s;
+    }, 30_000);
+    expect((span.scores ?? []).map((s: { name: string }) => s.name)).not.toContain('mute-judge');
+    // Each attempt called the judge: more than one call was made for the one span.
+    const judged = gw.openai.requests.filter((r) => JSON.stringify(r.body).includes('no number here for Paris'));
+    expect(judged.length).toBeGreaterThan(1);
+    await eventually(async () => expect((await runsOf(rule.id)).map((r) => r.status)).toEqual(['done']));
+  });
+});
