@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { createProducer } from '@sightline/queues';
+import { createProducer, redisKeys } from '@sightline/queues';
 import { RULES_CACHE_MS, traceSettleProcessor } from '../../apps/worker/src/processors/trace-settle.processor';
 import { sleep } from '../fakes/fake-server';
 import { call, readTrace } from '../support/app';
@@ -295,18 +295,22 @@ describe('eval rules on live traffic', () => {
       writeTrace(project, { trace_id: id, output: 'Paris' }),
     ]);
     await eventually(async () => expect((await runsOf(rule.id)).map((r) => r.status)).toEqual(['done']));
-    // The same settle, run again by two workers concurrently: the claim queues nothing more.
+    // The same settle, run again by two workers at once: the claim lets neither score the span again.
+    const evalVersion = async () =>
+      (await sql`select versions->'update'->'eval:has-paris' as v from spans where trace_id = ${id}`)[0].v as number;
+    const scoredAt = await evalVersion();
     const redis = testRedis();
+    const keys = redisKeys(gw.stack.prefix);
     const evals = createProducer('eval', redis, gw.stack.prefix);
+    const settles = createProducer('trace-settle', redis, gw.stack.prefix);
     try {
-      const counted = await evals.queue.getJobCounts();
-      const settle = traceSettleProcessor({ sql, evals });
       const [{ project_id }] = await sql`select project_id from eval_rules where id = ${rule.id}`;
       const job = { organization_id: org.id, project_id, root_trace_id: id };
-      await Promise.all([1, 2].map(() => settle(job, {} as never, pino({ level: 'silent' }))));
-      expect(await evals.queue.getJobCounts()).toEqual(counted);
+      const workers = [1, 2].map(() => traceSettleProcessor({ sql, redis, keys, evals, settles }));
+      await Promise.all(workers.map((settle) => settle(job, {} as never, pino({ level: 'silent' }))));
+      expect(await evalVersion()).toBe(scoredAt);
     } finally {
-      await evals.close();
+      await Promise.all([evals.close(), settles.close()]);
       await redis.quit();
     }
     expect(await runsOf(rule.id)).toEqual([{ trace_id: id, generation: 0, status: 'done' }]);
@@ -367,5 +371,102 @@ describe('eval rules on live traffic', () => {
     const judged = gw.openai.requests.filter((r) => JSON.stringify(r.body).includes('no number here for Paris'));
     expect(judged.length).toBeGreaterThan(1);
     await eventually(async () => expect((await runsOf(rule.id)).map((r) => r.status)).toEqual(['done']));
+  });
+});
+
+describe('eval rule backfills', () => {
+  type Backfill = { id: string; status: string; total: number; done: number; cost: number };
+  const ruleOf = async (id: string) => (await get(`/eval-rules/${id}`)).json() as Rule & { backfills: Backfill[] };
+
+  /** `n` ended roots of `project`, a minute apart from `base`, with outputs saying Paris on even ones. */
+  async function storedTraces(project: string, base: number, n: number): Promise<string[]> {
+    const ids = Array.from({ length: n }, () => randomUUID());
+    await Promise.all(
+      ids.map((trace_id, i) => {
+        const at = new Date(base + i * 60_000).toISOString();
+        return writeTrace(project, {
+          trace_id,
+          start_timestamp: at,
+          end_timestamp: at,
+          output: i % 2 ? 'Lyon' : 'Paris',
+        });
+      }),
+    );
+    return ids;
+  }
+
+  it('runs a disabled rule over the stored traces of a range, once each, and shows its progress', async () => {
+    const project = `backfill-${randomUUID()}`;
+    const base = Date.now() - 3 * 3600_000;
+    const ids = await storedTraces(project, base, 20);
+    const rule = await newRule({ project_name: project, metric_names: ['has-paris'], enabled: false });
+    // Two of the range evaluated before (by an earlier backfill over them): not evaluated again.
+    const from = new Date(base + 5 * 60_000).toISOString();
+    const to = new Date(base + 15 * 60_000).toISOString();
+    const first = await post(`/eval-rules/${rule.id}/backfill`, {
+      from: new Date(base + 5 * 60_000).toISOString(),
+      to: new Date(base + 7 * 60_000).toISOString(),
+    });
+    expect(first.statusCode).toBe(202);
+    await eventually(async () =>
+      expect((await ruleOf(rule.id)).backfills[0]).toMatchObject({ status: 'done', done: 2 }),
+    );
+
+    const res = await post(`/eval-rules/${rule.id}/backfill`, { from, to });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ status: 'running', total: 10, cost: 0 });
+    const done = await eventually(async () => {
+      const b = (await ruleOf(rule.id)).backfills[0];
+      expect(b).toMatchObject({ id: res.json().id, status: 'done', total: 10, done: 10 });
+      return b;
+    });
+    expect(done.cost).toBe(0);
+    const runs = await runsOf(rule.id);
+    expect(runs.map((r) => r.trace_id).sort()).toEqual(ids.slice(5, 15).sort());
+    expect(runs.every((r) => r.status === 'done' && r.generation === 0)).toBe(true);
+    for (const [i, id] of ids.entries()) {
+      const score = (await scoresOf(id)).find((s) => s.name === 'has-paris')?.score;
+      expect(score, `trace ${i}`).toBe(i >= 5 && i < 15 ? (i % 2 ? 0 : 1) : undefined);
+    }
+    expect((await post(`/eval-rules/${rule.id}/backfills/${done.id}/cancel`, {})).statusCode).toBe(409);
+  });
+
+  it('refuses a range that ends before it starts', async () => {
+    const rule = await newRule({ project_name: 'backfill-bad', metric_names: ['exact'] });
+    const res = await post(`/eval-rules/${rule.id}/backfill`, {
+      from: '2026-01-02T00:00:00Z',
+      to: '2026-01-01T00:00:00Z',
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0].loc).toEqual(['body', 'to']);
+    expect(
+      (await post(`/eval-rules/${randomUUID()}/backfill`, { from: '2026-01-01', to: '2026-01-02' })).statusCode,
+    ).toBe(404);
+  });
+
+  it('resumes at its cursor, and a cancelled one evaluates nothing more', async () => {
+    const project = `resume-${randomUUID()}`;
+    const base = Date.now() - 3 * 3600_000;
+    const ids = await storedTraces(project, base, 12);
+    const rule = await newRule({ project_name: project, metric_names: ['has-paris'], enabled: false });
+    const range = { from: new Date(base).toISOString(), to: new Date(base + 12 * 60_000).toISOString() };
+    await gw.stack.stopWorker();
+    try {
+      const cancelled = (await post(`/eval-rules/${rule.id}/backfill`, range)).json() as Backfill;
+      const stopped = await post(`/eval-rules/${rule.id}/backfills/${cancelled.id}/cancel`, {});
+      expect(stopped.json()).toMatchObject({ status: 'cancelled', done: 0 });
+      // A backfill a worker had walked half of (newest first) when it stopped: its cursor is at trace 6.
+      const resumed = (await post(`/eval-rules/${rule.id}/backfill`, range)).json() as Backfill;
+      const [cursor] = await sql`select start_ts from spans where trace_id = ${ids[6]}`;
+      await sql`update eval_rule_backfills set cursor_start_ts = ${cursor.start_ts}, cursor_trace_id = ${ids[6]}, done = 6
+        where id = ${resumed.id}`;
+    } finally {
+      await gw.stack.startWorker();
+    }
+    await eventually(async () =>
+      expect((await ruleOf(rule.id)).backfills[0]).toMatchObject({ status: 'done', done: 12 }),
+    );
+    expect((await ruleOf(rule.id)).backfills[1]).toMatchObject({ status: 'cancelled', done: 0 });
+    expect((await runsOf(rule.id)).map((r) => r.trace_id).sort()).toEqual(ids.slice(0, 6).sort());
   });
 });

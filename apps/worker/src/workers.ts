@@ -23,6 +23,7 @@ import { createSavedKeys, type SavedKeys } from './gateway/saved-keys';
 import { completionProcessor } from './processors/completion.processor';
 import { evalProcessor } from './processors/eval.processor';
 import { traceSettleProcessor, traceSettling } from './processors/trace-settle.processor';
+import { evalBackfillProcessor } from './processors/eval-backfill.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
 import { retentionProcessor, scheduleRetention } from './processors/retention.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
@@ -72,6 +73,9 @@ function startMetrics(env: WorkerEnv, log: Logger): ReturnType<typeof serveMetri
   collectProcessMetrics();
   return serveMetrics(env.METRICS_PORT, log);
 }
+
+/** Roots a backfill walks at a time: one write of their scores, one move of its cursor. */
+const BACKFILL_PAGE = 1000;
 
 /** Starts one BullMQ worker per queue; `close` lets each finish what it holds, then closes the producers. */
 export function startWorkers({ sql, redis, env, log, providerEnv = process.env }: WorkerDeps) {
@@ -140,7 +144,12 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     spanWriter,
     completionWorker,
     registerWorker('eval', evalProcessor({ sql, redis, keys, judgeCalls }), options),
-    registerWorker('trace-settle', traceSettleProcessor({ sql, evals }), options),
+    registerWorker('trace-settle', traceSettleProcessor({ sql, redis, keys, evals, settles }), options),
+    registerWorker(
+      'eval-backfill',
+      evalBackfillProcessor({ sql, redis, keys, evals, pageSize: BACKFILL_PAGE }),
+      options,
+    ),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
     registerWorker('statistics', statisticsProcessor({ sql }), options),

@@ -3,6 +3,8 @@
 import { compileFilter, FilterError } from '@sightline/core';
 import type { EvalRuleCreate, EvalRuleFilter, EvalRulePatch, EvalRuleTarget } from '@sightline/schemas';
 import type { Sql } from './client';
+import type { Backfill } from './eval-backfills';
+import { JUDGE_CALL } from './span-writes';
 
 export type StoredEvalRule = {
   id: string;
@@ -23,6 +25,8 @@ export type StoredEvalRule = {
   /** The next UTC midnight while the day's spend has reached daily_cost_limit, else null. */
   paused_until: Date | null;
   runs: { done: number; queued: number };
+  /** The latest backfills, newest first. */
+  backfills: Backfill[];
 };
 
 // The UTC day by PostgreSQL's clock: the one clock every worker and API node shares.
@@ -66,30 +70,49 @@ export function invalidRuleFilter(filters: readonly EvalRuleFilter[]): [number, 
   return null;
 }
 
-async function withRuns(sql: Sql, rules: Omit<StoredEvalRule, 'runs'>[]): Promise<StoredEvalRule[]> {
+/** Backfills listed with each rule. */
+const BACKFILLS_SHOWN = 10;
+
+async function withRuns(sql: Sql, rules: RuleSettings[]): Promise<StoredEvalRule[]> {
   if (!rules.length) return [];
+  const ids = sql.array(rules.map((r) => r.id));
   const counts = await sql<{ rule_id: string; done: number; queued: number }[]>`
     select rule_id, count(*) filter (where status = 'done')::int as done, count(*) filter (where status = 'queued')::int as queued
-    from eval_rule_runs where rule_id = any(${sql.array(rules.map((r) => r.id))}::uuid[]) group by rule_id`;
+    from eval_rule_runs where rule_id = any(${ids}::uuid[]) group by rule_id`;
+  const backfills = await sql<(Backfill & { n: number })[]>`
+    select * from (
+      select b.*, row_number() over (partition by rule_id order by created_at desc, id) as n
+      from eval_rule_backfills b where rule_id = any(${ids}::uuid[])
+    ) b where n <= ${BACKFILLS_SHOWN} order by created_at desc, id`;
   const byRule = new Map(counts.map((c) => [c.rule_id, { done: c.done, queued: c.queued }]));
-  return rules.map((r) => ({ ...r, runs: byRule.get(r.id) ?? { done: 0, queued: 0 } }));
+  return rules.map((r) => ({
+    ...r,
+    runs: byRule.get(r.id) ?? { done: 0, queued: 0 },
+    backfills: backfills.filter((b) => b.rule_id === r.id).map(({ n: _n, ...b }) => b),
+  }));
+}
+
+/** A rule as the workers read it: its settings and its day's spend, without its runs and backfills. */
+export type RuleSettings = Omit<StoredEvalRule, 'runs' | 'backfills'>;
+
+function selectRules(sql: Sql, where: string, params: unknown[]): Promise<RuleSettings[]> {
+  return sql.unsafe<RuleSettings[]>(
+    `select ${RULE_COLUMNS} from ${RULES_FROM} where ${where} order by r.created_at, r.id`,
+    params as never[],
+  );
 }
 
 export async function listEvalRules(sql: Sql, organizationId: string, projectId?: string): Promise<StoredEvalRule[]> {
-  const rules = await sql.unsafe<Omit<StoredEvalRule, 'runs'>[]>(
-    `select ${RULE_COLUMNS} from ${RULES_FROM} where r.organization_id = $1 and ($2::uuid is null or r.project_id = $2)
-     order by r.created_at, r.id`,
-    [organizationId, projectId ?? null],
-  );
-  return withRuns(sql, rules);
+  const where = 'r.organization_id = $1 and ($2::uuid is null or r.project_id = $2)';
+  return withRuns(sql, await selectRules(sql, where, [organizationId, projectId ?? null]));
 }
 
 export async function findEvalRule(sql: Sql, organizationId: string, id: string): Promise<StoredEvalRule | null> {
-  const rules = await sql.unsafe<Omit<StoredEvalRule, 'runs'>[]>(
-    `select ${RULE_COLUMNS} from ${RULES_FROM} where r.organization_id = $1 and r.id = $2`,
-    [organizationId, id],
-  );
-  return (await withRuns(sql, rules))[0] ?? null;
+  return (await withRuns(sql, await ruleSettings(sql, organizationId, id)))[0] ?? null;
+}
+
+export async function ruleSettings(sql: Sql, organizationId: string, id: string): Promise<RuleSettings[]> {
+  return selectRules(sql, 'r.organization_id = $1 and r.id = $2', [organizationId, id]);
 }
 
 /** The new rule's id, or null when the project already has a rule of that name. */
@@ -147,84 +170,90 @@ export async function liveRuleProjects(
 }
 
 /** A project's enabled rules, with their day's spend (a paused rule has `paused_until`). */
-export async function liveRulesOf(sql: Sql, organizationId: string, projectId: string): Promise<StoredEvalRule[]> {
-  const rules = await sql.unsafe<Omit<StoredEvalRule, 'runs'>[]>(
-    `select ${RULE_COLUMNS} from ${RULES_FROM} where r.organization_id = $1 and r.project_id = $2 and r.enabled
-     order by r.created_at, r.id`,
-    [organizationId, projectId],
-  );
-  return rules.map((r) => ({ ...r, runs: { done: 0, queued: 0 } }));
+export function liveRulesOf(sql: Sql, organizationId: string, projectId: string): Promise<RuleSettings[]> {
+  return selectRules(sql, 'r.organization_id = $1 and r.project_id = $2 and r.enabled', [organizationId, projectId]);
 }
 
 /**
- * Where the root stands: `ended` once it has an end time or an output (as a span's own evaluations
- * wait for), and the project's production traffic (an experiment's runs are scored by the experiment).
+ * Where each root stands: `ended` once it has an end time or an output (as a span's own evaluations
+ * wait for); `experiment` for an experiment's run (scored by the experiment, not by rules); and
+ * `quiet_seconds` since a span of the trace last changed (a judge's call logged in it aside).
  */
-export async function settledRoot(
+export async function settlingRoots(
   sql: Sql,
   organizationId: string,
-  rootId: string,
-): Promise<{ ended: boolean; experiment: boolean } | null> {
-  const [row] = await sql<{ ended: boolean; experiment: boolean }[]>`
-    select (end_ts is not null or output is not null) as ended, experiment_uuid is not null as experiment
-    from spans where organization_id = ${organizationId} and trace_id = ${rootId} and created`;
-  return row ?? null;
+  rootIds: string[],
+): Promise<{ trace_id: string; ended: boolean; experiment: boolean; quiet_seconds: number }[]> {
+  return sql`
+    select r.trace_id, (r.end_ts is not null or r.output is not null) as ended, r.experiment_uuid is not null as experiment,
+      extract(epoch from now() - (
+        select max(s.updated_at) from spans s
+        where s.organization_id = r.organization_id and s.root_trace_id = r.trace_id
+          and not coalesce(s.metadata ? ${JUDGE_CALL}, false)))::float8 as quiet_seconds
+    from spans r where r.organization_id = ${organizationId} and r.trace_id = any(${sql.array(rootIds)}::uuid[]) and r.created`;
 }
 
-/** The rule's target spans in the trace, when its root matches every filter of the rule. */
+/** The rule's target spans in these traces: the roots that match every filter of the rule, or their spans of its name. */
 export async function ruleTargets(
   sql: Sql,
   rule: Pick<StoredEvalRule, 'organization_id' | 'filters' | 'target'>,
-  rootId: string,
-): Promise<string[]> {
+  rootIds: string[],
+): Promise<{ trace_id: string; root_trace_id: string }[]> {
+  if (!rootIds.length) return [];
   const filter = ruleFilterSql(rule.filters, 3);
-  const [match] = await sql.unsafe(
-    `select 1 from spans s where s.organization_id = $1 and s.trace_id = $2 and s.created and ${filter.text}`,
-    [rule.organization_id, rootId, ...filter.params] as never[],
-  );
-  if (!match) return [];
-  if (rule.target.kind === 'root') return [rootId];
-  const spans = await sql<{ trace_id: string }[]>`
-    select trace_id from spans
-    where organization_id = ${rule.organization_id} and root_trace_id = ${rootId} and created
-      and trace_name = ${rule.target.span_name}
-    order by trace_id`;
-  return spans.map((s) => s.trace_id);
+  const roots = (
+    await sql.unsafe<{ trace_id: string }[]>(
+      `select s.trace_id from spans s where s.organization_id = $1 and s.trace_id = any($2::uuid[]) and s.created and ${filter.text}`,
+      [rule.organization_id, `{${rootIds.join(',')}}`, ...filter.params] as never[],
+    )
+  ).map((r) => r.trace_id);
+  if (rule.target.kind === 'root') return roots.map((trace_id) => ({ trace_id, root_trace_id: trace_id }));
+  if (!roots.length) return [];
+  return sql`
+    select trace_id, root_trace_id from spans
+    where organization_id = ${rule.organization_id} and root_trace_id = any(${sql.array(roots)}::uuid[]) and created
+      and trace_name = ${rule.target.span_name}`;
 }
 
 /**
  * Claims the rule's runs on these spans and answers every run still to evaluate (claimed now, or by an
- * earlier attempt that did not get to queue it). A span already evaluated is claimed again only by a
+ * earlier attempt that did not get to finish it). A span already evaluated is claimed again only by a
  * rule that reevaluates on update, and only when a span of its trace changed after the evaluation (the
  * judge's own call, logged in the trace, does not count).
  */
 export async function claimRuleRuns(
   sql: Sql,
   rule: Pick<StoredEvalRule, 'id' | 'organization_id' | 'reevaluate_on_update'>,
-  rootId: string,
-  spanIds: string[],
+  spans: readonly { trace_id: string; root_trace_id: string }[],
 ): Promise<{ trace_id: string; generation: number }[]> {
-  if (!spanIds.length) return [];
-  const ids = sql.array(spanIds);
+  if (!spans.length) return [];
+  const ids = sql.array(spans.map((s) => s.trace_id));
   await sql`
     insert into eval_rule_runs (rule_id, trace_id, organization_id, root_trace_id)
-    select ${rule.id}, id, ${rule.organization_id}, ${rootId} from unnest(${ids}::uuid[]) as id
+    select ${rule.id}, id, ${rule.organization_id}, root
+    from unnest(${ids}::uuid[], ${sql.array(spans.map((s) => s.root_trace_id))}::uuid[]) as t(id, root)
     on conflict (rule_id, trace_id) do update
       set status = 'queued', generation = eval_rule_runs.generation + 1, queued_at = now(), finished_at = null
       where ${rule.reevaluate_on_update} and eval_rule_runs.status = 'done' and exists (
         select 1 from spans s
         where s.organization_id = eval_rule_runs.organization_id and s.root_trace_id = eval_rule_runs.root_trace_id
-          and s.updated_at > eval_rule_runs.finished_at and not coalesce(s.metadata ? 'sightline_judge', false))`;
+          and s.updated_at > eval_rule_runs.finished_at and not coalesce(s.metadata ? ${JUDGE_CALL}, false))`;
   return sql<{ trace_id: string; generation: number }[]>`
     select trace_id, generation from eval_rule_runs
     where rule_id = ${rule.id} and trace_id = any(${ids}::uuid[]) and status = 'queued'`;
 }
 
-/** The run is over (scored, or failed for good): a later settle of its trace leaves it be. */
-export async function finishRuleRun(sql: Sql, ruleId: string, traceId: string, generation: number): Promise<void> {
+/** The runs are over (scored, or failed for good): a later settle of their trace leaves them be. */
+export async function finishRuleRuns(
+  sql: Sql,
+  ruleId: string,
+  runs: readonly { trace_id: string; generation: number }[],
+): Promise<void> {
+  if (!runs.length) return;
   await sql`
-    update eval_rule_runs set status = 'done', finished_at = now()
-    where rule_id = ${ruleId} and trace_id = ${traceId} and generation = ${generation}`;
+    update eval_rule_runs r set status = 'done', finished_at = now()
+    from unnest(${sql.array(runs.map((x) => x.trace_id))}::uuid[], ${sql.array(runs.map((x) => x.generation))}::int[]) as t(id, generation)
+    where r.rule_id = ${ruleId} and r.trace_id = t.id and r.generation = t.generation`;
 }
 
 /** Adds a judge call's cost to the rule's spend of the day. */

@@ -15,6 +15,7 @@ export * from './datasets';
 export * from './experiments';
 export * from './eval-metrics';
 export * from './eval-rules';
+export * from './eval-backfills';
 export * from './console';
 export * from './remarks';
 export * from './insights';

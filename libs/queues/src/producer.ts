@@ -17,6 +17,12 @@ export function createProducer<N extends QueueName>(name: N, connection: Redis, 
     async add(payload: QueuePayload<N>, options: Pick<JobsOptions, 'jobId' | 'delay' | 'deduplication'> = {}) {
       return queue.add(name, payload, options);
     },
+    /** Many jobs in one round trip, each with its own options (a `jobId` each, for idempotence). */
+    async addBulk(
+      jobs: { payload: QueuePayload<N>; options?: Pick<JobsOptions, 'jobId' | 'delay' | 'deduplication'> }[],
+    ) {
+      return queue.addBulk(jobs.map((j) => ({ name, data: j.payload, opts: j.options })));
+    },
     close: () => queue.close(),
   };
 }

@@ -8,6 +8,7 @@ import {
   SpanWriteJobSchema,
   StatisticsJobSchema,
   TraceSettleJobSchema,
+  EvalBackfillJobSchema,
   type WorkerEnv,
 } from '@sightline/schemas';
 
@@ -90,7 +91,14 @@ export const queues = {
   'trace-settle': {
     schema: TraceSettleJobSchema,
     options: durable,
-    worker: { ...redelivered, concurrency: () => 8 },
+    // Many jobs at once, settled together (the processor batches them).
+    worker: { ...redelivered, concurrency: () => 500 },
+  },
+  // A rule over stored traces: resumes at its cursor when run again (retried, or redelivered after a crash).
+  'eval-backfill': {
+    schema: EvalBackfillJobSchema,
+    options: durable,
+    worker: { ...redelivered, concurrency: () => 2 },
   },
   // The caller waits for the answer, and the processor always answers: one attempt.
   'experiment-finalize': {

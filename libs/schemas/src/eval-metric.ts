@@ -72,7 +72,7 @@ export const EvalJobSchema = z.object({
   /** The span's entry in its organization's pending set: removed once the results are written. */
   pending_member: z.string().optional(),
   /** The evaluation rule (and its run's generation) that queued this job; none when the span names its metrics. */
-  rule: z.object({ id: Uuid, generation: z.number().int().min(0) }).optional(),
+  rule: z.object({ id: Uuid, generation: z.number().int().min(0), backfill: Uuid.optional() }).optional(),
   /** Results of earlier attempts, so that a retry re-runs only the metrics that failed. */
   completed: z.array(z.string()).optional(),
   request_id: RequestId,

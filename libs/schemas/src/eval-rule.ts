@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FILTER_OPERATORS } from '@sightline/core';
-import { IndexedText, OptionalUuid, Uuid } from './common';
+import { IndexedText, OptionalUuid, Timestamp, Uuid } from './common';
 import { ProjectName } from './project';
 
 /** One of get_trace_logs' filters, as a rule holds it; every filter of a rule must hold on the trace's root. */
@@ -55,6 +55,30 @@ export type EvalRulePatch = z.infer<typeof EvalRulePatchSchema>;
 
 export const EvalRuleParams = z.object({ id: Uuid });
 
+/** `POST /eval-rules/{id}/backfill`: the rule run over the stored traces that started in [from, to). */
+export const EvalBackfillCreateSchema = z
+  .object({ from: Timestamp, to: Timestamp })
+  .refine((r) => r.from < r.to, { message: 'from must be before to', path: ['to'] });
+
+export const EvalBackfillParams = z.object({ id: Uuid, backfill_id: Uuid });
+
+export const EvalBackfillSchema = z.object({
+  id: z.string(),
+  status: z.enum(['running', 'done', 'cancelled']),
+  from: z.string(),
+  to: z.string(),
+  /** Root traces in the range, and those walked so far (each evaluated, or passed over by the rule's filters or sampling). */
+  total: z.number().int(),
+  done: z.number().int(),
+  /** Judge spend of the evaluations it made (USD); a judge's evaluations finish after its walk does. */
+  cost: z.number(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type EvalBackfill = z.infer<typeof EvalBackfillSchema>;
+
+export const EvalBackfillJobSchema = z.object({ organization_id: Uuid, backfill_id: Uuid });
+
 export const EvalRuleSchema = z.object({
   id: z.string(),
   project_uuid: z.string(),
@@ -68,6 +92,8 @@ export const EvalRuleSchema = z.object({
   paused_until: z.string().nullable(),
   /** Target spans evaluated, and queued for evaluation. */
   runs: z.object({ done: z.number().int(), queued: z.number().int() }),
+  /** The latest backfills, newest first. */
+  backfills: z.array(EvalBackfillSchema),
 });
 export type EvalRule = z.infer<typeof EvalRuleSchema>;
 

@@ -5,6 +5,39 @@ import type { Sql } from '@sightline/db';
 
 const uuidOf = (name: string) => `md5(${name})::uuid`;
 
+// Every field the seed writes, as if one create event had set it: the span writer reads back only the
+// fields a row's versions name, so a later write (an evaluation's scores) must find them there.
+const SEEDED_VERSIONS = JSON.stringify({
+  create: Object.fromEntries(
+    [
+      'project_id',
+      'root_trace_id',
+      'parent_trace_id',
+      'trace_name',
+      'inputs',
+      'output',
+      'start_timestamp',
+      'end_timestamp',
+      'status',
+      'error',
+      'configuration',
+      'metadata',
+      'tags',
+      'depth',
+      'execution_order',
+      'latency',
+      'input_tokens',
+      'output_tokens',
+      'total_tokens',
+      'cost',
+      'scores',
+      'end_user_identifier',
+      'session_id',
+    ].map((f) => [f, 1]),
+  ),
+  update: {},
+});
+
 /**
  * Traces of 5 spans: a root (span 0) with children 1, 2 and 4, and span 3 under span 2. Roots are named
  * among 4 names and children among 4 others; trace i starts 12.96 s before trace i - 1 (200k traces cover
@@ -30,7 +63,7 @@ export async function seedTraces(
       insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, trace_name,
                          inputs, output, start_ts, end_ts, status, error, configuration, metadata, tags, depth,
                          execution_order, latency, input_tokens, output_tokens, total_tokens, cost, scores,
-                         end_user_identifier, session_id)
+                         end_user_identifier, session_id, versions)
       select $1::uuid, ${uuidOf("i || '/' || c")}, $2::uuid, ${uuidOf("i || '/0'")},
              ${uuidOf("i || '/' || case c when 3 then 2 else 0 end")}, true,
              case c when 0 then (array['chat', 'rag-query', 'summarize', 'classify'])[1 + i % 4]
@@ -53,12 +86,12 @@ export async function seedTraces(
              case when c = 2 then 450 + h % 800 + h % 300 end, case when c = 2 then (450 + h % 1100) * 0.000001 end,
              case when c = 0 then jsonb_build_array(jsonb_build_object('name', 'accuracy', 'score', (h % 1000) / 1000.0),
                                                     jsonb_build_object('name', 'relevance', 'score', ((h / 1000) % 1000) / 1000.0)) end,
-             'user-' || (h % 5000), 'session-' || (i / 4)
+             'user-' || (h % 5000), 'session-' || (i / 4), ($5::text)::jsonb
       from (select i, c, abs(hashint4(i)) as h,
                    now() - i * interval '12.96 seconds' + c * interval '50 ms' as start_ts,
                    (abs(hashint4(i * 5 + c)) % 5000) / 1000.0 as latency
             from generate_series($3::int, $4::int) i cross join generate_series(0, 4) c) g`,
-      [o.organizationId, o.projectId, first, last],
+      [o.organizationId, o.projectId, first, last, SEEDED_VERSIONS],
     );
     o.onProgress?.(last * 5);
   }

@@ -8,6 +8,7 @@ declare module 'fastify' {
     spanWrites: Producer<'span-write'>;
     completionJobs: Producer<'completion'>;
     finalizeJobs: Producer<'experiment-finalize'>;
+    evalBackfills: Producer<'eval-backfill'>;
   }
 }
 
@@ -20,8 +21,14 @@ export default fp(
     app.decorate('spanWrites', createProducer('span-write', connection, prefix));
     app.decorate('completionJobs', createProducer('completion', connection, prefix));
     app.decorate('finalizeJobs', createProducer('experiment-finalize', connection, prefix));
+    app.decorate('evalBackfills', createProducer('eval-backfill', connection, prefix));
     app.addHook('onClose', async () => {
-      await Promise.all([app.spanWrites.close(), app.completionJobs.close(), app.finalizeJobs.close()]);
+      await Promise.all([
+        app.spanWrites.close(),
+        app.completionJobs.close(),
+        app.finalizeJobs.close(),
+        app.evalBackfills.close(),
+      ]);
       connection.disconnect();
     });
   },

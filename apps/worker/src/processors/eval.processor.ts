@@ -6,7 +6,8 @@ import {
   addRuleSpend,
   applySpanEvents,
   findEvalMetrics,
-  finishRuleRun,
+  finishRuleRuns,
+  addBackfillCost,
   JUDGE_CALL,
   findSpanForEval,
   routeOfModel,
@@ -81,7 +82,8 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
 
 /** The job's results are written (or its span is gone): reads waiting for them go on, its rule's run is over. */
 async function finished(deps: Deps, job: EvalJob) {
-  if (job.rule) await finishRuleRun(deps.sql, job.rule.id, job.trace_id, job.rule.generation);
+  if (job.rule)
+    await finishRuleRuns(deps.sql, job.rule.id, [{ trace_id: job.trace_id, generation: job.rule.generation }]);
   if (job.pending_member) await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member);
 }
 
@@ -137,6 +139,7 @@ async function judge(
   });
   // Spent whether or not the answer can be read: what a rule's daily limit counts.
   if (job.rule) await addRuleSpend(deps.sql, job.rule.id, response.cost);
+  if (job.rule?.backfill) await addBackfillCost(deps.sql, job.rule.backfill, response.cost);
   if (response.status === 'error') throw new Error(response.error ?? 'judge call failed');
   // An answer without a score fails like a call: retried, and recorded as the error on the last attempt.
   const result = parseJudgeAnswer(response.content);

@@ -44,3 +44,24 @@ create table eval_rule_spend (
   cost double precision not null default 0,
   primary key (rule_id, day)
 );
+
+-- A rule run over stored traces of a time range, newest first, a page at a time: the cursor is the last
+-- root walked, so a backfill resumes where it stopped after a worker restart.
+create table eval_rule_backfills (
+  id uuid primary key default gen_random_uuid(),
+  rule_id uuid not null references eval_rules(id) on delete cascade,
+  organization_id uuid not null,
+  from_ts timestamptz not null,
+  to_ts timestamptz not null,
+  status text not null default 'running' check (status in ('running', 'done', 'cancelled')),
+  -- Root traces of the range (production, ended or not), and those walked so far.
+  total integer not null,
+  done integer not null default 0,
+  -- Judge spend of the evaluations it queued (USD).
+  cost double precision not null default 0,
+  cursor_start_ts timestamptz,
+  cursor_trace_id uuid,
+  created_at timestamptz not null default now(),
+  finished_at timestamptz
+);
+create index eval_rule_backfills_by_rule on eval_rule_backfills (rule_id, created_at desc);

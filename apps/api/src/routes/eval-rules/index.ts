@@ -3,7 +3,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp } from '@sightline/core';
 import {
+  cancelBackfill,
+  createBackfill,
   createEvalRule,
+  findBackfill,
+  type Backfill,
   deleteEvalRule,
   findEvalMetrics,
   findEvalRule,
@@ -16,6 +20,9 @@ import {
 import {
   DeletedSchema,
   DetailSchema,
+  EvalBackfillCreateSchema,
+  EvalBackfillParams,
+  EvalBackfillSchema,
   errorResponses,
   EvalRuleCreateSchema,
   type EvalRuleFilter,
@@ -27,12 +34,25 @@ import {
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 
+const backfillToWire = (b: Backfill) => ({
+  id: b.id,
+  status: b.status,
+  from: formatTimestamp(b.from_ts),
+  to: formatTimestamp(b.to_ts),
+  total: b.total,
+  done: b.done,
+  cost: b.cost,
+  created_at: formatTimestamp(b.created_at),
+  finished_at: formatTimestamp(b.finished_at),
+});
+
 const ruleToWire = ({
   organization_id: _org,
   project_id,
   created_at,
   updated_at,
   paused_until,
+  backfills,
   ...r
 }: StoredEvalRule) => ({
   ...r,
@@ -40,6 +60,7 @@ const ruleToWire = ({
   created_at: formatTimestamp(created_at),
   updated_at: formatTimestamp(updated_at),
   paused_until: formatTimestamp(paused_until),
+  backfills: backfills.map(backfillToWire),
 });
 
 const ListQuery = z.object({ project_name: ProjectName.nullish(), project_uuid: OptionalUuid });
@@ -49,6 +70,7 @@ const ListQuery = z.object({ project_name: ProjectName.nullish(), project_uuid: 
  * evaluation). Members and admins write them; viewers read them.
  */
 export default async function evalRuleRoutes(base: FastifyInstance) {
+  backfillRoutes(base);
   const app = base.withTypeProvider<ZodTypeProvider>();
   const rule = { response: { 200: EvalRuleSchema, 404: DetailSchema, ...errorResponses }, tags: ['evals'] };
 
@@ -143,6 +165,59 @@ export default async function evalRuleRoutes(base: FastifyInstance) {
     async (req) => {
       if (!(await deleteEvalRule(app.sql, req.organizationId, req.params.id))) throw notFound('eval rule');
       return { id: req.params.id, deleted: true };
+    },
+  );
+}
+
+/** Backfills: a rule run over stored traces, whether it is enabled for live traffic or not. */
+function backfillRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    '/eval-rules/:id/backfill',
+    {
+      schema: {
+        params: EvalRuleParams,
+        body: EvalBackfillCreateSchema,
+        response: { 202: EvalBackfillSchema, 404: DetailSchema, ...errorResponses },
+        summary:
+          'Run an evaluation rule over the stored traces that started in [from, to), newest first; its progress shows on the rule',
+        tags: ['evals'],
+      },
+    },
+    async (req, reply) => {
+      const stored = await found(app.sql, req.organizationId, req.params.id);
+      const backfill = await createBackfill(app.sql, stored, req.body.from, req.body.to);
+      try {
+        await app.evalBackfills.add(
+          { organization_id: req.organizationId, backfill_id: backfill.id },
+          { jobId: backfill.id },
+        );
+      } catch (err) {
+        // Not queued (Redis away): no backfill is left showing as running that nothing runs.
+        await cancelBackfill(app.sql, req.organizationId, backfill.id).catch(() => {});
+        throw err;
+      }
+      return reply.code(202).send(backfillToWire(backfill));
+    },
+  );
+
+  app.post(
+    '/eval-rules/:id/backfills/:backfill_id/cancel',
+    {
+      schema: {
+        params: EvalBackfillParams,
+        response: { 200: EvalBackfillSchema, 404: DetailSchema, 409: DetailSchema, ...errorResponses },
+        summary: 'Stop a running backfill after the page it is on (the evaluations it made stay)',
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      const backfill = await findBackfill(app.sql, req.organizationId, req.params.backfill_id);
+      if (!backfill || backfill.rule_id !== req.params.id) throw notFound('backfill');
+      if (!(await cancelBackfill(app.sql, req.organizationId, backfill.id)))
+        throw new AppError(409, `the backfill is already ${backfill.status}`);
+      return backfillToWire((await findBackfill(app.sql, req.organizationId, backfill.id))!);
     },
   );
 }
