@@ -127,7 +127,7 @@ const EVAL_ERRORS_KEY = 'sightline_eval_errors';
 type EvalResults = Record<string, { score?: number; reason?: string | null; error?: string }>;
 
 /** The span's scores with its evaluation results merged in by name, and its metadata with their errors. */
-function withEvalResults(fields: Record<string, unknown>): { scores: unknown; metadata: unknown } {
+export function withEvalResults(fields: Record<string, unknown>): { scores: unknown; metadata: unknown } {
   const results = fields.eval_scores as EvalResults | undefined;
   if (!results || !Object.keys(results).length)
     return { scores: fields.scores ?? null, metadata: fields.metadata ?? null };

@@ -3,6 +3,7 @@ export * from './migrate';
 export * from './organizations';
 export * from './projects';
 export * from './span-writes';
+export * from './eval-writes';
 export * from './eval-triggers';
 export * from './span-json';
 export * from './root-listing';

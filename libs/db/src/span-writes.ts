@@ -53,7 +53,7 @@ function rowsJson(rows: Record<string, unknown>[]): string {
  * Transaction-scoped advisory locks, taken in sorted order so that concurrent workers cannot deadlock.
  * Every transaction takes all its span locks before any trace-root lock, and never the other way round.
  */
-async function takeLocks(tx: Sql, names: string[]): Promise<void> {
+export async function takeLocks(tx: Sql, names: string[]): Promise<void> {
   const keys = [...new Set(names.map((n) => createHash('sha1').update(n).digest().readBigInt64BE(0)))];
   keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   await tx`select pg_advisory_xact_lock(k) from unnest(${tx.array(keys.map(String))}::bigint[]) with ordinality as l(k, i) order by i`;
@@ -64,7 +64,7 @@ type StoredRow = Record<string, unknown>;
 type Stored = { part: string; row?: StoredRow };
 
 /** The events of each span, by `organization/trace id`, in the order they came. */
-function groupBySpan(events: readonly SpanEvent[]): Map<string, SpanEvent[]> {
+export function groupBySpan(events: readonly SpanEvent[]): Map<string, SpanEvent[]> {
   const byKey = new Map<string, SpanEvent[]>();
   for (const e of events) {
     const key = `${e.organization_id}/${e.trace_id}`;
@@ -104,7 +104,7 @@ async function lockAndReadSpans(tx: Sql, byKey: Map<string, SpanEvent[]>): Promi
 }
 
 /** SQL: spans by id, as a relation `q(org, id)`. */
-const idList = (sql: Sql, ids: { org: string; id: string }[]) => sql`
+export const idList = (sql: Sql, ids: { org: string; id: string }[]) => sql`
   unnest(${sql.array(ids.map((k) => k.org))}::uuid[], ${sql.array(ids.map((k) => k.id))}::uuid[]) as q(org, id)`;
 
 /**

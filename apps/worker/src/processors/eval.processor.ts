@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { deterministicMetrics, judgePrompt, parseJudgeAnswer, type EvalInput } from '@sightline/core';
 import {
   addRuleSpend,
-  applySpanEvents,
+  applyEvalResults,
   findEvalMetrics,
   finishRuleRuns,
   addBackfillCost,
@@ -61,7 +61,7 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
     if (lastAttempt) for (const [name, error] of Object.entries(failed)) results[name] = { error };
     if (Object.keys(results).length) {
-      await applySpanEvents(deps.sql, [
+      await applyEvalResults(deps.sql, [
         {
           kind: 'eval',
           organization_id: job.organization_id,

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { deterministicMetrics } from '@sightline/core';
 import {
-  applySpanEvents,
+  applyEvalResults,
   evalInputsOf,
   findEvalMetrics,
   finishRuleRuns,
@@ -45,7 +45,7 @@ export async function carryOutRuns(deps: RunDeps, rule: RuleSettings, runs: Run[
       }),
     },
   }));
-  if (events.length) await applySpanEvents(deps.sql, events);
+  if (events.length) await applyEvalResults(deps.sql, events);
   await finishRuleRuns(deps.sql, rule.id, runs);
 }
 
