@@ -165,6 +165,59 @@ describe('eval rules: the API', () => {
     expect(patched.json().detail[0].loc).toEqual(['body', 'metric_names', 0]);
   });
 
+  it("previews what a rule would evaluate at the last day's traffic, and what its judges would cost", async () => {
+    const project = `preview-${randomUUID()}`;
+    const now = Date.now();
+    const at = (msAgo: number) => new Date(now - msAgo).toISOString();
+    const older = await writeTrace(project, {
+      metadata: { env: 'prod' },
+      start_timestamp: at(3600_000),
+      end_timestamp: at(3600_000),
+    });
+    const newest = await writeTrace(project, {
+      metadata: { env: 'prod' },
+      start_timestamp: at(60_000),
+      end_timestamp: at(60_000),
+    });
+    await writeTrace(project, { metadata: { env: 'dev' }, start_timestamp: at(60_000), end_timestamp: at(60_000) });
+    await writeTrace(project, {
+      metadata: { env: 'prod' },
+      start_timestamp: at(2 * 86_400_000),
+      end_timestamp: at(2 * 86_400_000),
+    });
+    await writeTrace(project, { metadata: { env: 'prod' } }, false); // not ended
+    const body = {
+      project_name: project,
+      metric_names: ['has-paris', 'paid-judge'],
+      sample_rate: 0.5,
+      filters: [{ field: 'metadata', key: 'env', operator: 'equals', value: 'prod' }],
+    };
+    const preview = await eventually(async () => {
+      const res = await post('/eval-rules/preview', body);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().matching_24h).toBe(2);
+      return res.json();
+    });
+    expect(preview).toEqual({
+      matching_24h: 2,
+      sampled_24h: 1,
+      example_trace_id: newest,
+      judge_metrics: ['paid-judge'],
+      estimated_daily_cost: null, // no judge call of it yet to price it by
+    });
+    expect(older).not.toBe(newest);
+    // Once the judge has been called (tried through a rule here), its calls price the estimate.
+    await newRule({ project_name: project, metric_names: ['paid-judge'], filters: body.filters });
+    await writeTrace(project, { output: 'Paris', metadata: { env: 'prod' } });
+    const priced = await eventually(async () => {
+      const p = (await post('/eval-rules/preview', body)).json();
+      expect(p.estimated_daily_cost).toBeGreaterThan(0);
+      return p;
+    });
+    expect(priced.sampled_24h).toBe(Math.round(priced.matching_24h * 0.5));
+    expect((await post('/eval-rules/preview', { ...body, metric_names: ['nope'] })).statusCode).toBe(422);
+  });
+
   it('lets a viewer read rules and refuses it every write', async () => {
     const rule = await newRule({ project_name: 'viewed', metric_names: ['exact'] });
     const viewer = (await post('/api-keys', { role: 'viewer', label: 'vera' })).json().key as string;

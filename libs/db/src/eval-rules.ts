@@ -5,6 +5,7 @@ import type { EvalRuleCreate, EvalRuleFilter, EvalRulePatch, EvalRuleTarget } fr
 import type { Sql } from './client';
 import type { Backfill } from './eval-backfills';
 import { JUDGE_CALL } from './span-writes';
+import { startsSince } from './trace-start';
 
 export type StoredEvalRule = {
   id: string;
@@ -264,4 +265,31 @@ export async function addRuleSpend(sql: Sql, ruleId: string, cost: number): Prom
      on conflict (rule_id, day) do update set cost = eval_rule_spend.cost + excluded.cost`,
     [ruleId, cost],
   );
+}
+
+/**
+ * What a rule would have done over the last day of the project's production traffic: the ended roots its
+ * filters match, the newest of them (to try its metrics on), and what a judge call has cost on average
+ * over the last week (null when none was made).
+ */
+export async function previewRule(
+  sql: Sql,
+  organizationId: string,
+  projectId: string,
+  rule: { filters: EvalRuleFilter[]; metric_names: string[] },
+): Promise<{ matching: number; newest: string | null; judge_call_cost: number | null }> {
+  const filter = ruleFilterSql(rule.filters, 3);
+  const where = `s.organization_id = $1 and s.project_id = $2 and s.created and s.depth = 0 and s.experiment_uuid is null
+    and (s.end_ts is not null or s.output is not null) and ${startsSince('s', `now() - interval '24 hours'`)} and ${filter.text}`;
+  const params = [organizationId, projectId, ...filter.params] as never[];
+  const [{ matching }] = await sql.unsafe(`select count(*)::int as matching from spans s where ${where}`, params);
+  const [newest] = await sql.unsafe(
+    `select s.trace_id from spans s where ${where} order by s.start_ts desc nulls last limit 1`,
+    params,
+  );
+  const [{ cost }] = await sql`
+    select avg(cost)::float8 as cost from spans
+    where organization_id = ${organizationId} and created and created_at > now() - interval '7 days'
+      and metadata ->> ${JUDGE_CALL} = any(${sql.array(rule.metric_names)}::text[]) and cost is not null`;
+  return { matching, newest: (newest?.trace_id as string | undefined) ?? null, judge_call_cost: cost };
 }

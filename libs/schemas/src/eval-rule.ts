@@ -97,6 +97,26 @@ export const EvalRuleSchema = z.object({
 });
 export type EvalRule = z.infer<typeof EvalRuleSchema>;
 
+/** `POST /eval-rules/preview`: a rule as it would be saved, before saving it. */
+export const EvalRulePreviewRequestSchema = EvalRuleCreateSchema.pick({
+  project_name: true,
+  project_uuid: true,
+  metric_names: true,
+  sample_rate: true,
+  filters: true,
+});
+
+export const EvalRulePreviewSchema = z.object({
+  /** Ended production traces of the last 24 hours whose root matches the filters, and those the sample rate keeps. */
+  matching_24h: z.number().int(),
+  sampled_24h: z.number().int(),
+  /** The newest of them, to try the metrics on (`POST /eval-metrics/try`). */
+  example_trace_id: z.string().nullable(),
+  /** The rule's metrics that call a judge, and their spend at the last day's traffic (null without a week of judge calls to price them by). */
+  judge_metrics: z.array(z.string()),
+  estimated_daily_cost: z.number().nullable(),
+});
+
 /** A trace of a project that has live rules was written: run the rules once it has settled. */
 export const TraceSettleJobSchema = z.object({
   organization_id: Uuid,

@@ -13,6 +13,7 @@ import {
   findEvalRule,
   invalidRuleFilter,
   listEvalRules,
+  previewRule,
   updateEvalRule,
   type Sql,
   type StoredEvalRule,
@@ -28,6 +29,8 @@ import {
   type EvalRuleFilter,
   EvalRuleParams,
   EvalRulePatchSchema,
+  EvalRulePreviewRequestSchema,
+  EvalRulePreviewSchema,
   EvalRuleSchema,
   OptionalUuid,
   ProjectName,
@@ -113,6 +116,43 @@ export default async function evalRuleRoutes(base: FastifyInstance) {
       const id = await createEvalRule(app.sql, req.organizationId, projectId, fields);
       if (!id) throw new AppError(409, `the project already has an eval rule named '${fields.name}'`);
       return ruleToWire((await findEvalRule(app.sql, req.organizationId, id))!);
+    },
+  );
+
+  app.post(
+    '/eval-rules/preview',
+    {
+      config: { access: 'read' },
+      schema: {
+        body: EvalRulePreviewRequestSchema,
+        response: { 200: EvalRulePreviewSchema, ...errorResponses },
+        summary:
+          "What a rule would evaluate at the last day's traffic, and what its judges would cost a day, before it is saved",
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      const { project_name, project_uuid, ...rule } = req.body;
+      await checkRule(app.sql, req.organizationId, rule);
+      const projectId =
+        project_uuid ?? (project_name ? await app.findProjectId(req.organizationId, project_name) : null);
+      if (!projectId) throw notFound('project');
+      const judges = (await findEvalMetrics(app.sql, req.organizationId, { names: rule.metric_names }))
+        .filter((m) => m.type === 'llm_judge')
+        .map((m) => m.name);
+      const seen = await previewRule(app.sql, req.organizationId, projectId, { ...rule, metric_names: judges });
+      const sampled = Math.round(seen.matching * rule.sample_rate);
+      return {
+        matching_24h: seen.matching,
+        sampled_24h: sampled,
+        example_trace_id: seen.newest,
+        judge_metrics: judges,
+        estimated_daily_cost: judges.length
+          ? seen.judge_call_cost === null
+            ? null
+            : seen.judge_call_cost * sampled * judges.length
+          : 0,
+      };
     },
   );
 
