@@ -31,6 +31,7 @@ import consoleRoutes from './routes/console/index';
 import datasetRoutes from './routes/datasets/index';
 import evalMetricRoutes from './routes/eval-metrics/index';
 import evalRuleRoutes from './routes/eval-rules/index';
+import annotationQueueRoutes from './routes/annotation-queues/index';
 import experimentRoutes from './routes/experiments/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
@@ -147,5 +148,6 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(experimentRoutes);
   await v1.register(evalMetricRoutes);
   await v1.register(evalRuleRoutes);
+  await v1.register(annotationQueueRoutes);
   await v1.register(otelRoutes, { prefix: '/otel' });
 }

@@ -1,4 +1,4 @@
-import type { EvalMetricCreate } from '@sightline/schemas';
+import type { EvalMetricCreate, EvalResult } from '@sightline/schemas';
 import type { Sql } from './client';
 
 // One member per metric type; a config sent as null or left out is stored as {}.
@@ -59,4 +59,15 @@ export async function findSpanForEval(sql: Sql, organizationId: string, traceId:
     select output, output_for_eval_metrics, target, inputs, project_id, root_trace_id
     from spans where organization_id = ${organizationId} and trace_id = ${traceId} and created`;
   return row ?? null;
+}
+
+/** The evaluation results stored on a span, by metric name. */
+export async function spanEvalResults(
+  sql: Sql,
+  organizationId: string,
+  traceId: string,
+): Promise<Record<string, EvalResult> | null> {
+  const [row] = await sql<{ eval_scores: Record<string, EvalResult> | null }[]>`
+    select eval_scores from spans where organization_id = ${organizationId} and trace_id = ${traceId} and created`;
+  return row?.eval_scores ?? null;
 }

@@ -1,7 +1,7 @@
 // Evaluation rules: stored, listed with their day's spend and runs, and the SQL the settle job runs to find
 // a settled trace's target spans and claim each (rule, span) once.
 import { compileFilter, FilterError } from '@sightline/core';
-import type { EvalRuleCreate, EvalRuleFilter, EvalRulePatch, EvalRuleTarget } from '@sightline/schemas';
+import type { EvalRuleCreate, EvalRuleFilter, EvalRulePatch, EvalRuleTarget, RuleQueueFeed } from '@sightline/schemas';
 import type { Sql } from './client';
 import type { Backfill } from './eval-backfills';
 import { JUDGE_CALL } from './span-writes';
@@ -20,6 +20,7 @@ export type StoredEvalRule = {
   daily_cost_limit: number | null;
   reevaluate_on_update: boolean;
   enabled: boolean;
+  annotation_queue: RuleQueueFeed | null;
   created_at: Date;
   updated_at: Date;
   cost_today: number;
@@ -34,7 +35,7 @@ export type StoredEvalRule = {
 const TODAY = `(now() at time zone 'utc')::date`;
 
 const RULE_COLUMNS = `r.id, r.organization_id, r.project_id, r.name, r.metric_names, r.sample_rate, r.filters, r.target,
-  r.settle_seconds, r.daily_cost_limit, r.reevaluate_on_update, r.enabled, r.created_at, r.updated_at,
+  r.settle_seconds, r.daily_cost_limit, r.reevaluate_on_update, r.enabled, r.annotation_queue, r.created_at, r.updated_at,
   coalesce(sp.cost, 0)::float8 as cost_today,
   case when r.daily_cost_limit is not null and coalesce(sp.cost, 0) >= r.daily_cost_limit
     then ((${TODAY} + 1)::timestamp at time zone 'utc') end as paused_until`;
@@ -125,10 +126,10 @@ export async function createEvalRule(
 ): Promise<string | null> {
   const [row] = await sql<{ id: string }[]>`
     insert into eval_rules (organization_id, project_id, name, metric_names, sample_rate, filters, target,
-      settle_seconds, daily_cost_limit, reevaluate_on_update, enabled)
+      settle_seconds, daily_cost_limit, reevaluate_on_update, enabled, annotation_queue)
     values (${organizationId}, ${projectId}, ${r.name}, ${sql.array(r.metric_names)}::text[], ${r.sample_rate},
       ${sql.json(r.filters as never)}, ${sql.json(r.target as never)}, ${r.settle_seconds}, ${r.daily_cost_limit ?? null},
-      ${r.reevaluate_on_update}, ${r.enabled})
+      ${r.reevaluate_on_update}, ${r.enabled}, ${r.annotation_queue ? sql.json(r.annotation_queue as never) : null})
     on conflict (organization_id, project_id, name) do nothing
     returning id`;
   return row?.id ?? null;
@@ -139,7 +140,7 @@ export async function updateEvalRule(sql: Sql, organizationId: string, id: strin
   const set: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(p)) {
     if (v === undefined) continue;
-    set[k] = k === 'filters' || k === 'target' ? sql.json(v as never) : v;
+    set[k] = (k === 'filters' || k === 'target' || k === 'annotation_queue') && v !== null ? sql.json(v as never) : v;
   }
   if (!Object.keys(set).length) {
     return (await sql`select 1 from eval_rules where organization_id = ${organizationId} and id = ${id}`).length > 0;
@@ -226,7 +227,7 @@ export async function claimRuleRuns(
   sql: Sql,
   rule: Pick<StoredEvalRule, 'id' | 'organization_id' | 'reevaluate_on_update'>,
   spans: readonly { trace_id: string; root_trace_id: string }[],
-): Promise<{ trace_id: string; generation: number }[]> {
+): Promise<{ trace_id: string; root_trace_id: string; generation: number }[]> {
   if (!spans.length) return [];
   const ids = sql.array(spans.map((s) => s.trace_id));
   await sql`
@@ -239,8 +240,8 @@ export async function claimRuleRuns(
         select 1 from spans s
         where s.organization_id = eval_rule_runs.organization_id and s.root_trace_id = eval_rule_runs.root_trace_id
           and s.updated_at > eval_rule_runs.finished_at and not coalesce(s.metadata ? ${JUDGE_CALL}, false))`;
-  return sql<{ trace_id: string; generation: number }[]>`
-    select trace_id, generation from eval_rule_runs
+  return sql<{ trace_id: string; root_trace_id: string; generation: number }[]>`
+    select trace_id, root_trace_id, generation from eval_rule_runs
     where rule_id = ${rule.id} and trace_id = any(${ids}::uuid[]) and status = 'queued'`;
 }
 

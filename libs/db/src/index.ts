@@ -17,6 +17,7 @@ export * from './experiments';
 export * from './eval-metrics';
 export * from './eval-rules';
 export * from './eval-backfills';
+export * from './annotation-queues';
 export * from './console';
 export * from './remarks';
 export * from './insights';

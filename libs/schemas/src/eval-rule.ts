@@ -23,6 +23,16 @@ export const EvalRuleTarget = z.discriminatedUnion('kind', [
 ]);
 export type EvalRuleTarget = z.infer<typeof EvalRuleTarget>;
 
+/** A rule that feeds a queue: the traces it scores below a threshold, or fails to score. */
+export const RuleQueueFeed = z
+  .object({
+    queue_id: Uuid,
+    on_result: z.object({ metric_name: IndexedText.min(1), below: z.number() }).nullish(),
+    on_error: z.boolean().nullish(),
+  })
+  .refine((f) => f.on_result || f.on_error, { message: 'give on_result, on_error or both', path: ['on_result'] });
+export type RuleQueueFeed = z.infer<typeof RuleQueueFeed>;
+
 const ruleFields = {
   name: IndexedText.min(1),
   metric_names: z.array(IndexedText.min(1)).min(1).max(20),
@@ -34,6 +44,7 @@ const ruleFields = {
   daily_cost_limit: z.number().positive().nullish(),
   reevaluate_on_update: z.boolean(),
   enabled: z.boolean(),
+  annotation_queue: RuleQueueFeed.nullish(),
 };
 
 export const EvalRuleCreateSchema = z.object({
@@ -84,6 +95,7 @@ export const EvalRuleSchema = z.object({
   project_uuid: z.string(),
   ...ruleFields,
   daily_cost_limit: z.number().nullable(),
+  annotation_queue: RuleQueueFeed.nullable(),
   created_at: z.string(),
   updated_at: z.string(),
   /** Judge spend of the current UTC day (USD). */

@@ -13,6 +13,7 @@ export * from './dataset';
 export * from './dataset-console';
 export * from './eval-metric';
 export * from './eval-rule';
+export * from './annotation-queue';
 export * from './retention';
 export * from './responses';
 export * from './client-responses';

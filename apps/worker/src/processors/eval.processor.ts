@@ -7,6 +7,9 @@ import {
   applyEvalResults,
   findEvalMetrics,
   finishRuleRuns,
+  feedQueue,
+  ruleSettings,
+  spanEvalResults,
   addBackfillCost,
   JUDGE_CALL,
   findSpanForEval,
@@ -71,6 +74,8 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
         },
       ]);
     }
+    // Over (every metric scored, or failed for good): the rule's queue reads what all attempts wrote.
+    if (job.rule && (lastAttempt || !Object.keys(failed).length)) await feedRuleQueue(deps, job, span.root_trace_id);
     if (!lastAttempt && Object.keys(failed).length) {
       log.warn({ traceId: job.trace_id, failed }, 'eval metrics failed; retrying');
       await bullJob.updateData({ ...job, completed: [...done, ...Object.keys(results)] });
@@ -78,6 +83,15 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
     }
     await finished(deps, job);
   };
+}
+
+/** A rule's evaluation, over: its queue gets the trace when the rule asks for its low scores or failures. */
+async function feedRuleQueue(deps: Deps, job: EvalJob, rootId: string) {
+  const [rule] = await ruleSettings(deps.sql, job.organization_id, job.rule!.id);
+  if (!rule?.annotation_queue) return;
+  const stored = (await spanEvalResults(deps.sql, job.organization_id, job.trace_id)) ?? {};
+  const results = Object.fromEntries(rule.metric_names.filter((n) => n in stored).map((n) => [n, stored[n]]));
+  await feedQueue(deps.sql, job.organization_id, rule.annotation_queue, [{ root_trace_id: rootId, results }]);
 }
 
 /** The job's results are written (or its span is gone): reads waiting for them go on, its rule's run is over. */

@@ -3,6 +3,7 @@ import { deterministicMetrics } from '@sightline/core';
 import {
   applyEvalResults,
   evalInputsOf,
+  feedQueue,
   findEvalMetrics,
   finishRuleRuns,
   type EvalMetric,
@@ -13,7 +14,7 @@ import { takeWatermark, type Producer, type RedisKeys } from '@sightline/queues'
 import type { EvalResult, SpanEvent } from '@sightline/schemas';
 
 export type RunDeps = { sql: Sql; redis: Redis; keys: RedisKeys; evals: Producer<'eval'> };
-type Run = { trace_id: string; generation: number };
+type Run = { trace_id: string; root_trace_id: string; generation: number };
 
 /**
  * Carries out a rule's claimed runs, live or backfilled. Metrics that need no judge are scored at once,
@@ -46,6 +47,13 @@ export async function carryOutRuns(deps: RunDeps, rule: RuleSettings, runs: Run[
     },
   }));
   if (events.length) await applyEvalResults(deps.sql, events);
+  const rootOf = new Map(runs.map((r) => [r.trace_id, r.root_trace_id]));
+  await feedQueue(
+    deps.sql,
+    rule.organization_id,
+    rule.annotation_queue,
+    events.map((e) => ({ root_trace_id: rootOf.get(e.trace_id)!, results: e.fields.eval_scores! })),
+  );
   await finishRuleRuns(deps.sql, rule.id, runs);
 }
 

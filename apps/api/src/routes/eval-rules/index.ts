@@ -9,6 +9,7 @@ import {
   findBackfill,
   type Backfill,
   deleteEvalRule,
+  findAnnotationQueue,
   findEvalMetrics,
   findEvalRule,
   invalidRuleFilter,
@@ -27,6 +28,7 @@ import {
   errorResponses,
   EvalRuleCreateSchema,
   type EvalRuleFilter,
+  type RuleQueueFeed,
   EvalRuleParams,
   EvalRulePatchSchema,
   EvalRulePreviewRequestSchema,
@@ -272,9 +274,16 @@ async function found(sql: Sql, organizationId: string, id: string): Promise<Stor
 async function checkRule(
   sql: Sql,
   organizationId: string,
-  rule: { metric_names?: string[]; filters?: EvalRuleFilter[] },
+  rule: { metric_names?: string[]; filters?: EvalRuleFilter[]; annotation_queue?: RuleQueueFeed | null },
 ): Promise<void> {
   const problems = [];
+  const queueId = rule.annotation_queue?.queue_id;
+  if (queueId && !(await findAnnotationQueue(sql, organizationId, queueId)))
+    problems.push({
+      loc: ['body', 'annotation_queue', 'queue_id'],
+      msg: 'no such annotation queue',
+      type: 'value_error',
+    });
   if (rule.metric_names) {
     const known = new Set(
       (await findEvalMetrics(sql, organizationId, { names: rule.metric_names })).map((m) => m.name),
