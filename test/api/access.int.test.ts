@@ -32,6 +32,7 @@ function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
     'POST /experiments/compare',
     'POST /experiments/compare/rows',
     'POST /deployed-prompt',
+    'POST /eval-rules/preview',
   ]);
   const paths = (stack.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths;
   return Object.entries(paths)

@@ -27,7 +27,7 @@ beforeAll(async () => {
   aBefore = (await tenantRows(sql, a.orgId)).rows;
 }, 120_000);
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type Res = { statusCode: number; body: string; json(): any };
 type Case = {
   /** What B asks, built from a tenant's ids: A's, and a ghost tenant's whose ids exist nowhere. */
@@ -56,6 +56,8 @@ function ghostTenant(): Tenant {
     deploymentId: `${tag}-deployment`,
     providerKey: { provider: `${tag}-llm`, apiKey: 'none' },
     evalMetric: { id: n(), name: `${tag}-metric` },
+    evalRule: { id: randomUUID() },
+    annotationQueue: { id: randomUUID(), itemId: n() },
   };
 }
 
@@ -560,6 +562,97 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
         status: 404,
         check: notFound,
         sameAsUnknown: true,
+      },
+    ],
+  ],
+  ...(
+    [
+      ['GET /eval-rules/{id}', (t: Tenant) => ({ method: 'GET', path: `/eval-rules/${t.evalRule.id}` })],
+      [
+        'PATCH /eval-rules/{id}',
+        (t: Tenant) => ({ method: 'PATCH', path: `/eval-rules/${t.evalRule.id}`, body: { enabled: true } }),
+      ],
+      ['DELETE /eval-rules/{id}', (t: Tenant) => ({ method: 'DELETE', path: `/eval-rules/${t.evalRule.id}` })],
+      [
+        'POST /eval-rules/{id}/backfill',
+        (t: Tenant) => ({
+          method: 'POST',
+          path: `/eval-rules/${t.evalRule.id}/backfill`,
+          body: { from: '2026-01-01T00:00:00Z', to: '2026-01-03T00:00:00Z' },
+        }),
+      ],
+      [
+        'GET /annotation-queues/{id}',
+        (t: Tenant) => ({ method: 'GET', path: `/annotation-queues/${t.annotationQueue.id}` }),
+      ],
+      [
+        'PATCH /annotation-queues/{id}',
+        (t: Tenant) => ({
+          method: 'PATCH',
+          path: `/annotation-queues/${t.annotationQueue.id}`,
+          body: { instructions: 'x' },
+        }),
+      ],
+      [
+        'DELETE /annotation-queues/{id}',
+        (t: Tenant) => ({ method: 'DELETE', path: `/annotation-queues/${t.annotationQueue.id}` }),
+      ],
+      [
+        'POST /annotation-queues/{id}/items',
+        (t: Tenant) => ({
+          method: 'POST',
+          path: `/annotation-queues/${t.annotationQueue.id}/items`,
+          body: { trace_ids: [t.rootTraceId] },
+        }),
+      ],
+      [
+        'POST /annotation-queues/{id}/next',
+        (t: Tenant) => ({ method: 'POST', path: `/annotation-queues/${t.annotationQueue.id}/next`, body: {} }),
+      ],
+      [
+        'POST /annotation-queues/{id}/items/{item_id}/complete',
+        (t: Tenant) => ({
+          method: 'POST',
+          path: `/annotation-queues/${t.annotationQueue.id}/items/${t.annotationQueue.itemId}/complete`,
+          body: {},
+        }),
+      ],
+    ] as [string, Case['request']][]
+  ).map(([name, request]): [string, Case[]] => [
+    name,
+    [{ request, status: 404, check: notFound, sameAsUnknown: true }],
+  ]),
+  [
+    'POST /eval-rules (feeding a queue of another organization)',
+    [
+      {
+        request: (t) => ({
+          method: 'POST',
+          path: '/eval-rules',
+          body: {
+            name: `feeds-${t.annotationQueue.id}`,
+            project_name: b.project.name,
+            metric_names: [b.evalMetric.name],
+            annotation_queue: { queue_id: t.annotationQueue.id, on_error: true },
+          },
+        }),
+        status: 422,
+        sameAsUnknown: true,
+      },
+    ],
+  ],
+  [
+    'GET /eval-rules and /annotation-queues',
+    [
+      {
+        request: () => ({ method: 'GET', path: '/eval-rules' }),
+        status: 200,
+        check: (res) => expect(res.json().map((r: { id: string }) => r.id)).toEqual([b.evalRule.id]),
+      },
+      {
+        request: () => ({ method: 'GET', path: '/annotation-queues' }),
+        status: 200,
+        check: (res) => expect(res.json().map((q: { id: string }) => q.id)).toEqual([b.annotationQueue.id]),
       },
     ],
   ],

@@ -22,6 +22,9 @@ export type Tenant = {
   deploymentId: string;
   providerKey: { provider: string; apiKey: string };
   evalMetric: { id: number; name: string };
+  /** A disabled rule on the project, and a queue holding the root span, its item leased to the tenant's key. */
+  evalRule: { id: string };
+  annotationQueue: { id: string; itemId: number };
 };
 
 async function ok(res: Awaited<ReturnType<typeof call>>, what: string) {
@@ -166,6 +169,21 @@ export async function seedTenant(
 
   for (const id of [rootTraceId, childTraceId, finishedRoot, completion.trace_id])
     expect((await readTrace(app, org.key, id)).statusCode).toBe(200);
+  const rule = await ok(
+    await post('/eval-rules', {
+      name: `${tag}-rule`,
+      project_uuid: project.uuid,
+      metric_names: [metric.name],
+      enabled: false,
+    }),
+    'eval rule',
+  );
+  const queue = await ok(
+    await post('/annotation-queues', { name: `${tag}-queue`, project_uuid: project.uuid }),
+    'queue',
+  );
+  await ok(await post(`/annotation-queues/${queue.id}/items`, { trace_ids: [rootTraceId] }), 'queue items');
+  const item = await ok(await post(`/annotation-queues/${queue.id}/next`, {}), 'leased item');
   return {
     orgId: org.id,
     key: org.key,
@@ -180,6 +198,8 @@ export async function seedTenant(
     deploymentId: deployment.deployment_id,
     providerKey,
     evalMetric: { id: metric.id, name: metric.name },
+    evalRule: { id: rule.id },
+    annotationQueue: { id: queue.id, itemId: item.item_id },
   };
 }
 

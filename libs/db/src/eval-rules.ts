@@ -262,7 +262,8 @@ export async function finishRuleRuns(
 export async function addRuleSpend(sql: Sql, ruleId: string, cost: number): Promise<void> {
   if (!(cost > 0)) return;
   await sql.unsafe(
-    `insert into eval_rule_spend (rule_id, day, cost) select id, ${TODAY}, $2 from eval_rules where id = $1
+    `insert into eval_rule_spend (rule_id, organization_id, day, cost)
+     select id, organization_id, ${TODAY}, $2 from eval_rules where id = $1
      on conflict (rule_id, day) do update set cost = eval_rule_spend.cost + excluded.cost`,
     [ruleId, cost],
   );

@@ -40,6 +40,7 @@ create table eval_rule_runs (
 -- A rule's judge spend per UTC day: past daily_cost_limit the rule waits for the next day.
 create table eval_rule_spend (
   rule_id uuid not null references eval_rules(id) on delete cascade,
+  organization_id uuid not null,
   day date not null,
   cost double precision not null default 0,
   primary key (rule_id, day)
