@@ -28,6 +28,7 @@ const api = async (method: string, path: string, body?: unknown) => {
     headers: stack.headers,
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API's answers, read field by field below
   const json = (await res.json()) as Record<string, any>;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;

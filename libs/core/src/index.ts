@@ -13,3 +13,4 @@ export * from './text';
 export * from './search';
 export * from './compare';
 export * from './regex';
+export * from './agreement';

@@ -24,3 +24,4 @@ export * from './insights';
 export * from './search';
 export * from './compare';
 export * from './partitions';
+export * from './agreement';

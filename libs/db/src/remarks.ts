@@ -8,10 +8,12 @@ export type AnnotationCriterion = {
   min: number | null;
   max: number | null;
   options: string[] | null;
+  /** The evaluation metric that scores the same thing, for the judge's agreement with people. */
+  eval_metric_name: string | null;
   created_at: Date;
 };
 
-const CRITERION = 'id, name, kind, description, min, max, options, created_at';
+const CRITERION = 'id, name, kind, description, min, max, options, eval_metric_name, created_at';
 
 export function listCriteria(sql: Sql, organizationId: string) {
   return sql<
@@ -33,10 +35,24 @@ export async function createCriterion(
   c: Omit<AnnotationCriterion, 'id' | 'created_at'>,
 ): Promise<AnnotationCriterion | null> {
   const [row] = await sql<AnnotationCriterion[]>`
-    insert into annotation_criteria (organization_id, name, kind, description, min, max, options)
-    values (${organizationId}, ${c.name}, ${c.kind}, ${c.description}, ${c.min}, ${c.max}, ${c.options && sql.array(c.options)})
+    insert into annotation_criteria (organization_id, name, kind, description, min, max, options, eval_metric_name)
+    values (${organizationId}, ${c.name}, ${c.kind}, ${c.description}, ${c.min}, ${c.max}, ${c.options && sql.array(c.options)},
+      ${c.eval_metric_name})
     on conflict (organization_id, name) do nothing
     returning ${sql.unsafe(CRITERION)}`;
+  return row ?? null;
+}
+
+/** Names (or, with null, forgets) the criterion's evaluation metric; null when there is no such criterion. */
+export async function setCriterionMetric(
+  sql: Sql,
+  organizationId: string,
+  id: string,
+  evalMetricName: string | null,
+): Promise<AnnotationCriterion | null> {
+  const [row] = await sql<AnnotationCriterion[]>`
+    update annotation_criteria set eval_metric_name = ${evalMetricName}
+    where organization_id = ${organizationId} and id = ${id} returning ${sql.unsafe(CRITERION)}`;
   return row ?? null;
 }
 

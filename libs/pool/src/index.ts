@@ -1,6 +1,7 @@
 import os from 'node:os';
 import Piscina from 'piscina';
 import type { RunsComparison, ScoreSummaries, SpanTexts } from '@sightline/core';
+import type { AgreementInput, AgreementOutput } from './tasks/agreement.task';
 
 // The one thread pool for CPU-heavy work (tree assembly, statistics), so that it never blocks an event
 // loop. Tasks are TypeScript modules; the threads load them through tsx like the main thread does.
@@ -29,6 +30,9 @@ export function createPool(options: { threads?: number } = {}) {
     /** Experiment runs compared case by case; `samples` is compareSamples' JSON text, parsed on the thread. */
     compareExperiments: (samples: string, runs: string[], baseline: string): Promise<RunsComparison> =>
       piscina.run({ samples, runs, baseline }, { filename: new URL('compare.task.ts', TASKS).href }),
+    /** How far a judge agrees with people, and people with each other, with bootstrap intervals. */
+    agreement: (input: AgreementInput): Promise<AgreementOutput> =>
+      piscina.run(input, { filename: new URL('agreement.task.ts', TASKS).href }),
     /** Tasks the threads have finished: lets tests and metrics see that work went to the pool. */
     completedTasks: () => piscina.completed,
     close: () => piscina.destroy(),

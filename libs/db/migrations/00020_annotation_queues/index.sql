@@ -29,3 +29,6 @@ create index annotation_queue_items_open on annotation_queue_items (queue_id, id
 
 -- A rule that feeds a queue: the traces it scores low (below a metric's threshold) or fails to score.
 alter table eval_rules add column annotation_queue jsonb;
+
+-- The evaluation metric a criterion corresponds to: how far the judge agrees with people is measured on it.
+alter table annotation_criteria add column eval_metric_name text;

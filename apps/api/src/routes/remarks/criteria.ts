@@ -13,7 +13,7 @@ import {
 } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
 
-const criterionToWire = (c: AnnotationCriterion) => ({ ...c, created_at: formatTimestamp(c.created_at) });
+export const criterionToWire = (c: AnnotationCriterion) => ({ ...c, created_at: formatTimestamp(c.created_at) });
 
 /** The criteria annotations use. */
 export default async function criterionRoutes(base: FastifyInstance) {
@@ -50,6 +50,7 @@ export default async function criterionRoutes(base: FastifyInstance) {
         min: b.min ?? null,
         max: b.max ?? null,
         options: b.options ?? null,
+        eval_metric_name: b.eval_metric_name ?? null,
       });
       if (!created) throw new AppError(409, `a criterion named '${b.name}' already exists`);
       return criterionToWire(created);

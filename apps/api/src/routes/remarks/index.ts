@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import agreement from './agreement';
 import annotations from './annotations';
 import comments from './comments';
 import criteria from './criteria';
@@ -12,4 +13,5 @@ export default async function remarkRoutes(app: FastifyInstance) {
   await app.register(criteria);
   await app.register(comments);
   await app.register(annotations);
+  await app.register(agreement);
 }

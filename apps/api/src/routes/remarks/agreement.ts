@@ -1,0 +1,76 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { agreementPairs } from '@sightline/core';
+import { annotatedSpans, findCriterion, setCriterionMetric } from '@sightline/db';
+import {
+  AgreementSchema,
+  CriterionParams,
+  CriterionPatchSchema,
+  CriterionSchema,
+  DetailSchema,
+  errorResponses,
+  Timestamp,
+} from '@sightline/schemas';
+import { notFound } from '../../errors';
+import { criterionToWire } from './criteria';
+
+/** The days agreement is measured over when the request names no range. */
+const DEFAULT_DAYS = 30;
+
+/** How far a criterion's judge agrees with people, and people with each other. */
+export default async function agreementRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+
+  app.patch(
+    '/annotation-criteria/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        params: CriterionParams,
+        body: CriterionPatchSchema,
+        response: { 200: CriterionSchema, 404: DetailSchema, ...errorResponses },
+        summary: 'Name (or, with null, forget) the evaluation metric a criterion corresponds to',
+        tags: ['annotations'],
+      },
+    },
+    async (req) => {
+      const changed = await setCriterionMetric(app.sql, req.organizationId, req.params.id, req.body.eval_metric_name);
+      if (!changed) throw notFound('annotation criterion');
+      return criterionToWire(changed);
+    },
+  );
+
+  app.get(
+    '/annotation-criteria/:id/agreement',
+    {
+      schema: {
+        params: CriterionParams,
+        querystring: z.object({ from: Timestamp.optional(), to: Timestamp.optional() }),
+        response: { 200: AgreementSchema, 404: DetailSchema, ...errorResponses },
+        summary:
+          "How far the criterion's evaluation metric agrees with people, and people with each other, over the spans both rated (95% bootstrap intervals)",
+        tags: ['annotations'],
+      },
+    },
+    async (req) => {
+      const criterion = await findCriterion(app.sql, req.organizationId, req.params.id);
+      if (!criterion) throw notFound('annotation criterion');
+      const to = req.query.to ?? new Date().toISOString();
+      const from = req.query.from ?? new Date(Date.parse(to) - DEFAULT_DAYS * 86_400_000).toISOString();
+      const rows = await annotatedSpans(app.sql, req.organizationId, criterion, from, to);
+      const { input, disagreements } = agreementPairs(criterion, rows);
+      const figures = await app.pool.agreement(input);
+      return {
+        criterion_id: criterion.id,
+        kind: criterion.kind,
+        eval_metric_name: criterion.eval_metric_name,
+        from,
+        to,
+        judge: criterion.eval_metric_name ? figures.judge : null,
+        people: figures.people,
+        disagreements,
+      };
+    },
+  );
+}
