@@ -23,7 +23,10 @@ function pearson(x: Float64Array, y: Float64Array): number | null {
   const n = x.length;
   let mx = 0,
     my = 0;
-  for (let i = 0; i < n; i++) ((mx += x[i]), (my += y[i]));
+  for (let i = 0; i < n; i++) {
+    mx += x[i];
+    my += y[i];
+  }
   mx /= n;
   my /= n;
   let sxy = 0,
