@@ -45,7 +45,7 @@ export function spearman(x: Float64Array, y: Float64Array): number | null {
   return x.length < 2 ? null : pearson(ranks(x), ranks(y));
 }
 
-export function meanAbsDiff(x: Float64Array, y: Float64Array): number | null {
+function meanAbsDiff(x: Float64Array, y: Float64Array): number | null {
   if (!x.length) return null;
   let sum = 0;
   for (let i = 0; i < x.length; i++) sum += Math.abs(x[i] - y[i]);

@@ -22,7 +22,7 @@ export type QueueCounts = {
 };
 
 /** How long a reviewer holds an item without renewing its lease. */
-export const LEASE_MINUTES = 10;
+const LEASE_MINUTES = 10;
 
 export async function createAnnotationQueue(
   sql: Sql,

@@ -45,12 +45,6 @@ export async function findBackfill(sql: Sql, organizationId: string, id: string)
   return row ?? null;
 }
 
-/** The rule's latest backfills, newest first. */
-export function backfillsOf(sql: Sql, ruleId: string, limit = 10): Promise<Backfill[]> {
-  return sql<Backfill[]>`
-    select * from eval_rule_backfills where rule_id = ${ruleId} order by created_at desc, id limit ${limit}`;
-}
-
 /** False when the backfill was not running (already done or cancelled). */
 export async function cancelBackfill(sql: Sql, organizationId: string, id: string): Promise<boolean> {
   const rows = await sql`

@@ -86,7 +86,6 @@ export const EvalBackfillSchema = z.object({
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });
-export type EvalBackfill = z.infer<typeof EvalBackfillSchema>;
 
 export const EvalBackfillJobSchema = z.object({ organization_id: Uuid, backfill_id: Uuid });
 
@@ -107,7 +106,6 @@ export const EvalRuleSchema = z.object({
   /** The latest backfills, newest first. */
   backfills: z.array(EvalBackfillSchema),
 });
-export type EvalRule = z.infer<typeof EvalRuleSchema>;
 
 /** `POST /eval-rules/preview`: a rule as it would be saved, before saving it. */
 export const EvalRulePreviewRequestSchema = EvalRuleCreateSchema.pick({
