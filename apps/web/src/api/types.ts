@@ -15,10 +15,16 @@ import type {
   DashboardSchema,
   DatasetListSchema,
   DeploymentSchema,
+  EvalBackfillSchema,
   EvalMetricCreateSchema,
   EvalMetricSchema,
   EvalMetricTrySchema,
   EvalResult as EvalResultSchema,
+  EvalRuleCreateSchema,
+  EvalRulePatchSchema,
+  EvalRulePreviewRequestSchema,
+  EvalRulePreviewSchema,
+  EvalRuleSchema,
   ExperimentListSchema,
   ExperimentSamplesRequestSchema,
   ExperimentSamplesSchema,
@@ -105,3 +111,10 @@ export type EvalMetric = z.output<typeof EvalMetricSchema>;
 export type EvalMetricCreate = z.input<typeof EvalMetricCreateSchema>;
 export type EvalMetricTry = z.input<typeof EvalMetricTrySchema>;
 export type EvalResult = z.output<typeof EvalResultSchema>;
+
+export type EvalRule = z.output<typeof EvalRuleSchema>;
+export type EvalRuleCreate = z.input<typeof EvalRuleCreateSchema>;
+export type EvalRulePatch = z.input<typeof EvalRulePatchSchema>;
+export type EvalRulePreviewRequest = z.input<typeof EvalRulePreviewRequestSchema>;
+export type EvalRulePreview = z.output<typeof EvalRulePreviewSchema>;
+export type EvalBackfill = z.output<typeof EvalBackfillSchema>;

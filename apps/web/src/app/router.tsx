@@ -13,6 +13,7 @@ const SessionsPage = lazy(() => import('../features/sessions/SessionsPage'));
 const ExperimentsPage = lazy(() => import('../features/experiments/ExperimentsPage'));
 const ExperimentPage = lazy(() => import('../features/experiments/ExperimentPage'));
 const ComparePage = lazy(() => import('../features/experiments/ComparePage'));
+const EvalRulesPage = lazy(() => import('../features/eval-rules/EvalRulesPage'));
 const DatasetsPage = lazy(() => import('../features/datasets/DatasetsPage'));
 const DatasetPage = lazy(() => import('../features/datasets/DatasetPage'));
 const PromptsPage = lazy(() => import('../features/prompts/PromptsPage'));
@@ -41,6 +42,7 @@ export const router = createBrowserRouter([
       { path: 'projects/:projectUuid/experiments', element: <ExperimentsPage /> },
       { path: 'projects/:projectUuid/experiments/compare', element: <ComparePage /> },
       { path: 'projects/:projectUuid/experiments/:experimentUuid', element: <ExperimentPage /> },
+      { path: 'projects/:projectUuid/eval-rules', element: <EvalRulesPage /> },
       { path: 'datasets', element: <DatasetsPage /> },
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'prompts', element: <PromptsPage /> },

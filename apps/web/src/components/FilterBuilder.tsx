@@ -4,6 +4,7 @@ import { useState } from 'react';
 import {
   ANNOTATION_TYPES,
   composeField,
+  describeFilter,
   FILTER_FIELDS,
   incomplete,
   needsKey,
@@ -23,19 +24,6 @@ const FIELD_GROUPS = [...new Set(FILTER_FIELDS.map((f) => f.group))].map((group)
 
 const EMPTY: FilterCondition = { field: 'trace_name', operator: 'like', value: '' };
 
-/** The filter as one line of text, for the applied-filter chip. */
-function describeFilter(c: FilterCondition): string {
-  const parts = parseField(c.field);
-  const label =
-    parts.base === 'score'
-      ? `score "${parts.scoreName}"`
-      : parts.base === 'annotation'
-        ? `annotation ${parts.annotationId} ${ANNOTATION_TYPES.find((t) => t.value === parts.annotationType)?.label ?? parts.annotationType}`
-        : (FILTER_FIELDS.find((f) => f.value === parts.base)?.label ?? parts.base).toLowerCase();
-  const key = c.key ? `.${c.key}` : '';
-  return `${label}${key} ${OPERATOR_LABELS[c.operator]}${needsValue(c.operator) ? ` ${c.value ?? ''}` : ''}`;
-}
-
 /**
  * One condition of get_trace_logs' filter (the API takes one): any field, the operators that field takes,
  * `metadata` and the other maps with a key, a score by name, an annotation by type and criterion id.
@@ -49,28 +37,17 @@ export function FilterBuilder({
 }) {
   const [opened, setOpened] = useState(false);
   const [draft, setDraft] = useState<FilterCondition>(value ?? EMPTY);
-  const parts = parseField(draft.field);
-  const operators = operatorsFor(parts);
   const missing = incomplete(draft);
 
   const open = () => {
     setDraft(value ?? EMPTY);
     setOpened(true);
   };
-  const setParts = (next: FieldParts) => {
-    const ops = operatorsFor(next);
-    setDraft((d) => ({
-      ...d,
-      field: composeField(next),
-      operator: ops.includes(d.operator) ? d.operator : ops[0]!,
-      key: needsKey(next) ? d.key : undefined,
-    }));
-  };
   const apply = () => {
     onChange({
       field: draft.field,
       operator: draft.operator,
-      ...(needsKey(parts) && { key: draft.key }),
+      ...(needsKey(parseField(draft.field)) && { key: draft.key }),
       ...(needsValue(draft.operator) && { value: draft.value }),
     });
     setOpened(false);
@@ -99,78 +76,7 @@ export function FilterBuilder({
             }}
             aria-label="Filter builder"
           >
-            <Select
-              label="Field"
-              data={FIELD_GROUPS}
-              value={parts.base}
-              allowDeselect={false}
-              searchable
-              comboboxProps={{ withinPortal: false }}
-              onChange={(base) => base && setParts({ base, scoreName: '', annotationType: 'score', annotationId: '' })}
-            />
-            {parts.base === 'score' && (
-              <TextInput
-                label="Score name"
-                placeholder="accuracy"
-                value={parts.scoreName ?? ''}
-                onChange={(e) => setParts({ ...parts, scoreName: e.currentTarget.value })}
-              />
-            )}
-            {parts.base === 'annotation' && (
-              <Group grow>
-                <Select
-                  label="Annotation attribute"
-                  data={ANNOTATION_TYPES.map(({ value, label }) => ({ value, label }))}
-                  value={parts.annotationType ?? 'score'}
-                  allowDeselect={false}
-                  comboboxProps={{ withinPortal: false }}
-                  onChange={(t) => t && setParts({ ...parts, annotationType: t })}
-                />
-                <TextInput
-                  label="Criterion id"
-                  placeholder="1"
-                  value={parts.annotationId ?? ''}
-                  onChange={(e) => setParts({ ...parts, annotationId: e.currentTarget.value })}
-                />
-              </Group>
-            )}
-            {needsKey(parts) && (
-              <TextInput
-                label="Key"
-                placeholder="environment"
-                value={draft.key ?? ''}
-                onChange={(e) => {
-                  const key = e.currentTarget.value;
-                  setDraft((d) => ({ ...d, key }));
-                }}
-              />
-            )}
-            <Select
-              label="Operator"
-              data={operators.map((o) => ({ value: o, label: OPERATOR_LABELS[o] }))}
-              value={draft.operator}
-              allowDeselect={false}
-              comboboxProps={{ withinPortal: false }}
-              onChange={(o) => o && setDraft((d) => ({ ...d, operator: o as FilterCondition['operator'] }))}
-            />
-            {needsValue(draft.operator) && (
-              <TextInput
-                label="Value"
-                placeholder={valuePlaceholder(draft)}
-                value={draft.value ?? ''}
-                description={
-                  draft.operator === 'in'
-                    ? 'Comma-separated values'
-                    : draft.operator === 'between'
-                      ? 'Two comma-separated bounds'
-                      : undefined
-                }
-                onChange={(e) => {
-                  const v = e.currentTarget.value;
-                  setDraft((d) => ({ ...d, value: v }));
-                }}
-              />
-            )}
+            <FilterConditionFields condition={draft} onChange={setDraft} />
             <Group justify="space-between">
               <Text size="xs" c="dimmed">
                 {missing ? `To apply: ${missing}.` : ' '}
@@ -212,5 +118,107 @@ export function FilterBuilder({
         </Badge>
       )}
     </Group>
+  );
+}
+
+/**
+ * The inputs of one condition: the field (a score by name, an annotation by attribute and criterion id), the
+ * key of a map field, the operators that field takes, the value. The caller lays them out: stacked in the
+ * traces' filter popover, in a grid in an evaluation rule's filter rows.
+ */
+export function FilterConditionFields({
+  condition: c,
+  onChange,
+  errors = {},
+}: {
+  condition: FilterCondition;
+  onChange: (c: FilterCondition) => void;
+  /** The API's refusal of a part of the condition, shown beside its input. */
+  errors?: Partial<Record<'field' | 'key' | 'operator' | 'value', string>>;
+}) {
+  const parts = parseField(c.field);
+  // A field of another kind may not take the operator chosen, nor a key: both are reset with it.
+  const setParts = (next: FieldParts) => {
+    const ops = operatorsFor(next);
+    onChange({
+      ...c,
+      field: composeField(next),
+      operator: ops.includes(c.operator) ? c.operator : ops[0]!,
+      key: needsKey(next) ? c.key : undefined,
+    });
+  };
+  return (
+    <>
+      <Select
+        label="Field"
+        data={FIELD_GROUPS}
+        value={parts.base}
+        allowDeselect={false}
+        searchable
+        comboboxProps={{ withinPortal: false }}
+        onChange={(base) => base && setParts({ base, scoreName: '', annotationType: 'score', annotationId: '' })}
+        error={errors.field}
+      />
+      {parts.base === 'score' && (
+        <TextInput
+          label="Score name"
+          placeholder="accuracy"
+          value={parts.scoreName ?? ''}
+          onChange={(e) => setParts({ ...parts, scoreName: e.currentTarget.value })}
+        />
+      )}
+      {parts.base === 'annotation' && (
+        <Group grow align="flex-start">
+          <Select
+            label="Annotation attribute"
+            data={ANNOTATION_TYPES.map(({ value, label }) => ({ value, label }))}
+            value={parts.annotationType ?? 'score'}
+            allowDeselect={false}
+            comboboxProps={{ withinPortal: false }}
+            onChange={(t) => t && setParts({ ...parts, annotationType: t })}
+          />
+          <TextInput
+            label="Criterion id"
+            placeholder="1"
+            value={parts.annotationId ?? ''}
+            onChange={(e) => setParts({ ...parts, annotationId: e.currentTarget.value })}
+          />
+        </Group>
+      )}
+      {needsKey(parts) && (
+        <TextInput
+          label="Key"
+          placeholder="environment"
+          value={c.key ?? ''}
+          onChange={(e) => onChange({ ...c, key: e.currentTarget.value })}
+          error={errors.key}
+        />
+      )}
+      <Select
+        label="Operator"
+        data={operatorsFor(parts).map((o) => ({ value: o, label: OPERATOR_LABELS[o] }))}
+        value={c.operator}
+        allowDeselect={false}
+        comboboxProps={{ withinPortal: false }}
+        onChange={(o) => o && onChange({ ...c, operator: o as FilterCondition['operator'] })}
+        error={errors.operator}
+      />
+      {needsValue(c.operator) && (
+        <TextInput
+          label="Value"
+          placeholder={valuePlaceholder(c)}
+          value={c.value ?? ''}
+          description={
+            c.operator === 'in'
+              ? 'Comma-separated values'
+              : c.operator === 'between'
+                ? 'Two comma-separated bounds'
+                : undefined
+          }
+          onChange={(e) => onChange({ ...c, value: e.currentTarget.value })}
+          error={errors.value}
+        />
+      )}
+    </>
   );
 }

@@ -8,6 +8,7 @@ const SECTIONS = [
   { value: 'dashboard', label: 'Dashboard' },
   { value: 'sessions', label: 'Sessions & users' },
   { value: 'experiments', label: 'Experiments' },
+  { value: 'eval-rules', label: 'Eval rules' },
 ] as const;
 type Section = (typeof SECTIONS)[number]['value'];
 

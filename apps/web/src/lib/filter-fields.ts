@@ -145,6 +145,19 @@ export function incomplete(c: FilterCondition): string | null {
   return null;
 }
 
+/** The filter as one line of text: the applied-filter chip, a rule's filters in its list. */
+export function describeFilter(c: FilterCondition): string {
+  const parts = parseField(c.field);
+  const label =
+    parts.base === 'score'
+      ? `score "${parts.scoreName}"`
+      : parts.base === 'annotation'
+        ? `annotation ${parts.annotationId} ${ANNOTATION_TYPES.find((t) => t.value === parts.annotationType)?.label ?? parts.annotationType}`
+        : (FILTER_FIELDS.find((f) => f.value === parts.base)?.label ?? parts.base).toLowerCase();
+  const key = c.key ? `.${c.key}` : '';
+  return `${label}${key} ${OPERATOR_LABELS[c.operator]}${needsValue(c.operator) ? ` ${c.value ?? ''}` : ''}`;
+}
+
 export function valuePlaceholder(c: FilterCondition): string {
   const kind = valueKind(parseField(c.field));
   if (c.operator === 'in') return 'a, b, c';

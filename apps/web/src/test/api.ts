@@ -5,9 +5,15 @@ import {
   CriterionSchema,
   DashboardSchema,
   DatasetListSchema,
+  DeletedSchema,
   DeploymentSchema,
   DetailSchema,
+  errorResponses,
+  EvalBackfillSchema,
   EvalMetricSchema,
+  EvalResult,
+  EvalRulePreviewSchema,
+  EvalRuleSchema,
   ExperimentSamplesSchema,
   ExperimentSummariesSchema,
   ProjectSummarySchema,
@@ -19,6 +25,7 @@ import {
   TraceGroupsSchema,
   TraceRowsSchema,
   TraceSkeletonSchema,
+  TraceTreeResponseSchema,
   WhoAmISchema,
 } from '@sightline/schemas';
 import { act } from '@testing-library/react';
@@ -53,6 +60,15 @@ const ROUTES = {
   prompts: { method: 'get', path: '/prompts', schema: z.array(PromptVersionSchema) },
   deployments: { method: 'get', path: '/deployments', schema: z.array(DeploymentSchema) },
   evalMetrics: { method: 'get', path: '/eval-metrics', schema: z.array(EvalMetricSchema) },
+  tryMetric: { method: 'post', path: '/eval-metrics/try', schema: EvalResult },
+  evalRules: { method: 'get', path: '/eval-rules', schema: z.array(EvalRuleSchema) },
+  createEvalRule: { method: 'post', path: '/eval-rules', schema: EvalRuleSchema },
+  updateEvalRule: { method: 'patch', path: '/eval-rules/:id', schema: EvalRuleSchema },
+  deleteEvalRule: { method: 'delete', path: '/eval-rules/:id', schema: DeletedSchema },
+  previewEvalRule: { method: 'post', path: '/eval-rules/preview', schema: EvalRulePreviewSchema },
+  backfill: { method: 'post', path: '/eval-rules/:id/backfill', schema: EvalBackfillSchema },
+  cancelBackfill: { method: 'post', path: '/eval-rules/:id/backfills/:backfillId/cancel', schema: EvalBackfillSchema },
+  traceLog: { method: 'get', path: '/trace_log/:traceId', schema: TraceTreeResponseSchema },
   apiKeys: { method: 'get', path: '/api-keys', schema: z.array(ApiKeySchema) },
   providerKeys: { method: 'get', path: '/provider-keys', schema: z.array(ProviderKeySchema) },
 } as const;
@@ -191,6 +207,12 @@ export function answer<R extends Route>(
 export function fail(route: Route, status: number, detail: string, options?: Options) {
   const body = DetailSchema.parse({ detail });
   return handle(route, () => HttpResponse.json(body, { status }), options);
+}
+
+/** Answers a route with a 422 naming the fields it refused, in the API's shape (`{detail: [{loc, msg, type}]}`). */
+export function invalid(route: Route, problems: { loc: (string | number)[]; msg: string }[], options?: Options) {
+  const body = errorResponses[422].parse({ detail: problems.map((p) => ({ ...p, type: 'value_error' })) });
+  return handle(route, () => HttpResponse.json(body, { status: 422 }), options);
 }
 
 /** A route that never answers: the page stays in its loading state. */

@@ -418,6 +418,82 @@ export const criterion: ItemOf<Fixture<'criteria'>> = {
   description: 'How much the answer helps',
   min: 1,
   max: 5,
+  eval_metric_name: null,
   options: null,
   created_at: T0,
 };
+
+export const RULE_ID = 'a1000000-0000-4000-8000-000000000001';
+export const BACKFILL_ID = 'a2000000-0000-4000-8000-000000000001';
+
+type Backfill = ItemOf<Fixture<'evalRules'>[number]['backfills']>;
+export const evalBackfill = (over: Partial<Backfill> = {}): Backfill => ({
+  id: BACKFILL_ID,
+  status: 'running',
+  from: '2026-03-01 10:00:00',
+  to: '2026-03-02 10:00:00',
+  total: 200,
+  done: 50,
+  cost: 0.12,
+  created_at: '2026-03-02 10:00:00',
+  finished_at: null,
+  ...over,
+});
+
+/** A rule scoring every root of the project with one metric, enabled, without backfills. */
+export const evalRule = (over: Partial<ItemOf<Fixture<'evalRules'>>> = {}): ItemOf<Fixture<'evalRules'>> => ({
+  id: RULE_ID,
+  project_uuid: PROJECT_UUID,
+  name: 'answers-exact',
+  metric_names: ['exact-answer'],
+  sample_rate: 1,
+  filters: [],
+  target: { kind: 'root' },
+  settle_seconds: 10,
+  daily_cost_limit: null,
+  reevaluate_on_update: false,
+  enabled: true,
+  annotation_queue: null,
+  created_at: '2026-03-01 09:00:00',
+  updated_at: '2026-03-01 09:00:00',
+  cost_today: 0,
+  paused_until: null,
+  runs: { done: 0, queued: 0 },
+  backfills: [],
+  ...over,
+});
+
+export const evalRulePreview = (over: Partial<Fixture<'previewEvalRule'>> = {}): Fixture<'previewEvalRule'> => ({
+  matching_24h: 1200,
+  sampled_24h: 300,
+  example_trace_id: ROOT_ID,
+  judge_metrics: [],
+  estimated_daily_cost: 0,
+  ...over,
+});
+
+/** `GET /trace_log/{id}` of a trace of one span, with what a metric scores: output, target, inputs. */
+export const traceTree = (over: Record<string, unknown> = {}): Fixture<'traceLog'> => ({
+  trace_id: ROOT_ID,
+  root_trace_id: ROOT_ID,
+  parent_trace_id: ROOT_ID,
+  trace_name: 'answer-question',
+  project_uuid: PROJECT_UUID,
+  project_name: 'support-bot',
+  start_timestamp: '2026-03-02 09:00:00',
+  end_timestamp: '2026-03-02 09:00:02',
+  status: 'success',
+  depth: 0,
+  execution_order: 0,
+  latency: 2,
+  total_tokens: null,
+  cost: null,
+  scores: [],
+  feedback_score: null,
+  children_ids: [],
+  children: [],
+  inputs: { question: 'How do refunds work?' },
+  output: 'Within 30 days.',
+  target: 'Within 30 days.',
+  ...over,
+});

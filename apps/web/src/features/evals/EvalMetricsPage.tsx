@@ -17,13 +17,14 @@ import {
 } from '@mantine/core';
 import { useState } from 'react';
 import { ApiError, errorMessage } from '../../api/client';
+import { useEvalMetrics } from '../../api/eval-metrics';
 import { usePermissions } from '../../api/roles';
 import type { EvalMetricCreate } from '../../api/types';
 import { DeleteButton } from '../../components/ui/DeleteButton';
 import { QueryPanel } from '../../components/ui/StateViews';
 import { Timestamp } from '../../components/ui/Timestamp';
 import { formatScore } from '../../lib/format';
-import { useCreateEvalMetric, useDeleteEvalMetric, useEvalMetrics, useTryEvalMetric } from './api';
+import { useCreateEvalMetric, useDeleteEvalMetric, useTryEvalMetric } from './api';
 
 const TYPES: { value: EvalMetricCreate['type']; label: string; help: string }[] = [
   { value: 'exact_match', label: 'Exact match', help: '1 when the output equals the target (trimmed), else 0.' },

@@ -1,16 +1,8 @@
-import { queryOptions, useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { api } from '../../api/client';
+import { evalMetricKeys } from '../../api/eval-metrics';
 import type { EvalMetric, EvalMetricCreate, EvalMetricTry, EvalResult } from '../../api/types';
 import { useInvalidatingMutation } from '../../lib/react-query';
-
-const evalMetricKeys = { all: ['eval-metrics'] as const };
-
-const evalMetricsQueryOptions = queryOptions({
-  queryKey: evalMetricKeys.all,
-  queryFn: ({ signal }) => api<EvalMetric[]>('/eval-metrics', { signal }),
-});
-
-export const useEvalMetrics = () => useQuery(evalMetricsQueryOptions);
 
 export const useCreateEvalMetric = () =>
   useInvalidatingMutation(evalMetricKeys.all, (body: EvalMetricCreate) =>

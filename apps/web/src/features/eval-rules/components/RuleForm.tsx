@@ -1,0 +1,243 @@
+import {
+  Anchor,
+  Button,
+  Fieldset,
+  Group,
+  MultiSelect,
+  NumberInput,
+  Radio,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+} from '@mantine/core';
+import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { errorMessage } from '../../../api/client';
+import { useEvalMetrics } from '../../../api/eval-metrics';
+import type { EvalRule } from '../../../api/types';
+import { FilterConditionFields } from '../../../components/FilterBuilder';
+import { FormModal } from '../../../components/ui/FormModal';
+import type { FilterCondition } from '../../../lib/filter-fields';
+import { useCreateEvalRule, useUpdateEvalRule } from '../api';
+import { draftOf, errorAt, fieldErrors, fieldsOf, missing, NEW_FILTER, NEW_RULE, type RuleDraft } from '../lib/rules';
+import { RulePreview } from './RulePreview';
+
+/** The fields the form shows the API's refusals beside; a refusal of any other is shown under the form. */
+const PLACED = /^(name|metric_names|sample_rate|filters|target|settle_seconds|daily_cost_limit)(\.|$)/;
+
+/** Creates a rule (`rule` null) or edits one, with a preview of what it would evaluate before it is saved. */
+export function RuleForm({
+  projectUuid,
+  rule,
+  onClose,
+}: {
+  projectUuid: string;
+  rule: EvalRule | null;
+  onClose: () => void;
+}) {
+  const [d, setD] = useState<RuleDraft>(() => (rule ? draftOf(rule) : NEW_RULE));
+  const create = useCreateEvalRule();
+  const update = useUpdateEvalRule();
+  const save = rule ? update : create;
+  const metrics = useEvalMetrics();
+  const set = (change: Partial<RuleDraft>) => setD((prev) => ({ ...prev, ...change }));
+  const setFilter = (i: number, c: FilterCondition) => set({ filters: d.filters.map((f, j) => (j === i ? c : f)) });
+
+  const errors = fieldErrors(save.error);
+  const unplaced = Object.entries(errors).filter(([path]) => !PLACED.test(path));
+  const generalError = !save.isError
+    ? null
+    : Object.keys(errors).length === 0
+      ? errorMessage(save.error)
+      : unplaced.length
+        ? unplaced.map(([path, msg]) => `${path}: ${msg}`).join('; ')
+        : null;
+  const toSave = missing(d);
+
+  const submit = () => {
+    const fields = fieldsOf(d);
+    if (rule) update.mutate({ id: rule.id, ...fields }, { onSuccess: onClose });
+    else create.mutate({ ...fields, project_uuid: projectUuid }, { onSuccess: onClose });
+  };
+
+  const metricNames = metrics.data?.map((m) => m.name) ?? [];
+  return (
+    <FormModal
+      title={rule ? `Edit the rule ${rule.name}` : 'Create rule'}
+      onClose={onClose}
+      onSubmit={submit}
+      submit={rule ? 'Save' : 'Create rule'}
+      pending={save.isPending}
+      error={generalError}
+      disabled={!!toSave}
+    >
+      <TextInput
+        label="Name"
+        required
+        value={d.name}
+        onChange={(e) => set({ name: e.currentTarget.value })}
+        error={errors.name}
+        data-autofocus
+      />
+      <MultiSelect
+        label="Metrics"
+        required
+        description={
+          metrics.isError ? (
+            `The metrics could not load: ${errorMessage(metrics.error)}`
+          ) : metrics.data?.length === 0 ? (
+            <>
+              No metrics yet: create one on the{' '}
+              <Anchor component={Link} to="/evals" inherit>
+                Metrics page
+              </Anchor>
+              .
+            </>
+          ) : (
+            'Each scores every span the rule evaluates.'
+          )
+        }
+        placeholder={metrics.isPending ? 'Loading the metrics…' : d.metricNames.length ? undefined : 'Choose metrics'}
+        // A rule's metric deleted since keeps its name here, so that it can be taken out.
+        data={[...new Set([...metricNames, ...d.metricNames])]}
+        value={d.metricNames}
+        onChange={(metricNames) => set({ metricNames })}
+        searchable
+        nothingFoundMessage="No metric of that name"
+        error={errorAt(errors, 'metric_names')}
+      />
+      <Radio.Group
+        label="Evaluate"
+        value={d.targetKind}
+        onChange={(v) => set({ targetKind: v as RuleDraft['targetKind'] })}
+        error={errors.target}
+      >
+        <Stack gap="xs" mt={6}>
+          <Radio value="root" label="The root span of each trace" />
+          <Radio value="span" label="Every span of a given name in each trace" />
+        </Stack>
+      </Radio.Group>
+      {d.targetKind === 'span' && (
+        <TextInput
+          label="Span name"
+          required
+          placeholder="call-model"
+          value={d.spanName}
+          onChange={(e) => set({ spanName: e.currentTarget.value })}
+          error={errorAt(errors, 'target.span_name')}
+        />
+      )}
+      <Fieldset legend="Filters" variant="unstyled">
+        <Stack gap="sm">
+          <Text size="sm" c="dimmed">
+            A trace is evaluated when its root span passes every filter; without a filter, every trace is.
+          </Text>
+          {d.filters.map((c, i) => (
+            <Fieldset key={i} legend={`Filter ${i + 1}`} p="sm">
+              <SimpleGrid cols={2} spacing="xs" verticalSpacing="xs">
+                <FilterConditionFields
+                  condition={c}
+                  onChange={(next) => setFilter(i, next)}
+                  errors={{
+                    field: errors[`filters.${i}.field`],
+                    key: errors[`filters.${i}.key`],
+                    operator: errors[`filters.${i}.operator`],
+                    value: errors[`filters.${i}.value`] ?? errors[`filters.${i}`],
+                  }}
+                />
+              </SimpleGrid>
+              <Group justify="flex-end" mt="xs">
+                <Button
+                  size="xs"
+                  variant="subtle"
+                  color="red"
+                  leftSection={<IconTrash size={14} />}
+                  onClick={() => set({ filters: d.filters.filter((_, j) => j !== i) })}
+                >
+                  Remove filter {i + 1}
+                </Button>
+              </Group>
+            </Fieldset>
+          ))}
+          {errors.filters && (
+            <Text size="sm" c="red">
+              {errors.filters}
+            </Text>
+          )}
+          <Group>
+            <Button
+              size="xs"
+              variant="default"
+              leftSection={<IconPlus size={14} />}
+              onClick={() => set({ filters: [...d.filters, NEW_FILTER] })}
+            >
+              Add filter
+            </Button>
+          </Group>
+        </Stack>
+      </Fieldset>
+      <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
+        <NumberInput
+          label="Sample rate"
+          description="Of the matching traces"
+          suffix="%"
+          min={0}
+          max={100}
+          decimalScale={2}
+          clampBehavior="strict"
+          allowNegative={false}
+          value={d.samplePercent}
+          onChange={(samplePercent) => set({ samplePercent })}
+          error={errors.sample_rate}
+        />
+        <NumberInput
+          label="Settle time"
+          description="Quiet seconds before scoring"
+          suffix=" s"
+          min={0}
+          max={86_400}
+          allowDecimal={false}
+          allowNegative={false}
+          value={d.settleSeconds}
+          onChange={(settleSeconds) => set({ settleSeconds })}
+          error={errors.settle_seconds}
+        />
+        <NumberInput
+          label="Daily judge limit"
+          description="USD a UTC day; blank: none"
+          prefix="$"
+          placeholder="No limit"
+          min={0}
+          decimalScale={2}
+          allowNegative={false}
+          value={d.dailyLimit}
+          onChange={(dailyLimit) => set({ dailyLimit })}
+          error={errors.daily_cost_limit}
+        />
+      </SimpleGrid>
+      <Text size="xs" c="dimmed" mt={-8}>
+        A trace is scored once no span of it has been written for the settle time, so that late spans are in. Past the
+        daily limit, the rule pauses until the next UTC day.
+      </Text>
+      <Switch
+        label="Re-evaluate a trace when it is updated after being scored"
+        checked={d.reevaluate}
+        onChange={(e) => set({ reevaluate: e.currentTarget.checked })}
+      />
+      <Switch
+        label="Enabled: score the project's new traces"
+        checked={d.enabled}
+        onChange={(e) => set({ enabled: e.currentTarget.checked })}
+      />
+      <RulePreview projectUuid={projectUuid} draft={d} metrics={metrics.data ?? []} />
+      {toSave && (
+        <Text size="xs" c="dimmed" ta="right">
+          To save: {toSave}.
+        </Text>
+      )}
+    </FormModal>
+  );
+}

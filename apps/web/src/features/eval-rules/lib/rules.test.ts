@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../api/client';
+import type { EvalRule } from '../../../api/types';
+import { evalRule } from '../../../test/fixtures';
+import {
+  draftOf,
+  errorAt,
+  exampleSpan,
+  fieldErrors,
+  fieldsOf,
+  fromLocalInput,
+  missing,
+  NEW_RULE,
+  toLocalInput,
+} from './rules';
+
+describe('a rule in the form', () => {
+  it('reads a rule into the form and back into the fields the API takes', () => {
+    const rule = evalRule({
+      sample_rate: 0.07,
+      filters: [
+        { field: 'metadata', key: 'environment', operator: 'equals', value: 'production' },
+        { field: 'error', key: null, operator: 'is_null', value: null },
+      ],
+      target: { kind: 'span', span_name: 'call-model' },
+      daily_cost_limit: 2.5,
+    }) as EvalRule;
+    const draft = draftOf(rule);
+    expect(draft.samplePercent).toBe(7);
+    expect(fieldsOf(draft)).toEqual({
+      name: 'answers-exact',
+      metric_names: ['exact-answer'],
+      sample_rate: 0.07,
+      filters: [
+        { field: 'metadata', key: 'environment', operator: 'equals', value: 'production' },
+        { field: 'error', operator: 'is_null' },
+      ],
+      target: { kind: 'span', span_name: 'call-model' },
+      settle_seconds: 10,
+      daily_cost_limit: 2.5,
+      reevaluate_on_update: false,
+      enabled: true,
+    });
+  });
+
+  it('says what is missing before saving', () => {
+    expect(missing(NEW_RULE)).toBe('name the rule');
+    const named = { ...NEW_RULE, name: 'r', metricNames: ['m'] };
+    expect(missing(named)).toBeNull();
+    expect(missing({ ...named, filters: [{ field: 'metadata', operator: 'equals', value: 'x' }] })).toBe(
+      'complete filter 1 (give the key)',
+    );
+    expect(missing({ ...named, targetKind: 'span' })).toBe('name the span to evaluate');
+  });
+
+  it("places a 422's problems and a 409 by field", () => {
+    const errors = fieldErrors(
+      new ApiError(422, [
+        { loc: ['body', 'metric_names', 1], msg: 'no eval metric named x', type: 'value_error' },
+        { loc: ['body', 'filters', 0, 'field'], msg: 'unknown field', type: 'value_error' },
+      ]),
+    );
+    expect(errors).toEqual({ 'metric_names.1': 'no eval metric named x', 'filters.0.field': 'unknown field' });
+    expect(errorAt(errors, 'metric_names')).toBe('no eval metric named x');
+    expect(errorAt(errors, 'metric')).toBeUndefined();
+    expect(fieldErrors(new ApiError(409, 'taken'))).toEqual({ name: 'taken' });
+    expect(fieldErrors(new ApiError(503, 'down'))).toEqual({});
+  });
+});
+
+describe('the example span', () => {
+  const tree = {
+    trace_name: 'root',
+    output: 'r',
+    children: [
+      { trace_name: 'tool', children: [{ trace_name: 'call-model', output: 'deep' }] },
+      { trace_name: 'call-model', output: 'near' },
+    ],
+  };
+
+  it('is the root, or the first span of the target name breadth first', () => {
+    expect(exampleSpan(tree, null)?.output).toBe('r');
+    expect(exampleSpan(tree, 'call-model')?.output).toBe('near');
+    expect(exampleSpan(tree, 'absent')).toBeNull();
+  });
+});
+
+describe('datetime-local values', () => {
+  it('round-trip a time to the minute in the browser zone', () => {
+    const date = new Date(2026, 2, 2, 9, 30);
+    expect(toLocalInput(date)).toBe('2026-03-02T09:30');
+    expect(fromLocalInput(toLocalInput(date))).toBe(date.toISOString());
+    expect(fromLocalInput('')).toBeNull();
+  });
+});
