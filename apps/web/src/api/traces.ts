@@ -1,6 +1,6 @@
-import { queryOptions, useQueries } from '@tanstack/react-query';
+import { queryOptions, useQueries, useQuery } from '@tanstack/react-query';
 import { api } from './client';
-import type { Span, TraceRowsRequest } from './types';
+import type { Span, TraceRowsRequest, TraceSkeleton } from './types';
 
 /** Query keys of traces: the traces page's lists, a trace's skeleton, a span with all its fields. */
 export const traceKeys = {
@@ -10,6 +10,12 @@ export const traceKeys = {
   span: (traceId: string) => [...traceKeys.all, 'span', traceId] as const,
 };
 
+const skeletonQueryOptions = (traceId: string) =>
+  queryOptions({
+    queryKey: traceKeys.skeleton(traceId),
+    queryFn: ({ signal }) => api<TraceSkeleton>(`/trace/${traceId}/skeleton`, { signal }),
+  });
+
 /** One span (the trace page's selection, or a root added to a dataset): remarks are written to it. */
 export const spanQueryOptions = (traceId: string) =>
   queryOptions({
@@ -17,6 +23,12 @@ export const spanQueryOptions = (traceId: string) =>
     queryFn: ({ signal }) => api<Span>(`/span/${traceId}`, { signal }),
     staleTime: 30_000,
   });
+
+/** Every span of a trace with the fields the tree and the timeline draw (the trace page, a review's item). */
+export const useTraceSkeleton = (traceId: string) => useQuery(skeletonQueryOptions(traceId));
+
+/** The selected span with all its fields; none while nothing is selected. */
+export const useSpan = (traceId: string | null) => useQuery({ ...spanQueryOptions(traceId ?? ''), enabled: !!traceId });
 
 /** Several spans at once, each cached as the trace page caches it. */
 export const useSpans = (traceIds: string[]) => useQueries({ queries: traceIds.map((id) => spanQueryOptions(id)) });

@@ -14,6 +14,8 @@ const ExperimentsPage = lazy(() => import('../features/experiments/ExperimentsPa
 const ExperimentPage = lazy(() => import('../features/experiments/ExperimentPage'));
 const ComparePage = lazy(() => import('../features/experiments/ComparePage'));
 const EvalRulesPage = lazy(() => import('../features/eval-rules/EvalRulesPage'));
+const AnnotationQueuesPage = lazy(() => import('../features/annotation-queues/AnnotationQueuesPage'));
+const ReviewPage = lazy(() => import('../features/annotation-queues/ReviewPage'));
 const DatasetsPage = lazy(() => import('../features/datasets/DatasetsPage'));
 const DatasetPage = lazy(() => import('../features/datasets/DatasetPage'));
 const PromptsPage = lazy(() => import('../features/prompts/PromptsPage'));
@@ -43,6 +45,8 @@ export const router = createBrowserRouter([
       { path: 'projects/:projectUuid/experiments/compare', element: <ComparePage /> },
       { path: 'projects/:projectUuid/experiments/:experimentUuid', element: <ExperimentPage /> },
       { path: 'projects/:projectUuid/eval-rules', element: <EvalRulesPage /> },
+      { path: 'projects/:projectUuid/annotation-queues', element: <AnnotationQueuesPage /> },
+      { path: 'projects/:projectUuid/annotation-queues/:queueId/review', element: <ReviewPage /> },
       { path: 'datasets', element: <DatasetsPage /> },
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'prompts', element: <PromptsPage /> },

@@ -9,6 +9,7 @@ const SECTIONS = [
   { value: 'sessions', label: 'Sessions & users' },
   { value: 'experiments', label: 'Experiments' },
   { value: 'eval-rules', label: 'Eval rules' },
+  { value: 'annotation-queues', label: 'Annotation queues' },
 ] as const;
 type Section = (typeof SECTIONS)[number]['value'];
 

@@ -20,15 +20,15 @@ import { useClipboard } from '@mantine/hooks';
 import { useMemo, useState, type ReactNode } from 'react';
 import type { SkeletonSpan, Span } from '../../../api/types';
 import { Chips, StatusBadge } from '../../../components/TraceCells';
+import { ChatView } from '../../../components/trace/ChatView';
+import { Section } from '../../../components/trace/Section';
+import { SpanRemarks } from '../../../components/trace/SpanRemarks';
 import { Payload } from '../../../components/ui/Payload';
 import { ErrorState, LoadingState } from '../../../components/ui/StateViews';
 import { Timestamp } from '../../../components/ui/Timestamp';
+import { chatOf } from '../../../lib/chat';
 import { formatCost, formatCount, formatLatency, formatScore } from '../../../lib/format';
 import { KIND_COLORS } from '../../../theme';
-import { chatOf } from '../lib/chat';
-import { ChatView } from './ChatView';
-import { Section } from './Section';
-import { SpanRemarks } from './SpanRemarks';
 
 type Props = {
   skeleton: SkeletonSpan;

@@ -2,9 +2,9 @@ import { ActionIcon, Badge, Group, Text, Tooltip } from '@mantine/core';
 import { IconAlertCircleFilled, IconChevronDown, IconChevronRight } from '@tabler/icons-react';
 import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useMemo, useRef, type FocusEvent, type KeyboardEvent } from 'react';
-import { formatCost, formatLatency, formatTokens } from '../../../lib/format';
-import { KIND_COLORS } from '../../../theme';
-import { barOf, visibleNodes, type SpanTree as Tree } from '../lib/span-tree';
+import { formatCost, formatLatency, formatTokens } from '../../lib/format';
+import { KIND_COLORS } from '../../theme';
+import { barOf, visibleNodes, type SpanTree as Tree } from '../../lib/span-tree';
 
 const ROW = 30;
 // Deep chains (an agent loop of thousands of steps) would push names off screen: indentation stops

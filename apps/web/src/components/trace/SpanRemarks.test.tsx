@@ -1,9 +1,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { session } from '../../../api/session';
-import type { Span } from '../../../api/types';
-import { renderWithKit } from '../../../test/render';
+import { session } from '../../api/session';
+import type { Span } from '../../api/types';
+import { renderWithKit } from '../../test/render';
 import { SpanRemarks } from './SpanRemarks';
 
 const TRACE = '11111111-1111-4111-8111-111111111111';

@@ -1,20 +1,6 @@
-import { queryOptions, useQuery } from '@tanstack/react-query';
-import { api } from '../../api/client';
-import { spanQueryOptions, traceKeys } from '../../api/traces';
-import type { TraceSkeleton } from '../../api/types';
-import { useInvalidatingMutation } from '../../lib/react-query';
-
-const skeletonQueryOptions = (traceId: string) =>
-  queryOptions({
-    queryKey: traceKeys.skeleton(traceId),
-    queryFn: ({ signal }) => api<TraceSkeleton>(`/trace/${traceId}/skeleton`, { signal }),
-  });
-
-/** Every span of a trace with the fields the tree and the timeline draw. */
-export const useTraceSkeleton = (traceId: string) => useQuery(skeletonQueryOptions(traceId));
-
-/** The selected span with all its fields; none while nothing is selected. */
-export const useSpan = (traceId: string | null) => useQuery({ ...spanQueryOptions(traceId ?? ''), enabled: !!traceId });
+import { useInvalidatingMutation } from '../lib/react-query';
+import { api } from './client';
+import { traceKeys } from './traces';
 
 /** Comments and annotations of one span: each write reads the span, which holds them, again. */
 export function useRemarks(traceId: string) {
@@ -37,3 +23,6 @@ export function useRemarks(traceId: string) {
     ),
   };
 }
+
+/** The writes of one span's remarks, as the annotation form takes them. */
+export type Remarks = ReturnType<typeof useRemarks>;

@@ -14,19 +14,18 @@ import {
 } from '@mantine/core';
 import { IconTrash } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
-import { errorMessage } from '../../../api/client';
-import { useCriteria } from '../../../api/criteria';
-import { useMe } from '../../../api/me';
-import { usePermissions } from '../../../api/roles';
-import type { Criterion, Span, SpanComment } from '../../../api/types';
-import { ErrorState, LoadingState } from '../../../components/ui/StateViews';
-import { Timestamp } from '../../../components/ui/Timestamp';
-import { formatAuthor, formatScore } from '../../../lib/format';
-import { useRemarks } from '../api';
+import { errorMessage } from '../../api/client';
+import { useCriteria } from '../../api/criteria';
+import { useMe } from '../../api/me';
+import { useRemarks, type Remarks } from '../../api/remarks';
+import { usePermissions } from '../../api/roles';
+import type { Criterion, Span, SpanComment } from '../../api/types';
+import { formatAuthor, formatScore } from '../../lib/format';
+import { ErrorState, LoadingState } from '../ui/StateViews';
+import { Timestamp } from '../ui/Timestamp';
 import { Section } from './Section';
 
 type Annotations = NonNullable<Span['annotations']>;
-type Remarks = ReturnType<typeof useRemarks>;
 
 /** The span's comments and annotations: everyone's, read-only for viewers; a writer adds and removes their own. */
 export function SpanRemarks({ span }: { span: Span }) {
@@ -35,7 +34,6 @@ export function SpanRemarks({ span }: { span: Span }) {
   const me = useMe().data?.remark_author ?? null;
   const { canWrite } = usePermissions();
   const remarks = useRemarks(span.trace_id);
-  const criteria = useCriteria();
   const comments = (span.comments ?? []) as SpanComment[];
   return (
     <Stack gap="md">
@@ -80,29 +78,63 @@ export function SpanRemarks({ span }: { span: Span }) {
         </Stack>
       </Section>
       <Section title="Annotations">
-        {criteria.isPending ? (
-          <LoadingState label="Loading the criteria" />
-        ) : criteria.error ? (
-          <ErrorState error={criteria.error} title="Could not load the criteria" onRetry={() => criteria.refetch()} />
-        ) : criteria.data.length === 0 ? (
-          <Text size="sm" c="dimmed">
-            No annotation criteria yet. Admins define them in Settings.
-          </Text>
-        ) : (
-          <Stack gap="xs">
-            {criteria.data.map((c) => (
-              <CriterionRow
-                key={c.id}
-                criterion={c}
-                annotations={span.annotations?.[c.id] ?? {}}
-                me={me}
-                canWrite={canWrite}
-                remarks={remarks}
-              />
-            ))}
-          </Stack>
-        )}
+        <SpanAnnotations span={span} remarks={remarks} />
       </Section>
+    </Stack>
+  );
+}
+
+/**
+ * A span's annotations by criterion: everyone's, and for a writer a form to set or remove their own. With
+ * `criterionIds`, only those criteria, in that order (an annotation queue's). With `activeId`, that criterion
+ * is marked as the one the keys choose for (its options numbered), and focusing or clicking a criterion
+ * calls `onActivate` with it.
+ */
+export function SpanAnnotations({
+  span,
+  remarks,
+  criterionIds,
+  activeId,
+  onActivate,
+  empty = 'No annotation criteria yet. Admins define them in Settings.',
+}: {
+  span: Span;
+  remarks: Remarks;
+  criterionIds?: readonly string[];
+  activeId?: string | null;
+  onActivate?: (criterionId: string) => void;
+  /** What to say when there is no criterion to show. */
+  empty?: ReactNode;
+}) {
+  const me = useMe().data?.remark_author ?? null;
+  const { canWrite } = usePermissions();
+  const criteria = useCriteria();
+  if (criteria.isPending) return <LoadingState label="Loading the criteria" />;
+  if (criteria.error)
+    return <ErrorState error={criteria.error} title="Could not load the criteria" onRetry={() => criteria.refetch()} />;
+  const shown = criterionIds
+    ? criterionIds.flatMap((id) => criteria.data.find((c) => c.id === id) ?? [])
+    : criteria.data;
+  if (shown.length === 0)
+    return (
+      <Text size="sm" c="dimmed">
+        {empty}
+      </Text>
+    );
+  return (
+    <Stack gap="xs">
+      {shown.map((c) => (
+        <CriterionRow
+          key={c.id}
+          criterion={c}
+          annotations={span.annotations?.[c.id] ?? {}}
+          me={me}
+          canWrite={canWrite}
+          remarks={remarks}
+          active={activeId === undefined ? undefined : activeId === c.id}
+          onActivate={onActivate && (() => onActivate(c.id))}
+        />
+      ))}
     </Stack>
   );
 }
@@ -138,14 +170,16 @@ function CommentBox({ remarks }: { remarks: Remarks }) {
   );
 }
 
-function describe(c: Criterion): string {
+/** The criterion's kind and range, or its options: numbered from 1 when the number keys choose them. */
+function describe(c: Criterion, numbered = false): string {
   if (c.kind === 'score') {
     if (c.min != null && c.max != null) return `score ${c.min}–${c.max}`;
     if (c.min != null) return `score ≥ ${c.min}`;
     if (c.max != null) return `score ≤ ${c.max}`;
     return 'score';
   }
-  return c.options?.length ? c.options.join(' · ') : 'text';
+  if (!c.options?.length) return 'text';
+  return (numbered ? c.options.map((o, i) => (i < 9 ? `${i + 1} ${o}` : o)) : c.options).join(' · ');
 }
 
 function CriterionRow({
@@ -154,23 +188,44 @@ function CriterionRow({
   me,
   canWrite,
   remarks,
+  active,
+  onActivate,
 }: {
   criterion: Criterion;
   annotations: Annotations[string];
   me: string | null;
   canWrite: boolean;
   remarks: Remarks;
+  /** Undefined where no criterion is the keys' (the trace page). */
+  active?: boolean;
+  onActivate?: () => void;
 }) {
   const entries = Object.entries(annotations);
   const mine = me != null ? annotations[me] : undefined;
   return (
-    <Paper withBorder p="xs" radius="sm" aria-label={`Criterion ${c.name}`}>
+    <Paper
+      withBorder
+      p="xs"
+      radius="sm"
+      aria-label={`Criterion ${c.name}`}
+      aria-current={active || undefined}
+      onFocus={onActivate}
+      onClick={onActivate}
+      style={
+        active
+          ? {
+              borderColor: 'var(--mantine-primary-color-filled)',
+              boxShadow: '0 0 0 1px var(--mantine-primary-color-filled)',
+            }
+          : undefined
+      }
+    >
       <Group gap={6} mb={4}>
         <Text size="sm" fw={600}>
           {c.name}
         </Text>
         <Badge size="xs" variant="light" color="gray">
-          {describe(c)}
+          {describe(c, active !== undefined)}
         </Badge>
       </Group>
       {c.description && (
@@ -197,7 +252,10 @@ function CriterionRow({
           ))}
         </Stack>
       )}
-      {canWrite && <AnnotateForm criterion={c} mine={mine} remarks={remarks} />}
+      {canWrite && (
+        // Drawn again when the annotation changes (a key chose an option): the inputs show what is saved.
+        <AnnotateForm key={`${mine?.score ?? ''}|${mine?.value ?? ''}`} criterion={c} mine={mine} remarks={remarks} />
+      )}
     </Paper>
   );
 }

@@ -1,9 +1,9 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import type { SkeletonSpan } from '../../../api/types';
-import { renderWithKit } from '../../../test/render';
-import { buildSpanTree, visibleNodes } from '../lib/span-tree';
+import type { SkeletonSpan } from '../../api/types';
+import { buildSpanTree, visibleNodes } from '../../lib/span-tree';
+import { renderWithKit } from '../../test/render';
 import { SpanTree } from './SpanTree';
 
 const T0 = Date.UTC(2026, 4, 1, 10, 0, 0);

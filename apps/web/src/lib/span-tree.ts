@@ -1,5 +1,5 @@
-import type { SkeletonSpan } from '../../../api/types';
-import { apiTimeMs } from '../../../lib/time';
+import type { SkeletonSpan } from '../api/types';
+import { apiTimeMs } from './time';
 
 /** One span in the tree, in depth-first order; `size` counts it and its descendants (to skip a collapsed subtree). */
 export type TreeNode = {

@@ -3,11 +3,11 @@ import { IconTool } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
 import Markdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
-import { useKeyboardScroll } from '../../../hooks/use-keyboard-scroll';
-import { formatBytes } from '../../../lib/format';
-import { MARKDOWN_LIMIT, preview } from '../../../lib/truncate';
-import { ROLE_COLORS } from '../../../theme';
-import type { ChatMessage, ChatPart } from '../lib/chat';
+import { useKeyboardScroll } from '../../hooks/use-keyboard-scroll';
+import { formatBytes } from '../../lib/format';
+import { MARKDOWN_LIMIT, preview } from '../../lib/truncate';
+import type { ChatMessage, ChatPart } from '../../lib/chat';
+import { ROLE_COLORS } from '../../theme';
 
 // Markdown from a model is untrusted: react-markdown renders no raw HTML, and links open elsewhere.
 const MARKDOWN: Components = {

@@ -1,7 +1,7 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { renderWithKit } from '../../../test/render';
-import { chatOf, outputMessage } from '../lib/chat';
+import { chatOf, outputMessage } from '../../lib/chat';
+import { renderWithKit } from '../../test/render';
 import { ChatView } from './ChatView';
 
 const SPAN = {
