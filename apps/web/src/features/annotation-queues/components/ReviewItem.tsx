@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconClockExclamation } from '@tabler/icons-react';
-import { useCallback, useEffect, useEffectEvent, useMemo, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError, errorMessage } from '../../../api/client';
 import { useCriteria } from '../../../api/criteria';
@@ -80,10 +80,16 @@ export function ReviewItem({
     [collapsed, tree, selectedIndex],
   );
 
+  // The annotation a number key is saving: Enter right after it finishes the item once it is saved (and not
+  // when saving failed, so that its error stays in view) rather than being dropped.
+  const saving = useRef<Promise<boolean> | null>(null);
   const finishItem = (action: 'complete' | 'skip') => {
-    // An annotation being saved is let through first: a finished item is no longer the reviewer's.
-    if (finish.isPending || lapsed || remarks.annotate.isPending) return;
-    finish.mutate({ itemId: item.item_id, action });
+    if (finish.isPending || lapsed) return;
+    const pending = saving.current;
+    saving.current = null;
+    const go = () => finish.mutate({ itemId: item.item_id, action });
+    if (pending) void pending.then((saved) => saved && go());
+    else go();
   };
   const moveSpan = (delta: number) => {
     if (!tree) return;
@@ -99,7 +105,11 @@ export function ReviewItem({
   };
   const choose = (n: number) => {
     const body = active && canWrite ? choiceOf(active, n) : null;
-    if (body) remarks.annotate.mutate({ criterionId: active!.id, body });
+    if (body)
+      saving.current = remarks.annotate.mutateAsync({ criterionId: active!.id, body }).then(
+        () => true,
+        () => false,
+      );
   };
 
   // The page's keys, wherever focus is but in a field being written in (and but Enter on a control).
