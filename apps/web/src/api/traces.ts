@@ -17,7 +17,7 @@ const skeletonQueryOptions = (traceId: string) =>
   });
 
 /** One span (the trace page's selection, or a root added to a dataset): remarks are written to it. */
-export const spanQueryOptions = (traceId: string) =>
+const spanQueryOptions = (traceId: string) =>
   queryOptions({
     queryKey: traceKeys.span(traceId),
     queryFn: ({ signal }) => api<Span>(`/span/${traceId}`, { signal }),
