@@ -96,6 +96,11 @@ const PLACEHOLDER: Targets = {
   apiKeyId: '',
   criterionId: '',
   commentId: '',
+  evalMetricName: '',
+  evalRuleId: '',
+  backfillId: '',
+  queueId: '',
+  queueItemId: 0,
 };
 const ENDPOINT_NAMES = endpoints(PLACEHOLDER).map(endpointName);
 
@@ -143,6 +148,20 @@ async function makeTargets(): Promise<Targets> {
   const criterion = await post('/annotation-criteria', { name: `fuzz-target-${tag}`, kind: 'score', min: 0, max: 1 });
   await readTrace(gw.stack.app, fuzzer.key, rootTraceId);
   const comment = await post(`/trace_log/${rootTraceId}/comments`, { comment: 'target' });
+  const rule = await post('/eval-rules', {
+    name: `fuzz-target-${tag}`,
+    project_uuid: project.uuid,
+    metric_names: [metric.name],
+    enabled: false,
+  });
+  const backfill = await call(gw.stack.app, fuzzer.key, 'POST', `/eval-rules/${rule.id}/backfill`, {
+    from: '2026-01-01T00:00:00Z',
+    to: '2026-01-02T00:00:00Z',
+  });
+  expect(backfill.statusCode, backfill.body).toBe(202);
+  const queue = await post('/annotation-queues', { name: `fuzz-target-${tag}`, project_uuid: project.uuid });
+  await post(`/annotation-queues/${queue.id}/items`, { trace_ids: [rootTraceId] });
+  const item = await post(`/annotation-queues/${queue.id}/next`, {});
   return {
     projectName: project.name,
     projectUuid: project.uuid,
@@ -165,6 +184,11 @@ async function makeTargets(): Promise<Targets> {
     apiKeyId: apiKey.id,
     criterionId: criterion.id,
     commentId: comment.id,
+    evalMetricName: metric.name,
+    evalRuleId: rule.id,
+    backfillId: backfill.json().id,
+    queueId: queue.id,
+    queueItemId: item.item_id,
   };
 }
 

@@ -28,6 +28,12 @@ export type Targets = {
   criterionId: string;
   /** A comment of the fuzzer's on the target root, which the fuzzed DELETE may remove. */
   commentId: string;
+  evalMetricName: string;
+  /** A disabled rule with one backfill, and a queue holding the target root, leased to the fuzzer. */
+  evalRuleId: string;
+  backfillId: string;
+  queueId: string;
+  queueItemId: number;
 };
 
 export type Endpoint = {
@@ -508,6 +514,98 @@ export function endpoints(t: Targets): Endpoint[] {
       bodies: [{ name: 'fuzz-criterion', kind: 'value', description: 'd', options: ['good', 'bad'] }],
     },
     { method: 'DELETE', path: '/annotation-criteria/:id', params: { id: t.criterionId } },
+    {
+      method: 'PATCH',
+      path: '/annotation-criteria/:id',
+      params: { id: t.criterionId },
+      bodies: [{ eval_metric_name: t.evalMetricName }, { eval_metric_name: null }],
+    },
+    {
+      method: 'GET',
+      path: '/annotation-criteria/:id/agreement',
+      params: { id: t.criterionId },
+      query: 'from=2026-01-01T00:00:00Z&to=2026-02-01',
+    },
+    { method: 'GET', path: '/eval-rules', query: `project_uuid=${t.projectUuid}` },
+    {
+      method: 'POST',
+      path: '/eval-rules',
+      bodies: [
+        {
+          name: 'fuzz-rule',
+          project_uuid: t.projectUuid,
+          metric_names: [t.evalMetricName],
+          sample_rate: 0.5,
+          filters: [{ field: 'metadata', key: 'env', operator: 'equals', value: 'prod' }],
+          target: { kind: 'span', span_name: 'retrieve' },
+          settle_seconds: 5,
+          daily_cost_limit: 1,
+          reevaluate_on_update: true,
+          enabled: false,
+          annotation_queue: { queue_id: t.queueId, on_result: { metric_name: t.evalMetricName, below: 0.5 } },
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/eval-rules/preview',
+      bodies: [
+        {
+          project_uuid: t.projectUuid,
+          metric_names: [t.evalMetricName],
+          sample_rate: 0.5,
+          filters: [{ field: 'status', operator: 'equals', value: 'success' }],
+        },
+      ],
+    },
+    { method: 'GET', path: '/eval-rules/:id', params: { id: t.evalRuleId } },
+    {
+      method: 'PATCH',
+      path: '/eval-rules/:id',
+      params: { id: t.evalRuleId },
+      bodies: [{ sample_rate: 0.25, filters: [], target: { kind: 'root' }, enabled: false }],
+    },
+    { method: 'DELETE', path: '/eval-rules/:id', params: { id: t.evalRuleId } },
+    {
+      method: 'POST',
+      path: '/eval-rules/:id/backfill',
+      params: { id: t.evalRuleId },
+      bodies: [{ from: '2026-01-01T00:00:00Z', to: '2026-01-02 00:00:00' }],
+    },
+    {
+      method: 'POST',
+      path: '/eval-rules/:id/backfills/:backfill_id/cancel',
+      params: { id: t.evalRuleId, backfill_id: t.backfillId },
+    },
+    { method: 'GET', path: '/annotation-queues', query: `project_uuid=${t.projectUuid}` },
+    {
+      method: 'POST',
+      path: '/annotation-queues',
+      bodies: [{ name: 'fuzz-queue', project_uuid: t.projectUuid, criterion_ids: [t.criterionId], instructions: 'i' }],
+    },
+    { method: 'GET', path: '/annotation-queues/:id', params: { id: t.queueId } },
+    {
+      method: 'PATCH',
+      path: '/annotation-queues/:id',
+      params: { id: t.queueId },
+      bodies: [{ name: 'fuzz-queue-renamed', instructions: 'j', criterion_ids: [] }],
+    },
+    { method: 'DELETE', path: '/annotation-queues/:id', params: { id: t.queueId } },
+    {
+      method: 'POST',
+      path: '/annotation-queues/:id/items',
+      params: { id: t.queueId },
+      bodies: [
+        { trace_ids: [t.rootTraceId] },
+        { filters: [{ field: 'trace_name', operator: 'equals', value: 'target-root' }], sample_size: 2 },
+      ],
+    },
+    { method: 'POST', path: '/annotation-queues/:id/next', params: { id: t.queueId } },
+    ...(['lease', 'complete', 'skip'] as const).map((action): Endpoint => ({
+      method: 'POST',
+      path: `/annotation-queues/:id/items/:item_id/${action}`,
+      params: { id: t.queueId, item_id: String(t.queueItemId) },
+    })),
     {
       method: 'POST',
       path: '/trace_log/:trace_id/comments',
