@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { answer, fail, pending, requestsTo, server } from '../../test/api';
-import { admin, apiKey, criterion, providerKey, viewer } from '../../test/fixtures';
+import { admin, apiKey, criterion, evalMetric, providerKey, viewer } from '../../test/fixtures';
 import { renderPage } from '../../test/render';
 import SettingsPage from './SettingsPage';
 
@@ -17,14 +17,26 @@ describe('the settings page', () => {
   });
 
   it('shows that the keys are loading', async () => {
-    server.use(answer('me', admin), pending('apiKeys'), pending('providerKeys'), pending('criteria'));
+    server.use(
+      answer('me', admin),
+      pending('apiKeys'),
+      pending('providerKeys'),
+      pending('criteria'),
+      pending('evalMetrics'),
+    );
     open();
     expect(await screen.findByText('Loading keys…')).toBeTruthy();
     expect(screen.getByText('Loading provider keys…')).toBeTruthy();
   });
 
   it('says what happens without provider keys or criteria', async () => {
-    server.use(answer('me', admin), answer('apiKeys', [apiKey()]), answer('providerKeys', []), answer('criteria', []));
+    server.use(
+      answer('me', admin),
+      answer('apiKeys', [apiKey()]),
+      answer('providerKeys', []),
+      answer('criteria', []),
+      answer('evalMetrics', []),
+    );
     open();
     expect(
       await screen.findByText("No provider key saved: completions use the server's keys, if it has any."),
@@ -33,7 +45,13 @@ describe('the settings page', () => {
   });
 
   it('shows why the keys could not load, and retries', async () => {
-    server.use(answer('me', admin), answer('apiKeys', [apiKey()]), answer('providerKeys', []), answer('criteria', []));
+    server.use(
+      answer('me', admin),
+      answer('apiKeys', [apiKey()]),
+      answer('providerKeys', []),
+      answer('criteria', []),
+      answer('evalMetrics', []),
+    );
     server.use(fail('apiKeys', 503, 'the database is unavailable', { once: true }));
     open();
     const alert = await screen.findByRole('alert');
@@ -58,6 +76,7 @@ describe('the settings page', () => {
       ]),
       answer('providerKeys', [providerKey]),
       answer('criteria', [criterion]),
+      answer('evalMetrics', [evalMetric()]),
     );
     open();
     expect(await screen.findByText('Organization Acme')).toBeTruthy();

@@ -3,9 +3,11 @@ import {
   Badge,
   Button,
   Group,
+  Loader,
   NumberInput,
   Paper,
   SegmentedControl,
+  Select,
   Stack,
   Table,
   TagsInput,
@@ -14,15 +16,18 @@ import {
   Title,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useState, type FormEvent } from 'react';
+import { IconChevronDown, IconChevronRight } from '@tabler/icons-react';
+import { useId, useState, type FormEvent } from 'react';
 import { errorMessage } from '../../../api/client';
 import { useCriteria } from '../../../api/criteria';
+import { useEvalMetrics } from '../../../api/eval-metrics';
 import type { Criterion } from '../../../api/types';
 import { CopyIcon } from '../../../components/ui/CopyField';
 import { DeleteButton } from '../../../components/ui/DeleteButton';
-import { QueryPanel } from '../../../components/ui/StateViews';
+import { ErrorState, QueryPanel } from '../../../components/ui/StateViews';
 import { Timestamp } from '../../../components/ui/Timestamp';
-import { useCreateCriterion, useDeleteCriterion } from '../api';
+import { useCreateCriterion, useDeleteCriterion, useSetCriterionMetric } from '../api';
+import { CriterionAgreement } from './CriterionAgreement';
 
 const num = (v: string | number) => (typeof v === 'number' ? v : null);
 
@@ -32,11 +37,25 @@ function rangeOf(c: Criterion): string {
   return `${c.min ?? '−∞'} to ${c.max ?? '∞'}`;
 }
 
+/** The choice of no metric: metric names are never empty. */
+const NO_METRIC = { value: '', label: 'No metric' };
+
+/**
+ * The metrics to choose from: none (first, so that a keyboard can forget a metric as easily as name one),
+ * the organization's metrics, and a name already chosen whose metric is gone.
+ */
+function metricChoices(names: string[], current: string | null) {
+  return [NO_METRIC, ...(current && !names.includes(current) ? [current] : []), ...names];
+}
+
 /** Admins: what spans are annotated by, a score within a range or a value among options. */
 export function CriteriaSettings() {
   const criteria = useCriteria();
   const create = useCreateCriterion();
   const remove = useDeleteCriterion();
+  const metrics = useEvalMetrics();
+  const metricNames = [...new Set((metrics.data ?? []).map((m) => m.name))];
+  const [metric, setMetric] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [kind, setKind] = useState<'score' | 'value'>('score');
   const [min, setMin] = useState<string | number>('');
@@ -50,6 +69,7 @@ export function CriteriaSettings() {
         name: name.trim(),
         kind,
         description: description.trim() || null,
+        eval_metric_name: metric,
         ...(kind === 'score' ? { min: num(min), max: num(max) } : { options: options.length ? options : null }),
       },
       {
@@ -59,6 +79,7 @@ export function CriteriaSettings() {
           setMax('');
           setOptions([]);
           setDescription('');
+          setMetric(null);
           notifications.show({ color: 'teal', message: 'Criterion created' });
         },
       },
@@ -70,9 +91,17 @@ export function CriteriaSettings() {
         <Title order={3}>Annotation criteria</Title>
         <Text size="sm" c="dimmed">
           What people annotate spans by in the trace view: a score, or a value. Filter traces on them with{' '}
-          <code>annotation:score:&lt;id&gt;</code>.
+          <code>annotation:score:&lt;id&gt;</code>. Name the evaluation metric a criterion corresponds to, to see how
+          far that metric (the judge) agrees with people.
         </Text>
       </div>
+      {metrics.isError && (
+        <ErrorState
+          error={metrics.error}
+          title="The evaluation metrics could not load"
+          onRetry={() => metrics.refetch()}
+        />
+      )}
       <QueryPanel query={criteria} loading="Loading the criteria" empty="No criteria yet: create one below.">
         {(rows) => (
           <Table verticalSpacing="sm" horizontalSpacing="md" aria-label="Annotation criteria">
@@ -82,46 +111,20 @@ export function CriteriaSettings() {
                 <Table.Th>Kind</Table.Th>
                 <Table.Th>Range or options</Table.Th>
                 <Table.Th>Description</Table.Th>
+                <Table.Th>Evaluation metric</Table.Th>
                 <Table.Th>Created</Table.Th>
                 <Table.Th />
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {rows.map((c) => (
-                <Table.Tr key={c.id}>
-                  <Table.Td>
-                    <Text size="sm" fw={500}>
-                      {c.name}
-                    </Text>
-                    <Group gap={2} wrap="nowrap">
-                      <Text size="xs" c="dimmed" ff="monospace">
-                        {c.id}
-                      </Text>
-                      <CopyIcon value={c.id} label={`Copy the id of ${c.name}`} />
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge variant="light" color={c.kind === 'score' ? 'blue' : 'grape'} radius="sm">
-                      {c.kind}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{rangeOf(c)}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm" c={c.description ? undefined : 'dimmed'}>
-                      {c.description ?? '–'}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Timestamp value={c.created_at} size="sm" />
-                  </Table.Td>
-                  <Table.Td ta="right">
-                    <DeleteButton
-                      label={`Delete the criterion ${c.name}`}
-                      question={`Delete the criterion ${c.name}? Annotations made by it stay on their spans.`}
-                      onDelete={() => remove.mutateAsync(c.id)}
-                    />
-                  </Table.Td>
-                </Table.Tr>
+                <CriterionRow
+                  key={c.id}
+                  criterion={c}
+                  metricNames={metricNames}
+                  metricsLoading={metrics.isPending}
+                  onDelete={() => remove.mutateAsync(c.id)}
+                />
               ))}
             </Table.Tbody>
           </Table>
@@ -170,12 +173,31 @@ export function CriteriaSettings() {
               />
             )}
           </Group>
-          <TextInput
-            label="Description (optional)"
-            placeholder="What a high score means"
-            value={description}
-            onChange={(e) => setDescription(e.currentTarget.value)}
-          />
+          <Group align="flex-start" wrap="wrap">
+            <TextInput
+              label="Description (optional)"
+              placeholder="What a high score means"
+              value={description}
+              onChange={(e) => setDescription(e.currentTarget.value)}
+              style={{ flex: 1, minWidth: 260 }}
+            />
+            <Select
+              label="Evaluation metric it corresponds to (optional)"
+              description={
+                kind === 'value' && metric
+                  ? "The metric's scores are read as the options, lowest to highest, in the order given"
+                  : 'Its scores are then compared with the annotations'
+              }
+              rightSection={metrics.isPending ? <Loader size={12} aria-label="Loading the metrics" /> : undefined}
+              data={metricChoices(metricNames, metric)}
+              value={metric ?? ''}
+              onChange={(v) => setMetric(v || null)}
+              allowDeselect={false}
+              searchable
+              nothingFoundMessage="No metric by that name"
+              w={320}
+            />
+          </Group>
           {create.isError && (
             <Alert color="red" variant="light">
               {errorMessage(create.error)}
@@ -189,5 +211,112 @@ export function CriteriaSettings() {
         </Stack>
       </Paper>
     </Stack>
+  );
+}
+
+/** A criterion, its metric (chosen or forgotten here) and, when it has one, its agreement below it. */
+function CriterionRow({
+  criterion: c,
+  metricNames,
+  metricsLoading,
+  onDelete,
+}: {
+  criterion: Criterion;
+  metricNames: string[];
+  metricsLoading: boolean;
+  onDelete: () => Promise<unknown>;
+}) {
+  const setMetric = useSetCriterionMetric();
+  const [open, setOpen] = useState(false);
+  const panelId = useId();
+  const shown = setMetric.isPending ? setMetric.variables.eval_metric_name : c.eval_metric_name;
+  const choose = (name: string | null) => {
+    if (name === c.eval_metric_name) return;
+    setMetric.mutate(
+      { id: c.id, eval_metric_name: name },
+      {
+        onSuccess: () =>
+          notifications.show({
+            color: 'teal',
+            message: name ? `${c.name} now corresponds to the metric ${name}` : `${c.name} names no metric now`,
+          }),
+      },
+    );
+  };
+  return (
+    <>
+      <Table.Tr>
+        <Table.Td>
+          <Text size="sm" fw={500}>
+            {c.name}
+          </Text>
+          <Group gap={2} wrap="nowrap">
+            <Text size="xs" c="dimmed" ff="monospace">
+              {c.id}
+            </Text>
+            <CopyIcon value={c.id} label={`Copy the id of ${c.name}`} />
+          </Group>
+        </Table.Td>
+        <Table.Td>
+          <Badge variant="light" color={c.kind === 'score' ? 'blue' : 'grape'} radius="sm">
+            {c.kind}
+          </Badge>
+        </Table.Td>
+        <Table.Td>{rangeOf(c)}</Table.Td>
+        <Table.Td>
+          <Text size="sm" c={c.description ? undefined : 'dimmed'}>
+            {c.description ?? '–'}
+          </Text>
+        </Table.Td>
+        <Table.Td>
+          <Stack gap={4} align="flex-start">
+            <Select
+              size="xs"
+              w={200}
+              aria-label={`Evaluation metric of ${c.name}`}
+              rightSection={metricsLoading ? <Loader size={12} aria-label="Loading the metrics" /> : undefined}
+              data={metricChoices(metricNames, shown)}
+              value={shown ?? ''}
+              onChange={(v) => choose(v || null)}
+              allowDeselect={false}
+              searchable
+              nothingFoundMessage="No metric by that name"
+              disabled={setMetric.isPending}
+              error={setMetric.isError ? errorMessage(setMetric.error) : undefined}
+            />
+            {c.eval_metric_name && (
+              <Button
+                size="compact-xs"
+                variant="subtle"
+                leftSection={open ? <IconChevronDown size={14} /> : <IconChevronRight size={14} />}
+                aria-expanded={open}
+                aria-controls={open ? panelId : undefined}
+                aria-label={`Agreement of ${c.name}`}
+                onClick={() => setOpen((o) => !o)}
+              >
+                Agreement
+              </Button>
+            )}
+          </Stack>
+        </Table.Td>
+        <Table.Td>
+          <Timestamp value={c.created_at} size="sm" />
+        </Table.Td>
+        <Table.Td ta="right">
+          <DeleteButton
+            label={`Delete the criterion ${c.name}`}
+            question={`Delete the criterion ${c.name}? Annotations made by it stay on their spans.`}
+            onDelete={onDelete}
+          />
+        </Table.Td>
+      </Table.Tr>
+      {c.eval_metric_name && open && (
+        <Table.Tr>
+          <Table.Td colSpan={7} id={panelId} bg="var(--mantine-color-default-hover)">
+            <CriterionAgreement criterion={c} />
+          </Table.Td>
+        </Table.Tr>
+      )}
+    </>
   );
 }
