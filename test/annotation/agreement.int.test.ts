@@ -123,6 +123,16 @@ describe('agreement between people and a judge', () => {
     expect(res.judge.kappa_ci[0]).toBeLessThan(0.5);
     expect(res.people).toMatchObject({ n: 5, kappa: expect.closeTo(1, 9) });
     expect(res.disagreements).toHaveLength(a.filter((v, i) => v !== b[i]).length);
+    // Each disagreement says where the console opens it: a root span of the project it was written to.
+    const projectUuid = async (name: string) => (await req('POST', '/project', { name })).json().uuid as string;
+    const here = await projectUuid('agree-values');
+    expect(res.disagreements[0]).toMatchObject({ root_trace_id: res.disagreements[0].trace_id, project_uuid: here });
+    // One project's spans (an annotation queue's), another's, and a project the organization does not have.
+    const ofProject = async (uuid: string) =>
+      req('GET', `/annotation-criteria/${criterion.id}/agreement?project_uuid=${uuid}`);
+    expect((await ofProject(here)).json().judge).toMatchObject({ n: 12, kappa: expect.closeTo(0.5, 9) });
+    expect((await ofProject(await projectUuid('agree'))).json()).toMatchObject({ judge: { n: 0 }, people: { n: 0 } });
+    expect((await ofProject(randomUUID())).statusCode).toBe(404);
     const outside = (
       await req('GET', `/annotation-criteria/${criterion.id}/agreement?from=2020-01-01&to=2020-02-01`)
     ).json();

@@ -217,9 +217,25 @@ describe('annotation queues', () => {
       'annotation_queue',
       'queue_id',
     ]);
+    // A queue of another project, and a result of a metric the rule does not run, are refused by name.
+    const elsewhere = await newQueue(`elsewhere-${randomUUID()}`);
+    const refused = async (res: Promise<{ statusCode: number; json: () => { detail: { loc: unknown }[] } }>) => {
+      const r = await res;
+      expect(r.statusCode).toBe(422);
+      return r.json().detail.map((d) => d.loc);
+    };
+    expect(await refused(rule('has-paris', { queue_id: elsewhere.id, on_error: true }))).toEqual([
+      ['body', 'annotation_queue', 'queue_id'],
+    ]);
     expect(
-      (await rule('has-paris', { queue_id: low.id, on_result: { metric_name: 'has-paris', below: 0.5 } })).statusCode,
-    ).toBe(200);
+      await refused(rule('has-paris', { queue_id: low.id, on_result: { metric_name: 'mute-judge', below: 0.5 } })),
+    ).toEqual([['body', 'annotation_queue', 'on_result', 'metric_name']]);
+    const made = await rule('has-paris', { queue_id: low.id, on_result: { metric_name: 'has-paris', below: 0.5 } });
+    expect(made.statusCode).toBe(200);
+    // A change of its metrics that would leave the queue's metric behind is refused too.
+    const patch = (body: unknown) => req('PATCH', `/eval-rules/${made.json().id}`, body);
+    expect(await refused(patch({ metric_names: ['mute-judge'] }))).toEqual([['body', 'metric_names']]);
+    expect((await patch({ enabled: true })).statusCode).toBe(200);
     expect((await rule('mute-judge', { queue_id: failing.id, on_error: true })).statusCode).toBe(200);
     await new Promise((r) => setTimeout(r, 2100)); // the span writers' rule cache
     const [paris, lyon] = await traces(project, 2, (i) => ({ output: i ? 'Lyon' : 'Paris' }));

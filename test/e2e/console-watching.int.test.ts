@@ -6,8 +6,8 @@ import { useConsole } from '../support/console-browser';
 
 // Watching production in the console, in a real browser against the processes `npm start` runs: an
 // evaluation rule made in the rules page scores the project's new traces, which the traces table then
-// shows; three traces of an annotation queue reviewed with the keyboard alone; how far the metric agrees
-// with the reviewers, read back.
+// shows; three traces picked in the traces table go to an annotation queue and are reviewed with the
+// keyboard alone; how far the metric agrees with the reviewers, read on the queue's page.
 const PROJECT = `support-bot-${randomUUID().slice(0, 6)}`;
 const session = useConsole('watching-e2e');
 let page: Page;
@@ -97,7 +97,22 @@ describe('watching production in the console', { timeout: 90_000 }, () => {
       criterion_ids: [criterion.id],
       instructions: 'Is the answer right? The tower is in Paris.',
     });
-    await api('POST', `/annotation-queues/${queue.id}/items`, { trace_ids: traces.slice(0, 3) });
+
+    // The first three traces, picked in the traces table (newest first: the 4th trace is the first row).
+    await page.goto(`${session.origin}/projects/${projectUuid}/traces`);
+    const pick = page.getByRole('checkbox', { name: 'Select answer' });
+    await pick.nth(3).waitFor();
+    for (const row of [1, 2, 3]) await pick.nth(row).check();
+    await page.getByRole('button', { name: 'Add 3 to queue' }).click();
+    const adding = page.getByRole('dialog', { name: 'Add 3 traces to a queue' });
+    await adding.getByRole('combobox', { name: 'Annotation queue' }).click();
+    await page.getByRole('option', { name: 'weekly review' }).click();
+    await session.shot('add-to-queue');
+    await adding.getByRole('button', { name: 'Add to queue' }).click();
+    await adding.waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => (await api('GET', `/annotation-queues/${queue.id}`)).counts.pending)
+      .toBe(3);
 
     await page.goto(`${session.origin}/projects/${projectUuid}/annotation-queues`);
     await page.getByRole('row', { name: /weekly review/ }).waitFor();
@@ -140,5 +155,10 @@ describe('watching production in the console', { timeout: 90_000 }, () => {
 
     const agreement = await api('GET', `/annotation-criteria/${criterion.id}/agreement`);
     expect(agreement.judge).toMatchObject({ n: 3, kappa: 1 });
+    // The queue's page says it beside the criterion, over the project's spans.
+    await page.goto(`${session.origin}/projects/${projectUuid}/annotation-queues`);
+    await page.getByText(/Judge agrees with people: κ = 1\.00 .*n = 3/).waitFor();
+    await session.shot('annotation-queues-agreement');
+    await session.checkA11y('annotation-queues-agreement');
   });
 });

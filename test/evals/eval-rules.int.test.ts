@@ -390,6 +390,11 @@ describe('eval rules on live traffic', () => {
   });
 
   it('count a judge rule’s spend, pause it past its daily limit, and run it again the next day', async () => {
+    // The spend and the pause are of PostgreSQL's UTC day: a test begun just before midnight would see the
+    // day end between the spend and its reading, so it begins in the next day (the budget's own boundary).
+    const [{ left }] = await sql<{ left: number }[]>`
+      select extract(epoch from ((now() at time zone 'utc')::date + 1) - (now() at time zone 'utc'))::float8 as left`;
+    if (left < 45) await sleep(left * 1000 + 500);
     const project = `budget-${randomUUID()}`;
     const rule = await newRule({ project_name: project, metric_names: ['paid-judge'], daily_cost_limit: 1e-9 });
     const first = await writeTrace(project, { output: 'Paris' });
@@ -408,7 +413,7 @@ describe('eval rules on live traffic', () => {
       expect((await runsOf(rule.id)).map((r) => r.trace_id).sort()).toEqual([first, third].sort()),
     );
     expect((await runsOf(rule.id)).map((r) => r.trace_id)).not.toContain(second);
-  });
+  }, 120_000);
 
   it('show a failed evaluation on the span with its reason, after retrying it', async () => {
     const project = `failing-${randomUUID()}`;

@@ -173,6 +173,9 @@ export function valueAgreement(pairs: readonly [string, string][], labels: reado
 type Criterion = { kind: 'score' | 'value'; min: number | null; max: number | null; options: string[] | null };
 type Annotated = {
   trace_id: string;
+  /** Where the span is shown: its trace's root and its project (null for a span stored without one). */
+  root_trace_id: string;
+  project_uuid: string | null;
   user_id: string;
   score: number | null;
   value: string | null;
@@ -203,16 +206,22 @@ export function agreementPairs(criterion: Criterion, rows: readonly Annotated[])
   };
   const score = { judge: [] as [number, number][], people: [] as [number, number][] };
   const value = { judge: [] as [string, string][], people: [] as [string, string][] };
-  const disagreements: { trace_id: string; people: number | string; judge: number | string; distance: number }[] = [];
+  type Disagreement = Pick<Annotated, 'trace_id' | 'root_trace_id' | 'project_uuid'> & {
+    people: number | string;
+    judge: number | string;
+    distance: number;
+  };
+  const disagreements: Disagreement[] = [];
   for (const [trace_id, list] of bySpan) {
-    const judge = list[0].judge;
+    const { judge, root_trace_id, project_uuid } = list[0];
+    const span = { trace_id, root_trace_id, project_uuid };
     if (criterion.kind === 'score') {
       const rated = list.filter((r) => r.score !== null).map((r) => scaled(r.score!));
       if (rated.length >= 2) score.people.push([rated[0], rated[1]]);
       if (!rated.length || judge === null) continue;
       const people = rated.reduce((s, v) => s + v, 0) / rated.length;
       score.judge.push([people, judge]);
-      disagreements.push({ trace_id, people, judge, distance: Math.abs(people - judge) });
+      disagreements.push({ ...span, people, judge, distance: Math.abs(people - judge) });
     } else {
       const given = list.filter((r) => r.value !== null).map((r) => r.value!);
       if (given.length >= 2) value.people.push([given[0], given[1]]);
@@ -220,7 +229,7 @@ export function agreementPairs(criterion: Criterion, rows: readonly Annotated[])
       const label = judge === null ? null : judgeValue(judge);
       if (people === null || label === null) continue;
       value.judge.push([people, label]);
-      if (people !== label) disagreements.push({ trace_id, people, judge: label, distance: 1 });
+      if (people !== label) disagreements.push({ ...span, people, judge: label, distance: 1 });
     }
   }
   disagreements.sort((p, q) => q.distance - p.distance || p.trace_id.localeCompare(q.trace_id));

@@ -99,6 +99,9 @@ export const AgreementSchema = z.object({
   disagreements: z.array(
     z.object({
       trace_id: z.string(),
+      /** Where the console opens the span: `/projects/{project_uuid}/traces/{root_trace_id}?span={trace_id}`. */
+      root_trace_id: z.string(),
+      project_uuid: z.string().nullable(),
       people: z.union([z.number(), z.string()]),
       judge: z.union([z.number(), z.string()]),
     }),

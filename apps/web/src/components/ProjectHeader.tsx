@@ -11,7 +11,7 @@ const SECTIONS = [
   { value: 'eval-rules', label: 'Eval rules' },
   { value: 'annotation-queues', label: 'Annotation queues' },
 ] as const;
-type Section = (typeof SECTIONS)[number]['value'];
+export type Section = (typeof SECTIONS)[number]['value'];
 
 /** A project's pages: the breadcrumb, the title, and the links between its sections. */
 export function ProjectHeader({

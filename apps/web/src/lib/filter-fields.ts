@@ -174,3 +174,17 @@ export function valuePlaceholder(c: FilterCondition): string {
     score: 'a number',
   }[kind];
 }
+
+/** The condition a new filter row starts with. */
+export const NEW_FILTER: FilterCondition = { field: 'trace_name', operator: 'equals', value: '' };
+
+/** A filter as the API's lists of filters take it: a key only for map fields, a value only where it compares one. */
+export const filterOf = (c: FilterCondition) => ({
+  field: c.field,
+  operator: c.operator,
+  ...(needsKey(parseField(c.field)) && { key: c.key }),
+  ...(needsValue(c.operator) && { value: c.value }),
+});
+
+/** The filters complete enough to send, as the API takes them (a preview counts with them while one is written). */
+export const completeFilters = (filters: FilterCondition[]) => filters.filter((c) => !incomplete(c)).map(filterOf);

@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from './filter-fields';
 import {
   DEFAULT_VIEW,
+  filtersFromView,
   isTimeRange,
   liveRowFits,
   PAGE_SIZES,
+  rangeStart,
   requestFromView,
   TIME_RANGE_LABELS,
   traceViewCodec,
@@ -137,5 +139,28 @@ describe('liveRowFits', () => {
     expect(liveRowFits({ ...DEFAULT_VIEW, sort: 'oldest' }, { status: 'success' })).toBeNull();
     expect(liveRowFits({ ...DEFAULT_VIEW, sort: 'slowest' }, { status: 'success' })).toBeNull();
     expect(liveRowFits({ ...DEFAULT_VIEW, search: 'refund' }, { status: 'success' })).toBeNull();
+  });
+});
+
+describe("a view's conditions as a queue's filters", () => {
+  const now = new Date('2026-03-31T12:30:00.000Z');
+
+  it('start each time range where the listing starts it: hours back, or calendar months', () => {
+    expect(rangeStart('na', now)).toBeNull();
+    expect(rangeStart('1h', now)?.toISOString()).toBe('2026-03-31T11:30:00.000Z');
+    expect(rangeStart('7d', now)?.toISOString()).toBe('2026-03-24T12:30:00.000Z');
+    expect(rangeStart('3m', now)?.toISOString()).toBe('2025-12-31T12:30:00.000Z');
+    expect(rangeStart('1y', now)?.toISOString()).toBe('2025-03-31T12:30:00.000Z');
+  });
+
+  it('carry the filter, the status and the start of the range, and nothing of an incomplete filter', () => {
+    const filter: FilterCondition = { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' };
+    expect(filtersFromView({ ...DEFAULT_VIEW, filter, status: 'error', range: '24h' }, now)).toEqual([
+      filter,
+      { field: 'status', operator: 'equals', value: 'error' },
+      { field: 'start_timestamp', operator: 'greater_than_or_equal', value: '2026-03-30 12:30:00' },
+    ]);
+    expect(filtersFromView({ ...DEFAULT_VIEW, filter: { ...filter, key: undefined } }, now)).toEqual([]);
+    expect(filtersFromView(DEFAULT_VIEW, now)).toEqual([]);
   });
 });

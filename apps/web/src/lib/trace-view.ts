@@ -119,3 +119,46 @@ export function liveRowFits(view: TraceView, row: { status: string | null }): bo
   if (view.status && row.status !== view.status) return false;
   return view.search.trim() || view.filter || view.sort !== 'newest' ? null : true;
 }
+
+/** Each time range's length: hours, or calendar months (as PostgreSQL's intervals, which the listing uses). */
+const RANGE_LENGTH: Record<Exclude<TimeRange, 'na'>, { hours: number } | { months: number }> = {
+  '1h': { hours: 1 },
+  '3h': { hours: 3 },
+  '6h': { hours: 6 },
+  '24h': { hours: 24 },
+  '7d': { hours: 7 * 24 },
+  '1m': { months: 1 },
+  '3m': { months: 3 },
+  '6m': { months: 6 },
+  '1y': { months: 12 },
+};
+
+/** Where a time range ending `now` begins; null for all time. */
+export function rangeStart(range: TimeRange, now: Date): Date | null {
+  if (range === 'na') return null;
+  const length = RANGE_LENGTH[range];
+  const start = new Date(now);
+  if ('hours' in length) start.setTime(now.getTime() - length.hours * 3_600_000);
+  else start.setUTCMonth(start.getUTCMonth() - length.months);
+  return start;
+}
+
+/**
+ * The view's conditions as filters that must all hold (a sample for an annotation queue): its filter, its
+ * status, and its time range as a start bound at `now`. A search has no such filter: it is left out, and the
+ * caller says so.
+ */
+export function filtersFromView(view: TraceView, now: Date): FilterCondition[] {
+  const filters: FilterCondition[] = [];
+  if (view.filter && !incomplete(view.filter)) filters.push(view.filter);
+  if (view.status) filters.push({ field: 'status', operator: 'equals', value: view.status });
+  const start = rangeStart(view.range, now);
+  if (start)
+    filters.push({
+      field: 'start_timestamp',
+      operator: 'greater_than_or_equal',
+      // The filter's own format (UTC), as its input asks for it.
+      value: start.toISOString().slice(0, 19).replace('T', ' '),
+    });
+  return filters;
+}

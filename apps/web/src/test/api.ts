@@ -1,4 +1,7 @@
 import {
+  AgreementSchema,
+  AnnotationQueueSchema,
+  AnnotationSchema,
   ApiKeySchema,
   CompareRowsSchema,
   CompareSchema,
@@ -19,6 +22,7 @@ import {
   ProjectSummarySchema,
   PromptVersionSchema,
   ProviderKeySchema,
+  LeasedItemSchema,
   SpanSchema,
   TestCasePageSchema,
   TraceGroupSchema,
@@ -39,6 +43,9 @@ import { z } from 'zod';
 
 /** Where the API node mounts the console's routes (the client prefixes every call with it). */
 const API = '/api/svc/v1';
+
+/** An item completed or skipped (the route's inline schema). */
+const ItemStatusSchema = z.object({ item_id: z.number(), status: z.string() });
 
 /** The routes the pages call: method, path (msw's `:param` syntax) and the schema of a 200 answer. */
 const ROUTES = {
@@ -71,6 +78,19 @@ const ROUTES = {
   traceLog: { method: 'get', path: '/trace_log/:traceId', schema: TraceTreeResponseSchema },
   apiKeys: { method: 'get', path: '/api-keys', schema: z.array(ApiKeySchema) },
   providerKeys: { method: 'get', path: '/provider-keys', schema: z.array(ProviderKeySchema) },
+  agreement: { method: 'get', path: '/annotation-criteria/:id/agreement', schema: AgreementSchema },
+  annotate: { method: 'put', path: '/trace_log/:traceId/annotations/:criterionId', schema: AnnotationSchema },
+  queues: { method: 'get', path: '/annotation-queues', schema: z.array(AnnotationQueueSchema) },
+  createQueue: { method: 'post', path: '/annotation-queues', schema: AnnotationQueueSchema },
+  queue: { method: 'get', path: '/annotation-queues/:id', schema: AnnotationQueueSchema },
+  updateQueue: { method: 'patch', path: '/annotation-queues/:id', schema: AnnotationQueueSchema },
+  deleteQueue: { method: 'delete', path: '/annotation-queues/:id', schema: DeletedSchema },
+  addItems: { method: 'post', path: '/annotation-queues/:id/items', schema: z.object({ added: z.number() }) },
+  // null: the 204 of a queue with nothing left.
+  next: { method: 'post', path: '/annotation-queues/:id/next', schema: LeasedItemSchema.nullable() },
+  lease: { method: 'post', path: '/annotation-queues/:id/items/:itemId/lease', schema: LeasedItemSchema },
+  complete: { method: 'post', path: '/annotation-queues/:id/items/:itemId/complete', schema: ItemStatusSchema },
+  skip: { method: 'post', path: '/annotation-queues/:id/items/:itemId/skip', schema: ItemStatusSchema },
 } as const;
 
 export type Route = keyof typeof ROUTES;
@@ -195,9 +215,9 @@ export function answer<R extends Route>(
     route,
     (request) => {
       const parsed = parse(route, typeof reply === 'function' ? reply(request) : reply);
-      return parsed.success
-        ? HttpResponse.json(parsed.data as object)
-        : HttpResponse.json({ detail: 'the mock API refused its fixture' }, { status: 500 });
+      if (!parsed.success) return HttpResponse.json({ detail: 'the mock API refused its fixture' }, { status: 500 });
+      // A null answer is a 204 (nothing left to lease).
+      return parsed.data === null ? new HttpResponse(null, { status: 204 }) : HttpResponse.json(parsed.data as object);
     },
     options,
   );

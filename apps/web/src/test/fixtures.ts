@@ -497,3 +497,46 @@ export const traceTree = (over: Record<string, unknown> = {}): Fixture<'traceLog
   target: 'Within 30 days.',
   ...over,
 });
+
+// Annotation queues, and the criteria their reviewers fill in.
+type Criterion = ItemOf<Fixture<'criteria'>>;
+
+export const QUEUE_ID = 'a3000000-0000-4000-8000-000000000001';
+export const OTHER_QUEUE_ID = 'a3000000-0000-4000-8000-000000000002';
+
+export const helpfulness: Criterion = {
+  id: 'c1000000-0000-4000-8000-000000000001',
+  name: 'helpfulness',
+  kind: 'score',
+  description: 'How much the answer helps',
+  min: 1,
+  max: 5,
+  options: null,
+  eval_metric_name: null,
+  created_at: '2026-03-01T09:00:00.000Z',
+};
+
+export const tone: Criterion = {
+  ...helpfulness,
+  id: 'c1000000-0000-4000-8000-000000000002',
+  name: 'tone',
+  kind: 'value',
+  description: null,
+  min: null,
+  max: null,
+  options: ['friendly', 'neutral', 'rude'],
+};
+
+/** A queue of ten items, three of them finished, with both criteria. */
+export const queue = (over: Partial<Fixture<'queue'>> = {}): Fixture<'queue'> => ({
+  id: QUEUE_ID,
+  project_uuid: PROJECT_UUID,
+  name: 'refund-answers',
+  criterion_ids: [helpfulness.id, tone.id],
+  instructions: 'Is the refund policy stated correctly?',
+  created_at: '2026-03-01 09:00:00',
+  updated_at: '2026-03-01 09:00:00',
+  counts: { pending: 6, in_review: 1, done: 2, skipped: 1 },
+  reviewers: [{ reviewer: 'ada@example.com', done: 2, skipped: 1 }],
+  ...over,
+});

@@ -113,7 +113,10 @@ export default async function evalRuleRoutes(base: FastifyInstance) {
     },
     async (req) => {
       const { project_name, project_uuid, ...fields } = req.body;
-      await checkRule(app.sql, req.organizationId, fields);
+      // Checked before the project is made, so that a refused rule leaves none behind.
+      const existing =
+        project_uuid ?? (project_name ? await app.findProjectId(req.organizationId, project_name) : null);
+      await checkRule(app.sql, req.organizationId, fields, { ...fields, project_id: existing });
       const projectId = await app.resolveProjectId(req.organizationId, { project_name, project_uuid });
       const id = await createEvalRule(app.sql, req.organizationId, projectId, fields);
       if (!id) throw new AppError(409, `the project already has an eval rule named '${fields.name}'`);
@@ -135,9 +138,9 @@ export default async function evalRuleRoutes(base: FastifyInstance) {
     },
     async (req) => {
       const { project_name, project_uuid, ...rule } = req.body;
-      await checkRule(app.sql, req.organizationId, rule);
       const projectId =
         project_uuid ?? (project_name ? await app.findProjectId(req.organizationId, project_name) : null);
+      await checkRule(app.sql, req.organizationId, rule, { ...rule, project_id: projectId });
       if (!projectId) throw notFound('project');
       const judges = (await findEvalMetrics(app.sql, req.organizationId, { names: rule.metric_names }))
         .filter((m) => m.type === 'llm_judge')
@@ -182,7 +185,12 @@ export default async function evalRuleRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      await checkRule(app.sql, req.organizationId, req.body);
+      const stored = await found(app.sql, req.organizationId, req.params.id);
+      await checkRule(app.sql, req.organizationId, req.body, {
+        project_id: stored.project_id,
+        metric_names: req.body.metric_names ?? stored.metric_names,
+        annotation_queue: req.body.annotation_queue === undefined ? stored.annotation_queue : req.body.annotation_queue,
+      });
       try {
         if (!(await updateEvalRule(app.sql, req.organizationId, req.params.id, req.body))) throw notFound('eval rule');
       } catch (err) {
@@ -270,18 +278,38 @@ async function found(sql: Sql, organizationId: string, id: string): Promise<Stor
   return stored;
 }
 
-/** 422 naming the first unknown metric and the first filter that does not compile. */
+/**
+ * 422 naming the first unknown metric, the first filter that does not compile, and a queue the rule cannot
+ * feed: unknown, of another project, or fed on the result of a metric the rule does not run. `rule` is what
+ * the request sends; `after` the rule as it would be (a PATCH keeps what it does not send; a rule being made
+ * has no project while its project_name is new).
+ */
 async function checkRule(
   sql: Sql,
   organizationId: string,
   rule: { metric_names?: string[]; filters?: EvalRuleFilter[]; annotation_queue?: RuleQueueFeed | null },
+  after: { project_id: string | null; metric_names: string[]; annotation_queue?: RuleQueueFeed | null },
 ): Promise<void> {
   const problems = [];
-  const queueId = rule.annotation_queue?.queue_id;
-  if (queueId && !(await findAnnotationQueue(sql, organizationId, queueId)))
+  const sent = rule.annotation_queue;
+  const queue = sent && (await findAnnotationQueue(sql, organizationId, sent.queue_id));
+  if (sent && !queue)
     problems.push({
       loc: ['body', 'annotation_queue', 'queue_id'],
       msg: 'no such annotation queue',
+      type: 'value_error',
+    });
+  if (queue && queue.project_id !== after.project_id)
+    problems.push({
+      loc: ['body', 'annotation_queue', 'queue_id'],
+      msg: 'the queue belongs to another project: a rule feeds a queue of its own project',
+      type: 'value_error',
+    });
+  const metric = after.annotation_queue?.on_result?.metric_name;
+  if (metric && !after.metric_names.includes(metric))
+    problems.push({
+      loc: sent ? ['body', 'annotation_queue', 'on_result', 'metric_name'] : ['body', 'metric_names'],
+      msg: `the rule's queue is fed on the metric '${metric}', which the rule would no longer run: keep it in metric_names, or change annotation_queue`,
       type: 'value_error',
     });
   if (rule.metric_names) {

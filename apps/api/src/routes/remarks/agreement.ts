@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { agreementPairs } from '@sightline/core';
-import { annotatedSpans, findCriterion, setCriterionMetric } from '@sightline/db';
+import { annotatedSpans, findCriterion, findProjectById, setCriterionMetric } from '@sightline/db';
 import {
   AgreementSchema,
   CriterionParams,
@@ -10,6 +10,7 @@ import {
   CriterionSchema,
   DetailSchema,
   errorResponses,
+  OptionalUuid,
   Timestamp,
 } from '@sightline/schemas';
 import { notFound } from '../../errors';
@@ -45,8 +46,11 @@ export default async function agreementRoutes(base: FastifyInstance) {
     '/annotation-criteria/:id/agreement',
     {
       schema: {
+        description:
+          'Over the spans first stored in [from, to) (by default the last 30 days), of one project with project_uuid.',
         params: CriterionParams,
-        querystring: z.object({ from: Timestamp.optional(), to: Timestamp.optional() }),
+        // project_uuid: one project's spans (an annotation queue's), where criteria are the organization's.
+        querystring: z.object({ from: Timestamp.optional(), to: Timestamp.optional(), project_uuid: OptionalUuid }),
         response: { 200: AgreementSchema, 404: DetailSchema, ...errorResponses },
         summary:
           "How far the criterion's evaluation metric agrees with people, and people with each other, over the spans both rated (95% bootstrap intervals)",
@@ -58,7 +62,9 @@ export default async function agreementRoutes(base: FastifyInstance) {
       if (!criterion) throw notFound('annotation criterion');
       const to = req.query.to ?? new Date().toISOString();
       const from = req.query.from ?? new Date(Date.parse(to) - DEFAULT_DAYS * 86_400_000).toISOString();
-      const rows = await annotatedSpans(app.sql, req.organizationId, criterion, from, to);
+      const projectId = req.query.project_uuid ?? null;
+      if (projectId && !(await findProjectById(app.sql, req.organizationId, projectId))) throw notFound('project');
+      const rows = await annotatedSpans(app.sql, req.organizationId, criterion, { from, to, projectId });
       const { input, disagreements } = agreementPairs(criterion, rows);
       const figures = await app.pool.agreement(input);
       return {

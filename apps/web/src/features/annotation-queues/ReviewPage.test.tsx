@@ -1,26 +1,24 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { answer, requestsTo, server, settled } from '../../test/api';
-import { admin, CHILD_ID, PROJECT_UUID, project, ROOT_ID, skeleton, viewer } from '../../test/fixtures';
+import { answer, fail, pending, requestsTo, server, settled } from '../../test/api';
+import {
+  admin,
+  CHILD_ID,
+  helpfulness,
+  PROJECT_UUID,
+  project,
+  queue,
+  QUEUE_ID,
+  ROOT_ID,
+  skeleton,
+  tone,
+  viewer,
+} from '../../test/fixtures';
 import { renderPage } from '../../test/render';
 import { LEASE_RENEW_MS } from './components/ReviewItem';
 import ReviewPage from './ReviewPage';
-import {
-  answerQueue,
-  checkQueueApi,
-  failQueue,
-  helpfulness,
-  leased,
-  pendingQueue,
-  queue,
-  queueRequestsTo,
-  QUEUE_ID,
-  SECOND_TRACE_ID,
-  secondSkeleton,
-  spanOf,
-  tone,
-} from './test-fixtures';
+import { leased, SECOND_TRACE_ID, secondSkeleton, spanOf } from './test-fixtures';
 
 const open = () =>
   renderPage(<ReviewPage />, {
@@ -32,7 +30,7 @@ const second = leased({ item_id: 2, trace_id: SECOND_TRACE_ID, lease_expires_at:
 /** `/next` answers the first item, then `then` (the second item by default) each time after. */
 const items = (then: ReturnType<typeof leased> | null = second) => {
   let asked = 0;
-  return answerQueue('next', () => (asked++ === 0 ? leased() : then));
+  return answer('next', () => (asked++ === 0 ? leased() : then));
 };
 const itemShown = (name: string) => screen.findByRole('heading', { level: 3, name });
 const criterion = (name: string) => screen.getByLabelText(`Criterion ${name}`);
@@ -45,17 +43,16 @@ beforeEach(() => {
     answer('criteria', [helpfulness, tone]),
     answer('skeleton', (r) => (r.path.includes(SECOND_TRACE_ID) ? secondSkeleton : skeleton)),
     answer('span', (r) => spanOf(r.path.split('/').at(-1)!)),
-    answerQueue('queue', queue()),
+    answer('queue', queue()),
   );
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  checkQueueApi();
 });
 
 describe('the review page of a queue', () => {
   it('shows that the next item is being taken', async () => {
-    server.use(pendingQueue('next'));
+    server.use(pending('next'));
     open();
     expect(await screen.findByText('Taking the next item…')).toBeTruthy();
   });
@@ -65,7 +62,7 @@ describe('the review page of a queue', () => {
     open();
     expect(await screen.findByRole('heading', { level: 2, name: 'Review: refund-answers' })).toBeTruthy();
     expect(await itemShown('answer-question')).toBeTruthy();
-    expect(queueRequestsTo('next').map((r) => r.path)).toEqual([`/annotation-queues/${QUEUE_ID}/next`]);
+    expect(requestsTo('next').map((r) => r.path)).toEqual([`/annotation-queues/${QUEUE_ID}/next`]);
     const instructions = screen.getByRole('region', { name: 'Instructions' });
     expect(within(instructions).getByText('Is the refund policy stated correctly?')).toBeTruthy();
     expect(screen.getByRole('progressbar', { name: 'Reviewed in refund-answers' }).getAttribute('aria-valuenow')).toBe(
@@ -114,7 +111,7 @@ describe('the review page of a queue', () => {
   it('annotates the trace by number keys: a score, and after c the next criterion’s option', async () => {
     server.use(
       items(),
-      answerQueue('annotate', (r) => ({
+      answer('annotate', (r) => ({
         created_at: '2026-03-02 09:01:00',
         user_id: 'ada@example.com',
         score: (r.body as { score?: number }).score ?? null,
@@ -130,8 +127,8 @@ describe('the review page of a queue', () => {
     await press('c');
     expect(criterion('tone').getAttribute('aria-current')).toBe('true');
     await press('2');
-    await waitFor(() => expect(queueRequestsTo('annotate')).toHaveLength(2));
-    expect(queueRequestsTo('annotate').map((r) => [r.method, r.path, r.body])).toEqual([
+    await waitFor(() => expect(requestsTo('annotate')).toHaveLength(2));
+    expect(requestsTo('annotate').map((r) => [r.method, r.path, r.body])).toEqual([
       ['PUT', `/trace_log/${ROOT_ID}/annotations/${helpfulness.id}`, { score: 4 }],
       ['PUT', `/trace_log/${ROOT_ID}/annotations/${tone.id}`, { value: 'neutral' }],
     ]);
@@ -146,9 +143,9 @@ describe('the review page of a queue', () => {
     await press('3s{Enter}j');
     expect((score as HTMLInputElement).value).toBe('3');
     await settled();
-    expect(queueRequestsTo('annotate')).toHaveLength(0);
-    expect(queueRequestsTo('skip')).toHaveLength(0);
-    expect(queueRequestsTo('complete')).toHaveLength(0);
+    expect(requestsTo('annotate')).toHaveLength(0);
+    expect(requestsTo('skip')).toHaveLength(0);
+    expect(requestsTo('complete')).toHaveLength(0);
     expect(within(screen.getByRole('tree')).getAllByRole('treeitem')[0]!.getAttribute('aria-selected')).toBe('true');
     // Escape leaves the field: the keys are the page's again.
     await press('{Escape}j');
@@ -158,35 +155,35 @@ describe('the review page of a queue', () => {
   });
 
   it('completes the item with Enter and brings the next one', async () => {
-    server.use(items(), answerQueue('complete', { item_id: 1, status: 'done' }));
+    server.use(items(), answer('complete', { item_id: 1, status: 'done' }));
     open();
     await itemShown('answer-question');
     await press('{Enter}');
     expect(await itemShown('cancel-order')).toBeTruthy();
-    expect(queueRequestsTo('complete').map((r) => r.path)).toEqual([`/annotation-queues/${QUEUE_ID}/items/1/complete`]);
-    expect(queueRequestsTo('next')).toHaveLength(2);
-    expect(queueRequestsTo('skip')).toHaveLength(0);
+    expect(requestsTo('complete').map((r) => r.path)).toEqual([`/annotation-queues/${QUEUE_ID}/items/1/complete`]);
+    expect(requestsTo('next')).toHaveLength(2);
+    expect(requestsTo('skip')).toHaveLength(0);
     // The counts are read again with it.
-    expect(queueRequestsTo('queue').length).toBeGreaterThanOrEqual(2);
+    expect(requestsTo('queue').length).toBeGreaterThanOrEqual(2);
     const selected = screen.getByRole('region', { name: 'Selected span' });
     expect(await within(selected).findByText(/How do I cancel an order\?/)).toBeTruthy();
   });
 
   it('skips the item with s; when nothing is left, says so', async () => {
-    server.use(items(null), answerQueue('skip', { item_id: 1, status: 'skipped' }));
+    server.use(items(null), answer('skip', { item_id: 1, status: 'skipped' }));
     open();
     await itemShown('answer-question');
     await press('s');
     expect(
       await screen.findByRole('heading', { name: 'All done — nothing left to review in this queue' }),
     ).toBeTruthy();
-    expect(queueRequestsTo('skip').map((r) => r.path)).toEqual([`/annotation-queues/${QUEUE_ID}/items/1/skip`]);
-    expect(queueRequestsTo('complete')).toHaveLength(0);
-    expect(queueRequestsTo('next')).toHaveLength(2);
+    expect(requestsTo('skip').map((r) => r.path)).toEqual([`/annotation-queues/${QUEUE_ID}/items/1/skip`]);
+    expect(requestsTo('complete')).toHaveLength(0);
+    expect(requestsTo('next')).toHaveLength(2);
   });
 
   it('says all is done when the queue has nothing left, with the way back', async () => {
-    server.use(answerQueue('next', null));
+    server.use(answer('next', null));
     open();
     expect(
       await screen.findByRole('heading', { name: 'All done — nothing left to review in this queue' }),
@@ -198,7 +195,7 @@ describe('the review page of a queue', () => {
   });
 
   it('says the lease lapsed when completing is refused, and takes the next item', async () => {
-    server.use(items(), failQueue('complete', 409, LAPSED));
+    server.use(items(), fail('complete', 409, LAPSED));
     open();
     await itemShown('answer-question');
     await press('{Enter}');
@@ -208,11 +205,11 @@ describe('the review page of a queue', () => {
     await userEvent.click(within(alert).getByRole('button', { name: 'Take the next item' }));
     expect(await itemShown('cancel-order')).toBeTruthy();
     expect(screen.queryByText('Your lease on this item lapsed')).toBeNull();
-    expect(queueRequestsTo('next')).toHaveLength(2);
+    expect(requestsTo('next')).toHaveLength(2);
   });
 
   it('says the lease lapsed when skipping is refused', async () => {
-    server.use(items(), failQueue('skip', 409, LAPSED));
+    server.use(items(), fail('skip', 409, LAPSED));
     open();
     await itemShown('answer-question');
     await press('s');
@@ -229,13 +226,13 @@ describe('the review page of a queue', () => {
       if (ms === LEASE_RENEW_MS) timers.push(run);
       return setInterval(run, ms);
     }) as typeof window.setInterval);
-    server.use(items(), answerQueue('lease', leased({ lease_expires_at: '2026-03-02T09:14:00.000Z' })));
+    server.use(items(), answer('lease', leased({ lease_expires_at: '2026-03-02T09:14:00.000Z' })));
     open();
     await itemShown('answer-question');
     expect(timers).toHaveLength(1);
     act(() => timers[0]!());
     await waitFor(() =>
-      expect(queueRequestsTo('lease').map((r) => r.path)).toEqual([`/annotation-queues/${QUEUE_ID}/items/1/lease`]),
+      expect(requestsTo('lease').map((r) => r.path)).toEqual([`/annotation-queues/${QUEUE_ID}/items/1/lease`]),
     );
   });
 
@@ -244,11 +241,11 @@ describe('the review page of a queue', () => {
     open();
     expect(await screen.findByRole('heading', { name: "Reviewing takes a member's or an admin's key" })).toBeTruthy();
     await settled();
-    expect(queueRequestsTo('next')).toHaveLength(0);
+    expect(requestsTo('next')).toHaveLength(0);
   });
 
   it('says when the queue does not exist', async () => {
-    server.use(failQueue('queue', 404, 'annotation queue not found'), answerQueue('next', null));
+    server.use(fail('queue', 404, 'annotation queue not found'), answer('next', null));
     open();
     expect(await screen.findByRole('heading', { name: 'This queue does not exist' })).toBeTruthy();
   });

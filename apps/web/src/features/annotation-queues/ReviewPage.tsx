@@ -1,4 +1,4 @@
-import { Anchor, Box, Breadcrumbs, Button, Group, Paper, Spoiler, Stack, Text, Title } from '@mantine/core';
+import { Box, Button, Paper, Spoiler, Stack, Text } from '@mantine/core';
 import { IconChecks } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
@@ -7,6 +7,7 @@ import { useMe } from '../../api/me';
 import { useProjects } from '../../api/projects';
 import { usePermissions } from '../../api/roles';
 import { Section } from '../../components/trace/Section';
+import { PageHeading } from '../../components/ui/PageHeading';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { useNextItem, useQueue } from './api';
 import { KeyHelp } from './components/KeyHelp';
@@ -84,29 +85,21 @@ export default function ReviewPage() {
 
   return (
     <Stack gap="sm">
-      <Group justify="space-between" align="flex-end" wrap="nowrap">
-        <div style={{ minWidth: 0 }}>
-          <Breadcrumbs fz="sm">
-            <Anchor component={Link} to="/projects">
-              Projects
-            </Anchor>
-            <Anchor component={Link} to={`/projects/${projectUuid}/traces`}>
-              {project?.name ?? 'Project'}
-            </Anchor>
-            <Anchor component={Link} to={back}>
-              Annotation queues
-            </Anchor>
-          </Breadcrumbs>
-          <Title order={2} style={{ wordBreak: 'break-word' }}>
-            {queue.data ? `Review: ${queue.data.name}` : 'Review'}
-          </Title>
-        </div>
-        {queue.data && (
-          <Box w={280}>
-            <QueueProgress queue={queue.data} />
-          </Box>
-        )}
-      </Group>
+      <PageHeading
+        crumbs={[
+          { label: 'Projects', to: '/projects' },
+          { label: project?.name ?? 'Project', to: `/projects/${projectUuid}/traces` },
+          { label: 'Annotation queues', to: back },
+        ]}
+        title={queue.data ? `Review: ${queue.data.name}` : 'Review'}
+        right={
+          queue.data && (
+            <Box w={280}>
+              <QueueProgress queue={queue.data} />
+            </Box>
+          )
+        }
+      />
       {queue.data?.instructions && (
         <Paper withBorder radius="md" px="md" py="xs" role="region" aria-label="Instructions">
           <Section title="Instructions">

@@ -11,6 +11,8 @@ import {
   evalRulePreview,
   PROJECT_UUID,
   project,
+  queue,
+  QUEUE_ID,
   ROOT_ID,
   RULE_ID,
   traceTree,
@@ -73,7 +75,12 @@ async function startCreating(...metrics: string[]) {
 }
 
 beforeEach(() => {
-  server.use(answer('me', admin), answer('projects', [project()]), answer('evalMetrics', METRICS));
+  server.use(
+    answer('me', admin),
+    answer('projects', [project()]),
+    answer('evalMetrics', METRICS),
+    answer('queues', [queue()]),
+  );
 });
 
 describe('the eval rules page', () => {
@@ -181,6 +188,7 @@ describe('the eval rules page', () => {
         [
           { loc: ['body', 'metric_names', 1], msg: "no eval metric named 'helpfulness'" },
           { loc: ['body', 'filters', 0, 'value'], msg: 'not a value of environment' },
+          { loc: ['body', 'annotation_queue', 'queue_id'], msg: 'the queue belongs to another project' },
         ],
         { once: true },
       ),
@@ -197,6 +205,12 @@ describe('the eval rules page', () => {
     await fill(within(filter).getByLabelText(/^Key/), 'environment');
     await fill(within(filter).getByLabelText(/^Value/), 'production');
     await fill(within(dialog).getByLabelText(/^Daily judge limit/), '5');
+    // The traces it fails on, or scores below 0.5 by exact-answer, go to a queue of the project.
+    await choose('Annotation queue', 'refund-answers', dialog);
+    expect(within(dialog).getByText(/To save: say which traces go to the queue/)).toBeTruthy();
+    await user.click(within(dialog).getByRole('checkbox', { name: /When an evaluation fails/ }));
+    await choose('When the score of', 'exact-answer', dialog);
+    await fill(within(dialog).getByLabelText(/^is below/), '0.5');
     await user.click(within(dialog).getByRole('button', { name: 'Create rule' }));
 
     await waitFor(() => expect(requestsTo('createEvalRule')).toHaveLength(1));
@@ -211,6 +225,7 @@ describe('the eval rules page', () => {
       daily_cost_limit: 5,
       reevaluate_on_update: false,
       enabled: true,
+      annotation_queue: { queue_id: QUEUE_ID, on_result: { metric_name: 'exact-answer', below: 0.5 }, on_error: true },
     });
     const described = (input: HTMLElement) =>
       (input.getAttribute('aria-describedby') ?? '')
@@ -221,6 +236,8 @@ describe('the eval rules page', () => {
     await waitFor(() => expect(described(metrics)).toContain("no eval metric named 'helpfulness'"));
     expect(metrics.getAttribute('aria-invalid')).toBe('true');
     expect(described(within(filter).getByLabelText(/^Value/))).toContain('not a value of environment');
+    const queueInput = within(dialog).getByRole('combobox', { name: 'Annotation queue' });
+    expect(described(queueInput)).toContain('the queue belongs to another project');
 
     await user.click(within(dialog).getByRole('button', { name: 'Create rule' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());

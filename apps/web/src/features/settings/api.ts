@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
-import { criterionKeys, type Agreement, type CriterionPatch } from '../../api/criteria';
+import { agreementKeys, criterionKeys, type CriterionPatch } from '../../api/criteria';
 import type { ApiKey, ApiKeyCreated, Criterion, CriterionCreate, ProviderKey, Role } from '../../api/types';
 import { useInvalidatingMutation } from '../../lib/react-query';
 
@@ -55,10 +55,6 @@ export const useDeleteCriterion = () =>
     api<unknown>(`/annotation-criteria/${id}`, { method: 'DELETE' }),
   );
 
-const agreementKeys = {
-  of: (id: string) => ['criterion-agreement', id] as const,
-};
-
 /**
  * Names the evaluation metric a criterion corresponds to, or forgets it (`eval_metric_name: null`): pending
  * until the criteria are read again; the criterion's agreement, if open, is measured again beside.
@@ -74,29 +70,3 @@ export const useSetCriterionMetric = () => {
     },
   });
 };
-
-/** The periods agreement can be measured over, in days back from now (the API's default is 30). */
-export const AGREEMENT_DAYS = [7, 30, 90] as const;
-export type AgreementDays = (typeof AGREEMENT_DAYS)[number];
-
-const DAY_MS = 86_400_000;
-
-/** How far a criterion's judge agrees with people over the last `days` days. */
-const agreementQueryOptions = (id: string, days: AgreementDays) =>
-  queryOptions({
-    queryKey: [...agreementKeys.of(id), days] as const,
-    queryFn: ({ signal }) => {
-      const to = new Date();
-      const range = new URLSearchParams({
-        from: new Date(to.getTime() - days * DAY_MS).toISOString(),
-        to: to.toISOString(),
-      });
-      return api<Agreement>(`/annotation-criteria/${id}/agreement?${range}`, { signal });
-    },
-    // The figures move only as spans are annotated and scored: no polling, and reopening a panel within
-    // five minutes shows what was read.
-    staleTime: 5 * 60_000,
-  });
-
-/** A criterion's agreement: its panel mounts this only when opened, so a closed one asks nothing. */
-export const useAgreement = (id: string, days: AgreementDays) => useQuery(agreementQueryOptions(id, days));

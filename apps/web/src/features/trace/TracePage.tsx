@@ -1,4 +1,4 @@
-import { Anchor, Breadcrumbs, Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, Paper, Stack, Text } from '@mantine/core';
 import { IconArrowsMaximize, IconArrowsMinimize } from '@tabler/icons-react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -9,6 +9,7 @@ import { useSpan, useTraceSkeleton } from '../../api/traces';
 import { AddToDataset } from '../../components/AddToDataset';
 import { StatusBadge } from '../../components/TraceCells';
 import { SpanTree } from '../../components/trace/SpanTree';
+import { PageHeading } from '../../components/ui/PageHeading';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { Timestamp } from '../../components/ui/Timestamp';
 import { useUrlState } from '../../hooks/use-url-state';
@@ -84,39 +85,33 @@ export default function TracePage() {
 
   return (
     <Stack gap="sm">
-      <Group justify="space-between" align="flex-end" wrap="nowrap">
-        <div style={{ minWidth: 0 }}>
-          <Breadcrumbs fz="sm">
-            <Anchor component={Link} to="/projects">
-              Projects
-            </Anchor>
-            <Anchor component={Link} to={`/projects/${projectUuid}/traces`}>
-              {project?.name ?? 'Traces'}
-            </Anchor>
-            <Text size="sm" ff="monospace">
-              {traceId.slice(0, 8)}
-            </Text>
-          </Breadcrumbs>
-          <Group gap="sm" mt={2}>
-            <Title order={2} style={{ wordBreak: 'break-word' }}>
-              {root.trace_name || 'unnamed trace'}
-            </Title>
+      <PageHeading
+        crumbs={[
+          { label: 'Projects', to: '/projects' },
+          { label: project?.name ?? 'Traces', to: `/projects/${projectUuid}/traces` },
+          { label: traceId.slice(0, 8), mono: true },
+        ]}
+        title={root.trace_name || 'unnamed trace'}
+        beside={
+          <>
             <StatusBadge status={root.status} />
             {canWrite && <AddToDataset rootIds={[root.trace_id]} />}
+          </>
+        }
+        right={
+          <Group gap="lg" wrap="nowrap">
+            <Summary label="Started">
+              <Timestamp value={root.start_timestamp} size="sm" fw={500} />
+            </Summary>
+            <Summary label="Duration">
+              {formatLatency(root.latency ?? (tree.endMs > tree.startMs ? (tree.endMs - tree.startMs) / 1000 : null))}
+            </Summary>
+            <Summary label="Spans">{formatCount(tree.nodes.length)}</Summary>
+            <Summary label="Tokens">{formatCount(root.total_tokens ?? totals.tokens)}</Summary>
+            <Summary label="Cost">{formatCost(root.cost ?? totals.cost)}</Summary>
           </Group>
-        </div>
-        <Group gap="lg" wrap="nowrap">
-          <Summary label="Started">
-            <Timestamp value={root.start_timestamp} size="sm" fw={500} />
-          </Summary>
-          <Summary label="Duration">
-            {formatLatency(root.latency ?? (tree.endMs > tree.startMs ? (tree.endMs - tree.startMs) / 1000 : null))}
-          </Summary>
-          <Summary label="Spans">{formatCount(tree.nodes.length)}</Summary>
-          <Summary label="Tokens">{formatCount(root.total_tokens ?? totals.tokens)}</Summary>
-          <Summary label="Cost">{formatCost(root.cost ?? totals.cost)}</Summary>
-        </Group>
-      </Group>
+        }
+      />
 
       <div style={{ display: 'flex', gap: 'var(--mantine-spacing-sm)', alignItems: 'stretch' }}>
         <Paper withBorder radius="md" style={{ flex: '1 1 55%', minWidth: 0, overflow: 'hidden' }}>

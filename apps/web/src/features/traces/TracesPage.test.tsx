@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { answer, fail, pending, requestsTo, server } from '../../test/api';
 import { stubEventSource, type FakeEventSource } from '../../test/event-source';
-import { admin, PROJECT_UUID, project, tracePage, traceRow } from '../../test/fixtures';
+import { admin, PROJECT_UUID, project, queue, QUEUE_ID, tracePage, traceRow, viewer } from '../../test/fixtures';
 import { API_KEY, renderPage } from '../../test/render';
 import TracesPage from './TracesPage';
 
@@ -133,6 +133,74 @@ describe('the traces page', () => {
     streams[0]!.emit('trace', JSON.stringify(fresh));
     await waitFor(() => expect(rowNames()).toEqual(['fresh-trace', 'answer-question', 'classify-ticket']));
     expect(screen.getByText('3 traces')).toBeTruthy();
+  });
+
+  describe('add to queue', () => {
+    const toQueue = async (button: string) => {
+      await userEvent.click(await screen.findByRole('button', { name: button }));
+      const dialog = await screen.findByRole('dialog');
+      await userEvent.click(within(dialog).getByRole('combobox', { name: 'Annotation queue' }));
+      await userEvent.click(await screen.findByRole('option', { name: 'refund-answers' }));
+      return dialog;
+    };
+    beforeEach(() => server.use(answer('queues', [queue()]), answer('addItems', { added: 1 })));
+    afterEach(() => vi.useRealTimers());
+
+    it('sends the selected traces to a queue', async () => {
+      server.use(answer('traces', tracePage(ROWS)));
+      open();
+      await userEvent.click(await screen.findByRole('checkbox', { name: 'Select classify-ticket' }));
+      const dialog = await toQueue('Add 1 to queue');
+      expect(within(dialog).getByText(/The trace selected in the table/)).toBeTruthy();
+      await userEvent.click(within(dialog).getByRole('button', { name: 'Add to queue' }));
+      await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+      expect(requestsTo('addItems').map((r) => [r.path, r.body])).toEqual([
+        [`/annotation-queues/${QUEUE_ID}/items`, { trace_ids: [ROWS[1]!.trace_id] }],
+      ]);
+      expect(requestsTo('queues')[0]!.query).toEqual({ project_uuid: PROJECT_UUID });
+      // Added: the selection is cleared.
+      expect(screen.queryByRole('button', { name: /^Add \d+ to queue/ })).toBeNull();
+    });
+
+    it("sends a sample of the view's traces: its filter, status and time range, from when the dialog opened", async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date('2026-03-02T12:00:00.000Z'));
+      server.use(answer('traces', tracePage(ROWS, { total: 40 })));
+      open('?status=error&range=24h&filter=metadata&key=env&op=equals&value=prod');
+      const dialog = await toQueue('Add to queue');
+      expect(within(dialog).getByText(/A random sample of the traces in this view \(40\)/)).toBeTruthy();
+      expect(
+        within(dialog)
+          .getAllByRole('listitem')
+          .map((li) => li.textContent),
+      ).toEqual(['metadata.env equals prod', 'status equals error', 'start ≥ 2026-03-01 12:00:00']);
+      expect((within(dialog).getByRole('textbox', { name: /^Sample size/ }) as HTMLInputElement).value).toBe('40');
+      await userEvent.click(within(dialog).getByRole('button', { name: 'Add to queue' }));
+      await waitFor(() => expect(requestsTo('addItems')).toHaveLength(1));
+      expect(requestsTo('addItems')[0]!.body).toEqual({
+        filters: [
+          { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' },
+          { field: 'status', operator: 'equals', value: 'error' },
+          { field: 'start_timestamp', operator: 'greater_than_or_equal', value: '2026-03-01 12:00:00' },
+        ],
+        sample_size: 40,
+      });
+    });
+
+    it('does not sample a search, which no filter expresses', async () => {
+      server.use(answer('traces', tracePage(ROWS)));
+      open('?q=refund');
+      const dialog = await toQueue('Add to queue');
+      expect(within(dialog).getByRole('status').textContent).toMatch(/a search is not one/);
+      expect((within(dialog).getByRole('button', { name: 'Add to queue' }) as HTMLButtonElement).disabled).toBe(true);
+    });
+
+    it('is not offered to a viewer', async () => {
+      server.use(answer('me', viewer), answer('traces', tracePage(ROWS)));
+      open();
+      await screen.findByRole('table', { name: 'Traces' });
+      expect(screen.queryByRole('button', { name: 'Add to queue' })).toBeNull();
+    });
   });
 });
 

@@ -9,6 +9,7 @@ import { usePermissions } from '../../api/roles';
 import { useSession } from '../../api/session';
 import type { TraceRow } from '../../api/types';
 import { AddToDataset } from '../../components/AddToDataset';
+import { AddToQueue } from '../../components/AddToQueue';
 import { ClientSetup } from '../../components/ClientSetup';
 import { FilterBuilder } from '../../components/FilterBuilder';
 import { ProjectHeader } from '../../components/ProjectHeader';
@@ -49,7 +50,7 @@ export default function TracesPage() {
   const traces = useTraces(requestFromView(view, projectUuid));
   const { apiKey } = useSession();
   const { canWrite } = usePermissions();
-  // Traces picked for "Add to dataset", by id: kept across pages until added.
+  // Traces picked for "Add to dataset" and "Add to queue", by id: kept across pages until added.
   const [selection, setSelection] = useState<RowSelectionState>({});
   const picked = Object.keys(selection).filter((id) => selection[id]);
   // Rows that wait for a search or a filter are the server's to judge: page 1, asked again.
@@ -105,6 +106,15 @@ export default function TracesPage() {
         )}
         <div style={{ flex: 1 }} />
         {picked.length > 0 && <AddToDataset rootIds={picked} onAdded={() => setSelection({})} />}
+        {canWrite && rows.length > 0 && (
+          <AddToQueue
+            projectUuid={projectUuid}
+            rootIds={picked}
+            view={view}
+            matching={traces.data?.total_exact ? traces.data.total + live.added : null}
+            onAdded={() => setSelection({})}
+          />
+        )}
         <ColumnChooser />
       </Group>
 

@@ -1,26 +1,15 @@
-import {
-  Button,
-  Fieldset,
-  Group,
-  NumberInput,
-  SegmentedControl,
-  SimpleGrid,
-  Stack,
-  Text,
-  Textarea,
-} from '@mantine/core';
-import { notifications } from '@mantine/notifications';
-import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { SegmentedControl, Text, Textarea } from '@mantine/core';
 import { useState } from 'react';
-import { FilterConditionFields } from '../../../components/FilterBuilder';
+import type { AnnotationQueue, QueueItemsRequest } from '../../../api/annotation-queues';
+import { FilterList } from '../../../components/FilterList';
+import { SampleSizeInput } from '../../../components/SampleSizeInput';
 import { FormModal } from '../../../components/ui/FormModal';
-import { incomplete, type FilterCondition } from '../../../lib/filter-fields';
-import { formatCount } from '../../../lib/format';
-import { useAddItems, type AnnotationQueue, type QueueItemsRequest } from '../api';
-import { fieldErrors, filterOf, listErrors, NEW_FILTER, otherErrors, traceIdsOf } from '../lib/queues';
+import { fieldErrors, listErrors, otherErrors } from '../../../lib/field-errors';
+import { filterOf, incomplete, type FilterCondition } from '../../../lib/filter-fields';
+import { useAddToQueue } from '../../../hooks/use-add-to-queue';
+import { traceIdsOf } from '../lib/queues';
 
 const PLACED = /^(filters|sample_size|trace_ids)(\.|$)/;
-const MAX_SAMPLE = 10_000;
 
 /**
  * Adds traces to a queue: a random sample of the project's traces that pass every filter, or traces by id.
@@ -31,10 +20,9 @@ export function AddTracesForm({ queue, onClose }: { queue: AnnotationQueue; onCl
   const [filters, setFilters] = useState<FilterCondition[]>([]);
   const [sampleSize, setSampleSize] = useState<number | string>(50);
   const [ids, setIds] = useState('');
-  const add = useAddItems();
+  const add = useAddToQueue();
   const errors = fieldErrors(add.error);
   const traceIds = traceIdsOf(ids);
-  const setFilter = (i: number, c: FilterCondition) => setFilters(filters.map((f, j) => (j === i ? c : f)));
 
   const bad = filters.findIndex((c) => incomplete(c));
   const missing =
@@ -51,20 +39,7 @@ export function AddTracesForm({ queue, onClose }: { queue: AnnotationQueue; onCl
   const submit = () => {
     const body: QueueItemsRequest =
       mode === 'ids' ? { trace_ids: traceIds } : { filters: filters.map(filterOf), sample_size: Number(sampleSize) };
-    add.mutate(
-      { id: queue.id, body },
-      {
-        onSuccess: ({ added }) => {
-          notifications.show({
-            color: 'teal',
-            message: added
-              ? `Added ${formatCount(added)} ${added === 1 ? 'trace' : 'traces'} to ${queue.name}`
-              : `No trace added to ${queue.name}: the matching traces are in it already`,
-          });
-          onClose();
-        },
-      },
-    );
+    add.mutate({ queue, body }, { onSuccess: onClose });
   };
 
   return (
@@ -88,69 +63,13 @@ export function AddTracesForm({ queue, onClose }: { queue: AnnotationQueue; onCl
       />
       {mode === 'filter' ? (
         <>
-          <Fieldset legend="Filters" variant="unstyled">
-            <Stack gap="sm">
-              <Text size="sm" c="dimmed">
-                A sample of the project&apos;s traces whose root span passes every filter; without a filter, of all of
-                them.
-              </Text>
-              {filters.map((c, i) => (
-                <Fieldset key={i} legend={`Filter ${i + 1}`} p="sm">
-                  <SimpleGrid cols={2} spacing="xs" verticalSpacing="xs">
-                    <FilterConditionFields
-                      condition={c}
-                      onChange={(next) => setFilter(i, next)}
-                      errors={{
-                        field: errors[`filters.${i}.field`],
-                        key: errors[`filters.${i}.key`],
-                        operator: errors[`filters.${i}.operator`],
-                        value: errors[`filters.${i}.value`] ?? errors[`filters.${i}`],
-                      }}
-                    />
-                  </SimpleGrid>
-                  <Group justify="flex-end" mt="xs">
-                    <Button
-                      size="xs"
-                      variant="subtle"
-                      color="red"
-                      leftSection={<IconTrash size={14} />}
-                      onClick={() => setFilters(filters.filter((_, j) => j !== i))}
-                    >
-                      Remove filter {i + 1}
-                    </Button>
-                  </Group>
-                </Fieldset>
-              ))}
-              {errors.filters && (
-                <Text size="sm" c="red">
-                  {errors.filters}
-                </Text>
-              )}
-              <Group>
-                <Button
-                  size="xs"
-                  variant="default"
-                  leftSection={<IconPlus size={14} />}
-                  onClick={() => setFilters([...filters, NEW_FILTER])}
-                >
-                  Add filter
-                </Button>
-              </Group>
-            </Stack>
-          </Fieldset>
-          <NumberInput
-            label="Sample size"
-            description={`Traces to add, at random among those that match (at most ${formatCount(MAX_SAMPLE)})`}
-            min={1}
-            max={MAX_SAMPLE}
-            allowDecimal={false}
-            allowNegative={false}
-            clampBehavior="strict"
-            value={sampleSize}
-            onChange={setSampleSize}
-            error={errors.sample_size}
-            maw={260}
+          <FilterList
+            filters={filters}
+            onChange={setFilters}
+            errors={errors}
+            description="A sample of the project's traces whose root span passes every filter; without a filter, of all of them."
           />
+          <SampleSizeInput value={sampleSize} onChange={setSampleSize} error={errors.sample_size} />
         </>
       ) : (
         <Textarea

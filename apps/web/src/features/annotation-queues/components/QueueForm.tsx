@@ -4,8 +4,10 @@ import { Link } from 'react-router';
 import { errorMessage } from '../../../api/client';
 import { useCriteria } from '../../../api/criteria';
 import { FormModal } from '../../../components/ui/FormModal';
-import { useCreateQueue, useUpdateQueue, type AnnotationQueue } from '../api';
-import { draftOf, fieldErrors, fieldsOf, listErrors, NEW_QUEUE, otherErrors, type QueueDraft } from '../lib/queues';
+import type { AnnotationQueue } from '../../../api/annotation-queues';
+import { useCreateQueue, useUpdateQueue } from '../api';
+import { fieldErrors, listErrors, otherErrors } from '../../../lib/field-errors';
+import { draftOf, fieldsOf, NEW_QUEUE, type QueueDraft } from '../lib/queues';
 
 /** The fields the form shows the API's refusals beside; a refusal of any other is shown under the form. */
 const PLACED = /^(name|criterion_ids|instructions)(\.|$)/;

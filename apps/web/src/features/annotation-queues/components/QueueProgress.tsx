@@ -1,6 +1,6 @@
 import { Progress, Stack, Text } from '@mantine/core';
 import { formatCount } from '../../../lib/format';
-import type { AnnotationQueue } from '../api';
+import type { AnnotationQueue } from '../../../api/annotation-queues';
 import { progressOf } from '../lib/queues';
 
 /** A queue's progress: a bar of its done and skipped items over all of them, and the counts by state. */

@@ -4,7 +4,9 @@ import { Link } from 'react-router';
 import type { Criterion } from '../../../api/types';
 import { DeleteButton } from '../../../components/ui/DeleteButton';
 import { formatAuthor, formatCount } from '../../../lib/format';
-import { useDeleteQueue, type AnnotationQueue } from '../api';
+import type { AnnotationQueue } from '../../../api/annotation-queues';
+import { useDeleteQueue } from '../api';
+import { QueueAgreement } from './QueueAgreement';
 import { QueueProgress } from './QueueProgress';
 
 /** One queue: its criteria, progress, reviewers and, for a writer, review / add traces / edit / delete. */
@@ -34,13 +36,19 @@ export function QueueRow({
       </Table.Td>
       <Table.Td>
         {q.criterion_ids.length ? (
-          <Group gap={4}>
-            {q.criterion_ids.map((id) => (
-              <Badge key={id} variant="light" color="gray" tt="none">
-                {criteria?.find((c) => c.id === id)?.name ?? `deleted criterion ${id.slice(0, 8)}`}
-              </Badge>
-            ))}
-          </Group>
+          <Stack gap={4}>
+            {q.criterion_ids.map((id) => {
+              const c = criteria?.find((c) => c.id === id);
+              return (
+                <div key={id}>
+                  <Badge variant="light" color="gray" tt="none">
+                    {c?.name ?? `deleted criterion ${id.slice(0, 8)}`}
+                  </Badge>
+                  {c?.eval_metric_name && <QueueAgreement criterion={c} projectUuid={q.project_uuid} />}
+                </div>
+              );
+            })}
+          </Stack>
         ) : (
           <Text size="sm" c="dimmed">
             None

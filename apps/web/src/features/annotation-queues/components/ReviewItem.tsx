@@ -14,7 +14,8 @@ import { SpanTree } from '../../../components/trace/SpanTree';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/StateViews';
 import { Timestamp } from '../../../components/ui/Timestamp';
 import { ancestorsOf, buildSpanTree, visibleNodes } from '../../../lib/span-tree';
-import { useFinishItem, useRenewLease, type AnnotationQueue, type LeasedItem } from '../api';
+import type { AnnotationQueue, LeasedItem } from '../../../api/annotation-queues';
+import { useFinishItem, useRenewLease } from '../api';
 import { choiceOf, criteriaOf, isControl, isTyping } from '../lib/queues';
 import { SpanContent } from './SpanContent';
 

@@ -1,14 +1,13 @@
-import { Alert, Badge, Code, Group, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Alert, Code, ScrollArea, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useMemo } from 'react';
 import type { SkeletonSpan, Span } from '../../../api/types';
-import { StatusBadge } from '../../../components/TraceCells';
 import { ChatView } from '../../../components/trace/ChatView';
 import { Section } from '../../../components/trace/Section';
+import { SpanHeading } from '../../../components/trace/SpanHeading';
 import { Payload } from '../../../components/ui/Payload';
 import { ErrorState, LoadingState } from '../../../components/ui/StateViews';
 import { chatOf } from '../../../lib/chat';
-import { KIND_COLORS } from '../../../theme';
 
 /**
  * What a reviewer reads of the selected span: its conversation as on the trace page when it has one, else
@@ -28,19 +27,10 @@ export function SpanContent({
   onRetry: () => void;
 }) {
   const messages = useMemo(() => (span ? chatOf(span) : []), [span]);
-  const kind = skeleton.kind ?? 'span';
   return (
     <Stack gap="sm" p="md">
       <div>
-        <Group gap={6}>
-          <Badge variant="light" color={KIND_COLORS[kind] ?? 'gray'} radius="sm">
-            {kind}
-          </Badge>
-          <StatusBadge status={skeleton.status} />
-        </Group>
-        <Title order={4} mt={4} style={{ wordBreak: 'break-word' }}>
-          {skeleton.trace_name || 'unnamed span'}
-        </Title>
+        <SpanHeading skeleton={skeleton} order={4} />
       </div>
       {loading ? (
         <LoadingState label="Loading the span" />

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../api/client';
-import { helpfulness, tone } from '../test-fixtures';
-import { choiceOf, fieldErrors, isControl, isTyping, listErrors, progressOf, traceIdsOf } from './queues';
+import { helpfulness, tone } from '../../../test/fixtures';
+import { choiceOf, isControl, isTyping, progressOf, traceIdsOf } from './queues';
 
 describe('annotation queue helpers', () => {
   it('maps a number key to an option, or to a score the range holds', () => {
@@ -20,17 +19,6 @@ describe('annotation queue helpers', () => {
       percent: 30,
     });
     expect(progressOf({ pending: 0, in_review: 0, done: 0, skipped: 0 }).percent).toBe(0);
-  });
-
-  it("places the API's refusals by field, naming the item of a list", () => {
-    const err = new ApiError(422, [
-      { loc: ['body', 'criterion_ids', 1], msg: 'no such annotation criterion', type: 'value_error' },
-    ]);
-    const errors = fieldErrors(err);
-    expect(errors).toEqual({ 'criterion_ids.1': 'no such annotation criterion' });
-    expect(listErrors(errors, 'criterion_ids', (i) => ['a', 'b'][i]!)).toBe('b: no such annotation criterion');
-    expect(listErrors(errors, 'trace_ids', String)).toBeUndefined();
-    expect(fieldErrors(new ApiError(409, 'taken'))).toEqual({ name: 'taken' });
   });
 
   it('reads pasted trace ids once each', () => {

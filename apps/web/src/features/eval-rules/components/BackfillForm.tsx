@@ -4,7 +4,8 @@ import { errorMessage } from '../../../api/client';
 import type { EvalRule } from '../../../api/types';
 import { FormModal } from '../../../components/ui/FormModal';
 import { useStartBackfill } from '../api';
-import { fieldErrors, fromLocalInput, toLocalInput } from '../lib/rules';
+import { fieldErrors } from '../../../lib/field-errors';
+import { fromLocalInput, toLocalInput } from '../lib/rules';
 
 const DAY_MS = 86_400_000;
 

@@ -1,32 +1,19 @@
-import {
-  Anchor,
-  Button,
-  Fieldset,
-  Group,
-  MultiSelect,
-  NumberInput,
-  Radio,
-  SimpleGrid,
-  Stack,
-  Switch,
-  Text,
-  TextInput,
-} from '@mantine/core';
-import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { Anchor, MultiSelect, NumberInput, Radio, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { errorMessage } from '../../../api/client';
 import { useEvalMetrics } from '../../../api/eval-metrics';
 import type { EvalRule } from '../../../api/types';
-import { FilterConditionFields } from '../../../components/FilterBuilder';
+import { FilterList } from '../../../components/FilterList';
 import { FormModal } from '../../../components/ui/FormModal';
-import type { FilterCondition } from '../../../lib/filter-fields';
+import { errorAt, fieldErrors, otherErrors } from '../../../lib/field-errors';
 import { useCreateEvalRule, useUpdateEvalRule } from '../api';
-import { draftOf, errorAt, fieldErrors, fieldsOf, missing, NEW_FILTER, NEW_RULE, type RuleDraft } from '../lib/rules';
+import { draftOf, fieldsOf, missing, NEW_RULE, type RuleDraft } from '../lib/rules';
+import { QueueFeedFields } from './QueueFeedFields';
 import { RulePreview } from './RulePreview';
 
 /** The fields the form shows the API's refusals beside; a refusal of any other is shown under the form. */
-const PLACED = /^(name|metric_names|sample_rate|filters|target|settle_seconds|daily_cost_limit)(\.|$)/;
+const PLACED = /^(name|metric_names|sample_rate|filters|target|settle_seconds|daily_cost_limit|annotation_queue)(\.|$)/;
 
 /** Creates a rule (`rule` null) or edits one, with a preview of what it would evaluate before it is saved. */
 export function RuleForm({
@@ -44,17 +31,8 @@ export function RuleForm({
   const save = rule ? update : create;
   const metrics = useEvalMetrics();
   const set = (change: Partial<RuleDraft>) => setD((prev) => ({ ...prev, ...change }));
-  const setFilter = (i: number, c: FilterCondition) => set({ filters: d.filters.map((f, j) => (j === i ? c : f)) });
 
   const errors = fieldErrors(save.error);
-  const unplaced = Object.entries(errors).filter(([path]) => !PLACED.test(path));
-  const generalError = !save.isError
-    ? null
-    : Object.keys(errors).length === 0
-      ? errorMessage(save.error)
-      : unplaced.length
-        ? unplaced.map(([path, msg]) => `${path}: ${msg}`).join('; ')
-        : null;
   const toSave = missing(d);
 
   const submit = () => {
@@ -71,7 +49,7 @@ export function RuleForm({
       onSubmit={submit}
       submit={rule ? 'Save' : 'Create rule'}
       pending={save.isPending}
-      error={generalError}
+      error={otherErrors(save.error, PLACED)}
       disabled={!!toSave}
     >
       <TextInput
@@ -130,55 +108,12 @@ export function RuleForm({
           error={errorAt(errors, 'target.span_name')}
         />
       )}
-      <Fieldset legend="Filters" variant="unstyled">
-        <Stack gap="sm">
-          <Text size="sm" c="dimmed">
-            A trace is evaluated when its root span passes every filter; without a filter, every trace is.
-          </Text>
-          {d.filters.map((c, i) => (
-            <Fieldset key={i} legend={`Filter ${i + 1}`} p="sm">
-              <SimpleGrid cols={2} spacing="xs" verticalSpacing="xs">
-                <FilterConditionFields
-                  condition={c}
-                  onChange={(next) => setFilter(i, next)}
-                  errors={{
-                    field: errors[`filters.${i}.field`],
-                    key: errors[`filters.${i}.key`],
-                    operator: errors[`filters.${i}.operator`],
-                    value: errors[`filters.${i}.value`] ?? errors[`filters.${i}`],
-                  }}
-                />
-              </SimpleGrid>
-              <Group justify="flex-end" mt="xs">
-                <Button
-                  size="xs"
-                  variant="subtle"
-                  color="red"
-                  leftSection={<IconTrash size={14} />}
-                  onClick={() => set({ filters: d.filters.filter((_, j) => j !== i) })}
-                >
-                  Remove filter {i + 1}
-                </Button>
-              </Group>
-            </Fieldset>
-          ))}
-          {errors.filters && (
-            <Text size="sm" c="red">
-              {errors.filters}
-            </Text>
-          )}
-          <Group>
-            <Button
-              size="xs"
-              variant="default"
-              leftSection={<IconPlus size={14} />}
-              onClick={() => set({ filters: [...d.filters, NEW_FILTER] })}
-            >
-              Add filter
-            </Button>
-          </Group>
-        </Stack>
-      </Fieldset>
+      <FilterList
+        filters={d.filters}
+        onChange={(filters) => set({ filters })}
+        errors={errors}
+        description="A trace is evaluated when its root span passes every filter; without a filter, every trace is."
+      />
       <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
         <NumberInput
           label="Sample rate"
@@ -232,6 +167,7 @@ export function RuleForm({
         checked={d.enabled}
         onChange={(e) => set({ enabled: e.currentTarget.checked })}
       />
+      <QueueFeedFields projectUuid={projectUuid} draft={d} onChange={set} errors={errors} />
       <RulePreview projectUuid={projectUuid} draft={d} metrics={metrics.data ?? []} />
       {toSave && (
         <Text size="xs" c="dimmed" ta="right">

@@ -6,7 +6,8 @@ import { errorMessage } from '../../../api/client';
 import type { EvalMetric, EvalRulePreview } from '../../../api/types';
 import { formatCost, formatCount, formatScore } from '../../../lib/format';
 import { useEvalRulePreview, useTryOnTrace } from '../api';
-import { completeFilters, sampleRateOf, type RuleDraft } from '../lib/rules';
+import { completeFilters } from '../../../lib/filter-fields';
+import { sampleRateOf, type RuleDraft } from '../lib/rules';
 
 /** Asked once the metrics, the sample rate and the filters have stopped changing for this long. */
 const PREVIEW_DEBOUNCE_MS = 400;

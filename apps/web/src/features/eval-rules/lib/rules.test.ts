@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../api/client';
 import type { EvalRule } from '../../../api/types';
 import { evalRule } from '../../../test/fixtures';
-import {
-  draftOf,
-  errorAt,
-  exampleSpan,
-  fieldErrors,
-  fieldsOf,
-  fromLocalInput,
-  missing,
-  NEW_RULE,
-  toLocalInput,
-} from './rules';
+import { draftOf, exampleSpan, fieldsOf, fromLocalInput, missing, NEW_RULE, toLocalInput } from './rules';
 
 describe('a rule in the form', () => {
   it('reads a rule into the form and back into the fields the API takes', () => {
@@ -40,7 +29,13 @@ describe('a rule in the form', () => {
       daily_cost_limit: 2.5,
       reevaluate_on_update: false,
       enabled: true,
+      annotation_queue: null,
     });
+    // A queue fed on failures only keeps no bound; one fed on a score reads back as it was.
+    const fed = draftOf({ ...rule, annotation_queue: { queue_id: 'q', on_result: null, on_error: true } });
+    expect(fieldsOf(fed).annotation_queue).toEqual({ queue_id: 'q', on_result: null, on_error: true });
+    const low = { queue_id: 'q', on_result: { metric_name: 'exact-answer', below: 0.4 }, on_error: false };
+    expect(fieldsOf(draftOf({ ...rule, annotation_queue: low })).annotation_queue).toEqual(low);
   });
 
   it('says what is missing before saving', () => {
@@ -51,20 +46,8 @@ describe('a rule in the form', () => {
       'complete filter 1 (give the key)',
     );
     expect(missing({ ...named, targetKind: 'span' })).toBe('name the span to evaluate');
-  });
-
-  it("places a 422's problems and a 409 by field", () => {
-    const errors = fieldErrors(
-      new ApiError(422, [
-        { loc: ['body', 'metric_names', 1], msg: 'no eval metric named x', type: 'value_error' },
-        { loc: ['body', 'filters', 0, 'field'], msg: 'unknown field', type: 'value_error' },
-      ]),
-    );
-    expect(errors).toEqual({ 'metric_names.1': 'no eval metric named x', 'filters.0.field': 'unknown field' });
-    expect(errorAt(errors, 'metric_names')).toBe('no eval metric named x');
-    expect(errorAt(errors, 'metric')).toBeUndefined();
-    expect(fieldErrors(new ApiError(409, 'taken'))).toEqual({ name: 'taken' });
-    expect(fieldErrors(new ApiError(503, 'down'))).toEqual({});
+    expect(missing({ ...named, queueId: 'q' })).toMatch(/which traces go to the queue/);
+    expect(missing({ ...named, queueId: 'q', queueMetric: 'm', queueBelow: 0.5 })).toBeNull();
   });
 });
 

@@ -1,6 +1,5 @@
-import { ApiError } from '../../../api/client';
 import type { EvalRule, EvalRuleCreate } from '../../../api/types';
-import { incomplete, needsKey, needsValue, parseField, type FilterCondition } from '../../../lib/filter-fields';
+import { filterOf, incomplete, type FilterCondition } from '../../../lib/filter-fields';
 
 /** A rule as the form edits it: numbers as their inputs hold them ('' while cleared). */
 export type RuleDraft = {
@@ -16,6 +15,12 @@ export type RuleDraft = {
   dailyLimit: number | string;
   reevaluate: boolean;
   enabled: boolean;
+  /** The annotation queue the rule sends traces to (null: none), when it fails or scores below a bound. */
+  queueId: string | null;
+  queueOnError: boolean;
+  queueMetric: string | null;
+  /** '' while no bound is given. */
+  queueBelow: number | string;
 };
 
 export const NEW_RULE: RuleDraft = {
@@ -29,9 +34,11 @@ export const NEW_RULE: RuleDraft = {
   dailyLimit: '',
   reevaluate: false,
   enabled: true,
+  queueId: null,
+  queueOnError: false,
+  queueMetric: null,
+  queueBelow: '',
 };
-
-export const NEW_FILTER: FilterCondition = { field: 'trace_name', operator: 'equals', value: '' };
 
 /** A rule's filter as the filter inputs hold it (the API answers null for a key or value not given). */
 export const conditionOf = (f: EvalRule['filters'][number]): FilterCondition => ({
@@ -42,6 +49,7 @@ export const conditionOf = (f: EvalRule['filters'][number]): FilterCondition => 
 });
 
 export function draftOf(rule: EvalRule): RuleDraft {
+  const feed = rule.annotation_queue;
   return {
     name: rule.name,
     metricNames: rule.metric_names,
@@ -54,19 +62,12 @@ export function draftOf(rule: EvalRule): RuleDraft {
     dailyLimit: rule.daily_cost_limit ?? '',
     reevaluate: rule.reevaluate_on_update,
     enabled: rule.enabled,
+    queueId: feed?.queue_id ?? null,
+    queueOnError: !!feed?.on_error,
+    queueMetric: feed?.on_result?.metric_name ?? null,
+    queueBelow: feed?.on_result?.below ?? '',
   };
 }
-
-/** A filter as the API takes it: a key only for map fields, a value only for operators that compare one. */
-const filterOf = (c: FilterCondition) => ({
-  field: c.field,
-  operator: c.operator,
-  ...(needsKey(parseField(c.field)) && { key: c.key }),
-  ...(needsValue(c.operator) && { value: c.value }),
-});
-
-/** The filters complete enough to send: the preview counts with them while another row is being written. */
-export const completeFilters = (filters: FilterCondition[]) => filters.filter((c) => !incomplete(c)).map(filterOf);
 
 /** The sample rate (0 to 1) of a percentage as its input holds it. */
 export const sampleRateOf = (percent: number | string) => Number(percent) / 100;
@@ -80,6 +81,8 @@ export function missing(d: RuleDraft): string | null {
   if (i >= 0) return `complete filter ${i + 1} (${incomplete(d.filters[i]!)})`;
   if (d.targetKind === 'span' && !d.spanName.trim()) return 'name the span to evaluate';
   if (d.settleSeconds === '') return 'give the settle time';
+  if (d.queueId && !d.queueOnError && !(d.queueMetric && d.queueBelow !== ''))
+    return 'say which traces go to the queue (a failure, or a score below a bound)';
   return null;
 }
 
@@ -95,29 +98,15 @@ export function fieldsOf(d: RuleDraft): Omit<EvalRuleCreate, 'project_uuid' | 'p
     daily_cost_limit: d.dailyLimit === '' ? null : Number(d.dailyLimit),
     reevaluate_on_update: d.reevaluate,
     enabled: d.enabled,
+    annotation_queue: d.queueId
+      ? {
+          queue_id: d.queueId,
+          on_result:
+            d.queueMetric && d.queueBelow !== '' ? { metric_name: d.queueMetric, below: Number(d.queueBelow) } : null,
+          on_error: d.queueOnError,
+        }
+      : null,
   };
-}
-
-/**
- * The API's refusals by field path (`metric_names.1`, `filters.0.field`), for the form to show each beside
- * its input: a 422's list, and a 409's name already taken.
- */
-export function fieldErrors(err: unknown): Record<string, string> {
-  if (!(err instanceof ApiError)) return {};
-  if (err.status === 409 && typeof err.detail === 'string') return { name: err.detail };
-  if (err.status !== 422 || !Array.isArray(err.detail)) return {};
-  const out: Record<string, string> = {};
-  for (const d of err.detail as { loc?: (string | number)[]; msg?: string }[]) {
-    const path = (d.loc ?? []).filter((l) => l !== 'body').join('.');
-    out[path] ??= d.msg ?? '';
-  }
-  return out;
-}
-
-/** The first error at `path` or under it (`metric_names` for `metric_names.1`). */
-export function errorAt(errors: Record<string, string>, path: string): string | undefined {
-  const key = Object.keys(errors).find((k) => k === path || k.startsWith(`${path}.`));
-  return key === undefined ? undefined : errors[key];
 }
 
 /** The fields a span of a trace tree (`GET /trace_log/{id}`) is scored on, and its children. */

@@ -11,7 +11,7 @@ import { delay, http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { answer, server, settled, type Fixture } from '../../../test/api';
-import { criterion, evalMetric } from '../../../test/fixtures';
+import { criterion, evalMetric, tone as valueCriterion } from '../../../test/fixtures';
 import { renderPage } from '../../../test/render';
 import { CriteriaSettings } from './CriteriaSettings';
 
@@ -112,17 +112,7 @@ const failAgreement = (status: number, detail: string) =>
     { once: true },
   );
 
-const tone: Criterion = {
-  ...criterion,
-  id: '99999999-8888-4777-8666-000000000002',
-  name: 'tone',
-  kind: 'value',
-  description: null,
-  min: null,
-  max: null,
-  options: ['friendly', 'neutral', 'rude'],
-  eval_metric_name: 'tone-judge',
-};
+const tone: Criterion = { ...valueCriterion, eval_metric_name: 'tone-judge' };
 const helpfulness: Criterion = { ...criterion, eval_metric_name: 'exact-answer' };
 
 const METRICS = [evalMetric(), evalMetric({ id: 2, name: 'tone-judge' }), evalMetric({ id: 3, name: 'relevance' })];
@@ -159,8 +149,20 @@ const toneAgreement = (over: Partial<AgreementFixture> = {}): AgreementFixture =
     ],
   },
   disagreements: [
-    { trace_id: 'b0000000-0000-4000-8000-000000000001', people: 'rude', judge: 'friendly' },
-    { trace_id: 'b0000000-0000-4000-8000-000000000002', people: 'friendly', judge: 'neutral' },
+    {
+      trace_id: 'b0000000-0000-4000-8000-000000000001',
+      root_trace_id: 'b0000000-0000-4000-8000-000000000001',
+      project_uuid: null,
+      people: 'rude',
+      judge: 'friendly',
+    },
+    {
+      trace_id: 'b0000000-0000-4000-8000-000000000002',
+      root_trace_id: 'b0000000-0000-4000-8000-0000000000ff',
+      project_uuid: 'c0000000-0000-4000-8000-000000000001',
+      people: 'friendly',
+      judge: 'neutral',
+    },
   ],
   ...over,
 });
@@ -173,7 +175,15 @@ const helpfulnessAgreement = (over: Partial<AgreementFixture> = {}): AgreementFi
   to: T_TO,
   judge: { n: 340, spearman: 0.8123, spearman_ci: [0.7, 0.88], mean_abs_diff: 0.1111, mean_abs_diff_ci: [0.09, 0.13] },
   people: { n: 1, spearman: null, spearman_ci: null, mean_abs_diff: 0.25, mean_abs_diff_ci: null },
-  disagreements: [{ trace_id: 'b0000000-0000-4000-8000-000000000003', people: 0.75, judge: 0 }],
+  disagreements: [
+    {
+      trace_id: 'b0000000-0000-4000-8000-000000000003',
+      root_trace_id: 'b0000000-0000-4000-8000-000000000003',
+      project_uuid: 'c0000000-0000-4000-8000-000000000001',
+      people: 0.75,
+      judge: 0,
+    },
+  ],
   ...over,
 });
 
@@ -375,13 +385,22 @@ describe("a criterion's agreement", () => {
     ).toEqual(['25', '100', '8']);
 
     const disagreements = screen.getByRole('table', { name: 'Disagreements on tone' });
-    const [first] = within(disagreements).getAllByRole('row').slice(1);
+    const [first, second] = within(disagreements).getAllByRole('row').slice(1);
     expect(within(first!).getByText('b0000000-0000-4000-8000-000000000001')).toBeTruthy();
     expect(within(first!).getByText('rude')).toBeTruthy();
     expect(within(first!).getByText('friendly')).toBeTruthy();
+    // A span stored without a project has no page: its id is there to copy.
     expect(
       within(first!).getByRole('button', { name: 'Copy the trace id b0000000-0000-4000-8000-000000000001' }),
     ).toBeTruthy();
+    // Any other opens in its trace's page, selected.
+    expect(
+      within(second!)
+        .getByRole('link', { name: 'Open the span b0000000-0000-4000-8000-000000000002' })
+        .getAttribute('href'),
+    ).toBe(
+      '/projects/c0000000-0000-4000-8000-000000000001/traces/b0000000-0000-4000-8000-0000000000ff?span=b0000000-0000-4000-8000-000000000002',
+    );
   });
 
   it('of a score criterion: ρ and the mean difference; too few spans rated by two people', async () => {

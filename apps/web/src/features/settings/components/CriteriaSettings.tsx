@@ -27,7 +27,7 @@ import { DeleteButton } from '../../../components/ui/DeleteButton';
 import { ErrorState, QueryPanel } from '../../../components/ui/StateViews';
 import { Timestamp } from '../../../components/ui/Timestamp';
 import { useCreateCriterion, useDeleteCriterion, useSetCriterionMetric } from '../api';
-import { CriterionAgreement } from './CriterionAgreement';
+import { CriterionAgreement } from '../../../components/CriterionAgreement';
 
 const num = (v: string | number) => (typeof v === 'number' ? v : null);
 

@@ -1,6 +1,5 @@
 import {
   Alert,
-  Badge,
   Button,
   Code,
   CopyButton,
@@ -13,22 +12,21 @@ import {
   Table,
   Tabs,
   Text,
-  Title,
 } from '@mantine/core';
 import { IconAlertTriangle, IconBraces, IconCheck, IconLink } from '@tabler/icons-react';
 import { useClipboard } from '@mantine/hooks';
 import { useMemo, useState, type ReactNode } from 'react';
 import type { SkeletonSpan, Span } from '../../../api/types';
-import { Chips, StatusBadge } from '../../../components/TraceCells';
+import { Chips } from '../../../components/TraceCells';
 import { ChatView } from '../../../components/trace/ChatView';
 import { Section } from '../../../components/trace/Section';
+import { SpanHeading } from '../../../components/trace/SpanHeading';
 import { SpanRemarks } from '../../../components/trace/SpanRemarks';
 import { Payload } from '../../../components/ui/Payload';
 import { ErrorState, LoadingState } from '../../../components/ui/StateViews';
 import { Timestamp } from '../../../components/ui/Timestamp';
 import { chatOf } from '../../../lib/chat';
 import { formatCost, formatCount, formatLatency, formatScore } from '../../../lib/format';
-import { KIND_COLORS } from '../../../theme';
 
 type Props = {
   skeleton: SkeletonSpan;
@@ -54,21 +52,12 @@ function Stat({ label, children }: { label: string; children: ReactNode }) {
 
 /** One span: its timings first (from the skeleton, at once), then its payload when fetched. */
 export function SpanDetail({ skeleton, span, loading, error, onRetry, link }: Props) {
-  const kind = skeleton.kind ?? 'span';
   const clipboard = useClipboard({ timeout: 1500 });
   return (
     <Stack gap="sm" p="md">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
         <div style={{ minWidth: 0 }}>
-          <Group gap={6}>
-            <Badge variant="light" color={KIND_COLORS[kind] ?? 'gray'} radius="sm">
-              {kind}
-            </Badge>
-            <StatusBadge status={skeleton.status} />
-          </Group>
-          <Title order={3} mt={4} style={{ wordBreak: 'break-word' }}>
-            {skeleton.trace_name || 'unnamed span'}
-          </Title>
+          <SpanHeading skeleton={skeleton} order={3} />
           <Text size="xs" c="dimmed" ff="monospace">
             {skeleton.trace_id}
           </Text>

@@ -1,12 +1,18 @@
-import { Code, Group, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Code, Group, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import type { Agreement, AgreementFigures } from '../../../api/criteria';
-import type { Criterion } from '../../../api/types';
-import { CopyIcon } from '../../../components/ui/CopyField';
-import { ErrorState, LoadingState } from '../../../components/ui/StateViews';
-import { Timestamp } from '../../../components/ui/Timestamp';
-import { formatCount } from '../../../lib/format';
-import { AGREEMENT_DAYS, useAgreement, type AgreementDays } from '../api';
+import { Link } from 'react-router';
+import {
+  AGREEMENT_DAYS,
+  useAgreement,
+  type Agreement,
+  type AgreementDays,
+  type AgreementFigures,
+} from '../api/criteria';
+import type { Criterion } from '../api/types';
+import { formatCount } from '../lib/format';
+import { CopyIcon } from './ui/CopyField';
+import { ErrorState, LoadingState } from './ui/StateViews';
+import { Timestamp } from './ui/Timestamp';
 
 type ValueFigures = Extract<AgreementFigures, { kappa: unknown }>;
 type Disagreement = Agreement['disagreements'][number];
@@ -24,7 +30,7 @@ function statistic(symbol: string, value: number | null, ci: [number, number] | 
 }
 
 /** "κ = 0.62 (0.51–0.72), n = 340" or "ρ = 0.81 (0.70–0.88), mean difference 0.11, n = 340". */
-function describeFigures(f: AgreementFigures): string {
+export function describeFigures(f: AgreementFigures): string {
   const n = `n = ${formatCount(f.n)}`;
   if (isValue(f)) return `${statistic('κ', f.kappa, f.kappa_ci, f.n, 'every rating is the same value')}, ${n}`;
   const diff = f.mean_abs_diff === null ? '' : `, mean difference ${fixed(f.mean_abs_diff)}`;
@@ -35,13 +41,20 @@ function describeFigures(f: AgreementFigures): string {
 const rating = (v: number | string) => (typeof v !== 'number' ? v : Number.isInteger(v) ? String(v) : fixed(v));
 
 /**
- * A criterion's agreement, read when its panel opens (`CriteriaSettings` mounts this only then): the judge
- * (its evaluation metric) against people, people against each other, the confusion matrix of a value
- * criterion and the spans where the judge is furthest from the people.
+ * A criterion's agreement, read when it is mounted (the criteria settings and a queue mount it only when
+ * opened): the judge (its evaluation metric) against people, people against each other, the confusion
+ * matrix of a value criterion and the spans where the judge is furthest from the people. Over the
+ * organization's spans, or one project's (`projectUuid`: an annotation queue's).
  */
-export function CriterionAgreement({ criterion }: { criterion: Criterion }) {
+export function CriterionAgreement({
+  criterion,
+  projectUuid = null,
+}: {
+  criterion: Criterion;
+  projectUuid?: string | null;
+}) {
   const [days, setDays] = useState<AgreementDays>(30);
-  const agreement = useAgreement(criterion.id, days);
+  const agreement = useAgreement(criterion.id, days, projectUuid);
   return (
     <Stack gap="sm">
       <Group justify="space-between" align="flex-end" wrap="wrap">
@@ -170,8 +183,8 @@ function Confusion({ criterion, figures }: { criterion: Criterion; figures: Valu
 }
 
 /**
- * Trace pages are a project's (`/projects/:projectUuid/traces/:traceId`) and criteria belong to no project,
- * and the console has no route for a trace by its id alone: each trace is shown by its id, to copy.
+ * Each span opens in its trace's page, in the project it was written to; a span stored without a project
+ * has no page, and is shown by its id, to copy.
  */
 function Disagreements({ criterion, rows }: { criterion: Criterion; rows: Disagreement[] }) {
   return (
@@ -179,13 +192,10 @@ function Disagreements({ criterion, rows }: { criterion: Criterion; rows: Disagr
       <Text size="sm" fw={600}>
         Where the judge and people disagree most
       </Text>
-      <Text size="xs" c="dimmed">
-        Criteria belong to no project: copy a trace's id to open it from its project's traces.
-      </Text>
       <Table fz="sm" verticalSpacing={4} aria-label={`Disagreements on ${criterion.name}`}>
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Trace</Table.Th>
+            <Table.Th>Span</Table.Th>
             <Table.Th>People</Table.Th>
             <Table.Th>Judge</Table.Th>
           </Table.Tr>
@@ -194,10 +204,22 @@ function Disagreements({ criterion, rows }: { criterion: Criterion; rows: Disagr
           {rows.map((d) => (
             <Table.Tr key={d.trace_id}>
               <Table.Td>
-                <Group gap={2} wrap="nowrap">
-                  <Code>{d.trace_id}</Code>
-                  <CopyIcon value={d.trace_id} label={`Copy the trace id ${d.trace_id}`} />
-                </Group>
+                {d.project_uuid ? (
+                  <Anchor
+                    component={Link}
+                    to={`/projects/${d.project_uuid}/traces/${d.root_trace_id}?span=${d.trace_id}`}
+                    ff="monospace"
+                    size="sm"
+                    aria-label={`Open the span ${d.trace_id}`}
+                  >
+                    {d.trace_id}
+                  </Anchor>
+                ) : (
+                  <Group gap={2} wrap="nowrap">
+                    <Code>{d.trace_id}</Code>
+                    <CopyIcon value={d.trace_id} label={`Copy the trace id ${d.trace_id}`} />
+                  </Group>
+                )}
               </Table.Td>
               <Table.Td>{rating(d.people)}</Table.Td>
               <Table.Td>{rating(d.judge)}</Table.Td>
