@@ -1,7 +1,10 @@
 // Backfills: a rule run over the stored traces of a time range, walked newest first a page at a time from a
 // cursor kept in PostgreSQL, so that a worker restarting resumes where the last committed page ended.
-import type { Sql } from './client';
-import { ruleFilterSql, type StoredEvalRule } from './eval-rules';
+import type { EvalResult, SpanEvent } from '@sightline/schemas';
+import { feedQueue } from './annotation-queues';
+import { transaction, type Sql } from './client';
+import { claimRunsDone, requeueRuleRuns, ruleFilterSql, type RuleSettings, type StoredEvalRule } from './eval-rules';
+import { EVAL_COLUMNS, foldEvalResults, lockEvalSpans, writeEvalColumns, type EvalColumns } from './eval-writes';
 
 export type Backfill = {
   id: string;
@@ -84,6 +87,82 @@ export async function backfillPage(
   );
 }
 
+/** What a metric reads of a span. */
+export type EvalInputs = {
+  output: string | null;
+  output_for_eval_metrics: string | null;
+  target: string | null;
+  inputs: Record<string, unknown> | null;
+};
+
+type Run = { trace_id: string; root_trace_id: string; generation: number };
+
+/**
+ * A walked page of a rule without a judge, carried out in one transaction: the target spans locked, the
+ * rule's runs on them claimed, the claimed spans read, scored by `score` and written (as applyEvalResults
+ * writes), the rule's queue fed and the cursor moved past the page. A worker killed part way leaves none
+ * of it done, and walks the page again. Its statements are pipelined: the lock, then the claim and the
+ * read in one statement (which sees what was committed before the lock); the writes together.
+ * A span whose results need the whole span writer (see foldEvalResults) cannot be written while these
+ * locks are held: its run is left queued and answered, and the cursor left where it was, for the caller
+ * to carry those runs out and then move the cursor.
+ */
+export async function scoreBackfillPage(
+  sql: Sql,
+  page: {
+    backfill: Pick<Backfill, 'id'>;
+    rule: Pick<RuleSettings, 'id' | 'organization_id' | 'reevaluate_on_update' | 'annotation_queue'>;
+    spans: readonly { trace_id: string; root_trace_id: string }[];
+    last: { trace_id: string; start_ts: Date };
+    walked: number;
+    /** The watermark the results are written at, taken before this reads the spans. */
+    seq: number;
+    score: (span: EvalInputs) => Record<string, EvalResult>;
+  },
+): Promise<Run[]> {
+  const { rule, spans } = page;
+  return transaction(sql, async (tx) => {
+    const [, claimed] = await Promise.all([
+      lockEvalSpans(
+        tx,
+        spans.map((s) => ({ organization_id: rule.organization_id, trace_id: s.trace_id })),
+      ),
+      tx<(EvalColumns & EvalInputs & Run)[]>`
+        with claimed as (${claimRunsDone(tx, rule, spans)})
+        select ${tx.unsafe(EVAL_COLUMNS)}, s.output, s.output_for_eval_metrics, s.target, s.inputs,
+          c.root_trace_id, c.generation
+        from claimed c join span_parts k on k.organization_id = c.organization_id and k.trace_id = c.trace_id
+          join spans s on s.organization_id = k.organization_id and s.trace_id = k.trace_id and s.part_at = k.part_at`,
+    ]);
+    const results = claimed.map((span) => page.score(span));
+    const events: SpanEvent[] = claimed.map((span, i) => ({
+      kind: 'eval',
+      organization_id: span.organization_id,
+      trace_id: span.trace_id,
+      seq: page.seq,
+      fields: { eval_scores: results[i] },
+    }));
+    const { updates, whole } = foldEvalResults(claimed, events);
+    const apart = new Set(whole.map((e) => e.trace_id));
+    const left = claimed.filter((c) => apart.has(c.trace_id));
+    const written = claimed
+      .map((c, i) => ({ trace_id: c.trace_id, root_trace_id: c.root_trace_id, results: results[i] }))
+      .filter((w) => !apart.has(w.trace_id));
+    await Promise.all([
+      writeEvalColumns(tx, updates),
+      feedQueue(tx, rule.organization_id, rule.annotation_queue, written),
+      left.length
+        ? requeueRuleRuns(
+            tx,
+            rule.id,
+            left.map((c) => c.trace_id),
+          )
+        : advanceBackfill(tx, page.backfill.id, page.last, page.walked),
+    ]);
+    return left.map(({ trace_id, root_trace_id, generation }) => ({ trace_id, root_trace_id, generation }));
+  });
+}
+
 /** Moves the cursor past a walked page (and ends the backfill after its last), unless it was cancelled. */
 export async function advanceBackfill(
   sql: Sql,
@@ -111,15 +190,7 @@ export async function evalInputsOf(
   sql: Sql,
   organizationId: string,
   spanIds: string[],
-): Promise<
-  {
-    trace_id: string;
-    output: string | null;
-    output_for_eval_metrics: string | null;
-    target: string | null;
-    inputs: Record<string, unknown> | null;
-  }[]
-> {
+): Promise<(EvalInputs & { trace_id: string })[]> {
   if (!spanIds.length) return [];
   return sql`
     select trace_id, output, output_for_eval_metrics, target, inputs from spans

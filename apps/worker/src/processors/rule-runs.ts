@@ -6,6 +6,7 @@ import {
   feedQueue,
   findEvalMetrics,
   finishRuleRuns,
+  type EvalInputs,
   type EvalMetric,
   type RuleSettings,
   type Sql,
@@ -17,7 +18,8 @@ export type RunDeps = { sql: Sql; redis: Redis; keys: RedisKeys; evals: Producer
 type Run = { trace_id: string; root_trace_id: string; generation: number };
 
 /**
- * Carries out a rule's claimed runs, live or backfilled. Metrics that need no judge are scored at once,
+ * Carries out a rule's claimed runs: live ones, and those of a backfill with a judge or left to it by
+ * scoreBackfillPage (which carries out the rest of a backfill's). Metrics that need no judge are scored at once,
  * every run in one write of their results (as a span's own evaluations are written, by metric name, so a
  * run carried out again replaces its scores), then the runs are finished. A rule with a judge queues its
  * runs as eval jobs, which call the judge through the gateway, retry, and finish each run.
@@ -26,7 +28,7 @@ export async function carryOutRuns(deps: RunDeps, rule: RuleSettings, runs: Run[
   if (!runs.length) return;
   const metrics = await findEvalMetrics(deps.sql, rule.organization_id, { names: rule.metric_names });
   if (metrics.some((m) => m.type === 'llm_judge')) return queueRuns(deps, rule, runs, backfillId);
-  const byName = new Map(metrics.map((m) => [m.name, m]));
+  const score = scorer(rule, metrics);
   const seq = await takeWatermark(deps.redis, deps.keys);
   const spans = await evalInputsOf(
     deps.sql,
@@ -38,13 +40,7 @@ export async function carryOutRuns(deps: RunDeps, rule: RuleSettings, runs: Run[
     organization_id: rule.organization_id,
     trace_id: span.trace_id,
     seq,
-    fields: {
-      eval_scores: score(rule.metric_names, byName, {
-        output: span.output_for_eval_metrics ?? span.output ?? '',
-        target: span.target,
-        inputs: span.inputs ?? {},
-      }),
-    },
+    fields: { eval_scores: score(span) },
   }));
   if (events.length) await applyEvalResults(deps.sql, events);
   const rootOf = new Map(runs.map((r) => [r.trace_id, r.root_trace_id]));
@@ -57,23 +53,31 @@ export async function carryOutRuns(deps: RunDeps, rule: RuleSettings, runs: Run[
   await finishRuleRuns(deps.sql, rule.id, runs);
 }
 
-function score(
-  names: string[],
-  metrics: Map<string, EvalMetric>,
-  input: Parameters<(typeof deterministicMetrics)[string]>[0],
-): Record<string, EvalResult> {
-  const results: Record<string, EvalResult> = {};
-  for (const name of names) {
-    const metric = metrics.get(name);
-    try {
-      results[name] = metric
-        ? deterministicMetrics[metric.type](input, metric.config as never)
-        : { error: `unknown eval metric '${name}'` };
-    } catch (err) {
-      results[name] = { error: (err as Error).message };
+/** The rule's metrics without a judge, as a function of a span's output, target and inputs. */
+export function scorer(
+  rule: Pick<RuleSettings, 'metric_names'>,
+  metrics: readonly EvalMetric[],
+): (span: EvalInputs) => Record<string, EvalResult> {
+  const byName = new Map(metrics.map((m) => [m.name, m]));
+  return (span) => {
+    const input = {
+      output: span.output_for_eval_metrics ?? span.output ?? '',
+      target: span.target,
+      inputs: span.inputs ?? {},
+    };
+    const results: Record<string, EvalResult> = {};
+    for (const name of rule.metric_names) {
+      const metric = byName.get(name);
+      try {
+        results[name] = metric
+          ? deterministicMetrics[metric.type](input, metric.config as never)
+          : { error: `unknown eval metric '${name}'` };
+      } catch (err) {
+        results[name] = { error: (err as Error).message };
+      }
     }
-  }
-  return results;
+    return results;
+  };
 }
 
 /** The runs as eval jobs; the job id makes queueing a run again (a retried settle or backfill page) a no-op. */
