@@ -33,6 +33,7 @@ function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
     'POST /experiments/compare/rows',
     'POST /deployed-prompt',
     'POST /eval-rules/preview',
+    'POST /monitors/preview',
   ]);
   const paths = (stack.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths;
   return Object.entries(paths)
@@ -131,8 +132,10 @@ describe('roles', () => {
     const listing = await call(stack.app, viewer.key, 'POST', '/get_trace_logs', { project_name: 'default' });
     expect(listing.statusCode).toBe(200);
     expect((await call(stack.app, viewer.key, 'POST', '/experiments', {})).statusCode).toBe(200);
+    // The audit log is an admin's read.
+    expect((await call(stack.app, viewer.key, 'GET', '/audit-log')).statusCode).toBe(403);
   });
-  it('a member writes data but cannot manage keys or provider keys', async () => {
+  it('a member writes data but cannot manage keys or provider keys, nor read the audit log', async () => {
     const member = await createKey('member', 'member@example.com');
     expect(
       (await call(stack.app, member.key, 'POST', '/trace_log', { project_name: 'by-member', trace_name: 't' }))
@@ -143,6 +146,7 @@ describe('roles', () => {
       ['POST', '/api-keys', { role: 'admin', label: 'me' }],
       ['GET', '/provider-keys'],
       ['POST', '/provider-keys', { provider: 'openai', api_key: 'sk-x' }],
+      ['GET', '/audit-log'],
     ] as const) {
       const res = await call(stack.app, member.key, method, path, body);
       expect(res.statusCode, `${method} ${path}`).toBe(403);

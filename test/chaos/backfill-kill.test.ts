@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChaosStack, sleep, type ChaosStack, type ManagedProcess } from '../support/private-services';
 import { recordFigures, seconds } from './lib/figures';
+import { apiCaller } from './lib/http';
 
 // Fault 6: an evaluation rule backfilled over 10,000 stored traces by two worker processes, both killed
 // with SIGKILL mid-backfill and started again. The backfill job is redelivered and resumes at its cursor:
@@ -19,16 +20,7 @@ describe('a backfill whose workers are killed mid-way', () => {
   it('ends with every trace evaluated exactly once', async () => {
     const api = await stack.startApi();
     let workers: ManagedProcess[] = [await stack.startWorker(), await stack.startWorker()];
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${api.base}/api/svc/v1${path}`, {
-        method,
-        headers: { 'x-api-key': stack.key, 'content-type': 'application/json' },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-      return JSON.parse(text);
-    };
+    const call = apiCaller(api.base, stack.key);
 
     const ids = Array.from({ length: TRACES }, () => randomUUID());
     const t0 = Date.now() - 3600_000;

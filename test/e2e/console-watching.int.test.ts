@@ -110,9 +110,7 @@ describe('watching production in the console', { timeout: 90_000 }, () => {
     await session.shot('add-to-queue');
     await adding.getByRole('button', { name: 'Add to queue' }).click();
     await adding.waitFor({ state: 'detached' });
-    await expect
-      .poll(async () => (await api('GET', `/annotation-queues/${queue.id}`)).counts.pending)
-      .toBe(3);
+    await expect.poll(async () => (await api('GET', `/annotation-queues/${queue.id}`)).counts.pending).toBe(3);
 
     await page.goto(`${session.origin}/projects/${projectUuid}/annotation-queues`);
     await page.getByRole('row', { name: /weekly review/ }).waitFor();

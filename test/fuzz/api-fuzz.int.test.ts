@@ -101,6 +101,7 @@ const PLACEHOLDER: Targets = {
   backfillId: '',
   queueId: '',
   queueItemId: 0,
+  monitorId: '',
 };
 const ENDPOINT_NAMES = endpoints(PLACEHOLDER).map(endpointName);
 
@@ -162,6 +163,15 @@ async function makeTargets(): Promise<Targets> {
   const queue = await post('/annotation-queues', { name: `fuzz-target-${tag}`, project_uuid: project.uuid });
   await post(`/annotation-queues/${queue.id}/items`, { trace_ids: [rootTraceId] });
   const item = await post(`/annotation-queues/${queue.id}/next`, {});
+  const monitor = await post('/monitors', {
+    name: `fuzz-target-${tag}`,
+    project_uuid: project.uuid,
+    metric: 'latency_p95',
+    window_minutes: 30,
+    condition: { above: 5 },
+    // Disabled: an enabled monitor's readings move with time, which the row comparisons would see.
+    enabled: false,
+  });
   return {
     projectName: project.name,
     projectUuid: project.uuid,
@@ -189,6 +199,7 @@ async function makeTargets(): Promise<Targets> {
     backfillId: backfill.json().id,
     queueId: queue.id,
     queueItemId: item.item_id,
+    monitorId: monitor.id,
   };
 }
 

@@ -34,6 +34,8 @@ export type Targets = {
   backfillId: string;
   queueId: string;
   queueItemId: number;
+  /** A monitor of the target project, without channels. */
+  monitorId: string;
 };
 
 export type Endpoint = {
@@ -601,6 +603,38 @@ export function endpoints(t: Targets): Endpoint[] {
       ],
     },
     { method: 'POST', path: '/annotation-queues/:id/next', params: { id: t.queueId } },
+    { method: 'GET', path: '/monitors', query: `project_uuid=${t.projectUuid}` },
+    {
+      method: 'POST',
+      path: '/monitors',
+      bodies: [
+        {
+          name: 'fuzz-monitor',
+          project_uuid: t.projectUuid,
+          metric: 'score_mean',
+          score_name: 'accuracy',
+          filters: [{ field: 'metadata', key: 'env', operator: 'equals', value: 'prod' }],
+          window_minutes: 60,
+          condition: { anomaly: { mads: 3 } },
+          min_samples: 5,
+          channels: [],
+          enabled: true,
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/monitors/preview',
+      bodies: [{ project_uuid: t.projectUuid, metric: 'error_rate', window_minutes: 15, filters: [] }],
+    },
+    { method: 'GET', path: '/monitors/:id', params: { id: t.monitorId } },
+    {
+      method: 'PATCH',
+      path: '/monitors/:id',
+      params: { id: t.monitorId },
+      bodies: [{ condition: { below: 0.5 }, window_minutes: 5, enabled: false }],
+    },
+    { method: 'DELETE', path: '/monitors/:id', params: { id: t.monitorId } },
     ...(['lease', 'complete', 'skip'] as const).map((action): Endpoint => ({
       method: 'POST',
       path: `/annotation-queues/:id/items/:item_id/${action}`,
@@ -650,6 +684,7 @@ export function endpoints(t: Targets): Endpoint[] {
     // Never a valid project: a valid request opens a stream that stays open, which a fuzzer cannot wait out.
     { method: 'GET', path: '/traces/live', query: '?project_uuid=not-a-uuid' },
     { method: 'GET', path: '/api-keys' },
+    { method: 'GET', path: '/audit-log', query: '?limit=10&target_kind=dataset' },
     { method: 'POST', path: '/api-keys', bodies: [{ role: 'viewer', label: 'fuzz@example.com' }] },
     { method: 'DELETE', path: '/api-keys/:id', params: { id: t.apiKeyId } },
     {

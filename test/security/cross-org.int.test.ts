@@ -26,6 +26,12 @@ beforeAll(async () => {
   expect(await drainQueues(gw.stack)).toEqual([]);
   aBefore = (await tenantRows(sql, a.orgId)).rows;
 }, 120_000);
+/** An entry of A's audit log: B's cursor past it must find nothing. */
+let aAuditEntryId = '';
+beforeAll(async () => {
+  [{ id: aAuditEntryId }] = await sql<{ id: string }[]>`
+    select id from audit_log where organization_id = ${a.orgId} order by at desc limit 1`;
+});
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type Res = { statusCode: number; body: string; json(): any };
@@ -58,6 +64,7 @@ function ghostTenant(): Tenant {
     evalMetric: { id: n(), name: `${tag}-metric` },
     evalRule: { id: randomUUID() },
     annotationQueue: { id: randomUUID(), itemId: n() },
+    monitor: { id: randomUUID() },
   };
 }
 
@@ -347,6 +354,26 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
     ],
   ],
   [
+    'GET /audit-log',
+    [
+      {
+        request: () => ({ method: 'GET', path: '/audit-log?limit=500' }),
+        status: 200,
+        check: async (res) => {
+          const { key_id } = (await call(gw.stack.app, b.key, 'GET', '/me')).json();
+          const { entries } = res.json();
+          expect(entries.length).toBeGreaterThan(0);
+          expect(entries.filter((e: { actor: { key_id: string } }) => e.actor.key_id !== key_id)).toEqual([]);
+        },
+      },
+      {
+        request: () => ({ method: 'GET', path: `/audit-log?before=${aAuditEntryId}` }),
+        status: 200,
+        check: (res) => expect(res.json()).toEqual({ entries: [], next: null }),
+      },
+    ],
+  ],
+  [
     'POST /deployed-prompt',
     [
       {
@@ -617,6 +644,20 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
           body: {},
         }),
       ],
+      ['GET /monitors/{id}', (t: Tenant) => ({ method: 'GET', path: `/monitors/${t.monitor.id}` })],
+      [
+        'PATCH /monitors/{id}',
+        (t: Tenant) => ({ method: 'PATCH', path: `/monitors/${t.monitor.id}`, body: { enabled: false } }),
+      ],
+      ['DELETE /monitors/{id}', (t: Tenant) => ({ method: 'DELETE', path: `/monitors/${t.monitor.id}` })],
+      [
+        'POST /monitors/preview',
+        (t: Tenant) => ({
+          method: 'POST',
+          path: '/monitors/preview',
+          body: { project_uuid: t.project.uuid, metric: 'trace_count', window_minutes: 60 },
+        }),
+      ],
     ] as [string, Case['request']][]
   ).map(([name, request]): [string, Case[]] => [
     name,
@@ -642,7 +683,7 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
     ],
   ],
   [
-    'GET /eval-rules and /annotation-queues',
+    'GET /eval-rules, /annotation-queues and /monitors',
     [
       {
         request: () => ({ method: 'GET', path: '/eval-rules' }),
@@ -653,6 +694,11 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
         request: () => ({ method: 'GET', path: '/annotation-queues' }),
         status: 200,
         check: (res) => expect(res.json().map((q: { id: string }) => q.id)).toEqual([b.annotationQueue.id]),
+      },
+      {
+        request: () => ({ method: 'GET', path: '/monitors' }),
+        status: 200,
+        check: (res) => expect(res.json().map((m: { id: string }) => m.id)).toEqual([b.monitor.id]),
       },
     ],
   ],

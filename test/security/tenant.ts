@@ -25,6 +25,7 @@ export type Tenant = {
   /** A disabled rule on the project, and a queue holding the root span, its item leased to the tenant's key. */
   evalRule: { id: string };
   annotationQueue: { id: string; itemId: number };
+  monitor: { id: string };
 };
 
 async function ok(res: Awaited<ReturnType<typeof call>>, what: string) {
@@ -184,6 +185,18 @@ export async function seedTenant(
   );
   await ok(await post(`/annotation-queues/${queue.id}/items`, { trace_ids: [rootTraceId] }), 'queue items');
   const item = await ok(await post(`/annotation-queues/${queue.id}/next`, {}), 'leased item');
+  // Disabled: an enabled monitor's state and readings move with time, which the row comparisons would see.
+  const monitor = await ok(
+    await post('/monitors', {
+      name: `${tag}-monitor`,
+      project_uuid: project.uuid,
+      metric: 'error_rate',
+      window_minutes: 15,
+      condition: { above: 0.5 },
+      enabled: false,
+    }),
+    'monitor',
+  );
   return {
     orgId: org.id,
     key: org.key,
@@ -200,6 +213,7 @@ export async function seedTenant(
     evalMetric: { id: metric.id, name: metric.name },
     evalRule: { id: rule.id },
     annotationQueue: { id: queue.id, itemId: item.item_id },
+    monitor: { id: monitor.id },
   };
 }
 

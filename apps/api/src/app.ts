@@ -26,12 +26,14 @@ import completions from './services/completions';
 import projects from './services/projects';
 import spanIntake from './services/span-intake';
 import accessRoutes from './routes/access/index';
+import auditLogRoutes from './routes/audit-log/index';
 import completionRoutes from './routes/completions/index';
 import consoleRoutes from './routes/console/index';
 import datasetRoutes from './routes/datasets/index';
 import evalMetricRoutes from './routes/eval-metrics/index';
 import evalRuleRoutes from './routes/eval-rules/index';
 import annotationQueueRoutes from './routes/annotation-queues/index';
+import monitorRoutes from './routes/monitors/index';
 import experimentRoutes from './routes/experiments/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
@@ -134,6 +136,7 @@ async function authenticatedRoutes(app: FastifyInstance) {
 async function v1Routes(v1: FastifyInstance) {
   await v1.register(healthRoutes.v1);
   await v1.register(accessRoutes);
+  await v1.register(auditLogRoutes);
   await v1.register(consoleRoutes);
   await v1.register(remarkRoutes);
   await v1.register(insightRoutes);
@@ -149,5 +152,6 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(evalMetricRoutes);
   await v1.register(evalRuleRoutes);
   await v1.register(annotationQueueRoutes);
+  await v1.register(monitorRoutes);
   await v1.register(otelRoutes, { prefix: '/otel' });
 }

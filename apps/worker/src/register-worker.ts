@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import {
   createReplier,
+  DELIVERY_BACKOFF_TYPE,
+  deliveryDelayMs,
   queues,
   redisKeys,
   RETRY_BACKOFF_TYPE,
@@ -80,7 +82,12 @@ export function registerWorker<N extends QueueName>(
       ...stalls,
       limiter,
       settings: {
-        backoffStrategy: (attemptsMade, type) => (type === RETRY_BACKOFF_TYPE ? retryDelayMs(attemptsMade) : 1000),
+        backoffStrategy: (attemptsMade, type) =>
+          type === RETRY_BACKOFF_TYPE
+            ? retryDelayMs(attemptsMade)
+            : type === DELIVERY_BACKOFF_TYPE
+              ? deliveryDelayMs(attemptsMade, env.MONITOR_RETRY_BASE_MS)
+              : 1000,
       },
     },
   );

@@ -25,6 +25,8 @@ import { evalProcessor } from './processors/eval.processor';
 import { traceSettleProcessor, traceSettling } from './processors/trace-settle.processor';
 import { evalBackfillProcessor } from './processors/eval-backfill.processor';
 import { experimentFinalizeProcessor } from './processors/experiment-finalize.processor';
+import { monitorDeliveryProcessor } from './processors/monitor-delivery.processor';
+import { monitorEvaluateProcessor, scheduleMonitors } from './processors/monitor-evaluate.processor';
 import { retentionProcessor, scheduleRetention } from './processors/retention.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
 import { scheduleStatistics, statisticsProcessor } from './processors/statistics.processor';
@@ -94,10 +96,15 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const retention = createProducer('retention', redis, prefix);
   let closing = false;
   const statistics = createProducer('statistics', redis, prefix);
+  const monitorRuns = createProducer('monitor-evaluate', redis, prefix);
+  const deliveries = createProducer('monitor-delivery', redis, prefix);
   const scheduling = Promise.all([
     logRetentionSchedule(scheduleRetention(retention.queue, env), log),
     scheduleStatistics(statistics.queue).catch((err) =>
       log.error({ err: (err as Error).message }, 'could not schedule table statistics'),
+    ),
+    scheduleMonitors(monitorRuns.queue, env.MONITOR_INTERVAL_SECONDS).catch((err) =>
+      log.error({ err: (err as Error).message }, 'could not schedule the monitors'),
     ),
   ]);
   const spanWriter = registerWorker(
@@ -153,6 +160,22 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
     registerWorker('statistics', statisticsProcessor({ sql }), options),
+    registerWorker(
+      'monitor-evaluate',
+      monitorEvaluateProcessor({ sql, deliveries, publicUrl: env.PUBLIC_URL }),
+      options,
+    ),
+    registerWorker(
+      'monitor-delivery',
+      monitorDeliveryProcessor({
+        sql,
+        secretsKey: env.SECRETS_KEY,
+        attempts: env.MONITOR_DELIVERY_ATTEMPTS,
+        timeoutMs: env.MONITOR_DELIVERY_TIMEOUT_MS,
+        allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+      }),
+      options,
+    ),
   ];
   workers.forEach(observeWorker);
   const unwatchPool = watchPool('worker', () => poolReading(sql));
@@ -176,6 +199,8 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
         settles.close(),
         retention.close(),
         statistics.close(),
+        monitorRuns.close(),
+        deliveries.close(),
         savedKeys.close(),
         judgeCalls.completions.close(),
       ]);

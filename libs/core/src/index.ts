@@ -14,3 +14,4 @@ export * from './search';
 export * from './compare';
 export * from './regex';
 export * from './agreement';
+export * from './monitor-state';

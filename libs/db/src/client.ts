@@ -27,10 +27,14 @@ export function createSql(url: string, options: postgres.Options<Record<string, 
 /**
  * Runs `work` in a transaction, on a handle typed as Sql. postgres.js types that handle as TransactionSql,
  * which lost Sql's call signatures in its typings (3.4), though at run time it is the same query function
- * the repositories take: the cast lives here once.
+ * the repositories take: the cast lives here once. Given a transaction's handle (a route that records its
+ * change in the audit log in the change's transaction), `work` runs in a savepoint of that transaction, and
+ * commits or rolls back with it.
  */
 export function transaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>): Promise<T> {
-  return sql.begin((txn) => work(txn as unknown as Sql)) as Promise<T>;
+  const run = (txn: unknown) => work(txn as Sql);
+  if ('begin' in sql) return sql.begin(run) as Promise<T>;
+  return (sql as unknown as postgres.TransactionSql).savepoint(run) as Promise<T>;
 }
 
 const inFlight = new WeakMap<object, { count: number }>();

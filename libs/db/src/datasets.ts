@@ -80,9 +80,10 @@ export function listTestCases(sql: Sql, datasetId: number) {
 }
 
 /**
- * Adds test cases to the organization's dataset `ref`. A dataset named but not found is created with
- * `columnsIfNew` (null: no valid columns could be derived). `check` sees the columns the cases must
- * have (null when the dataset would need creating but cannot be) and throws to refuse the cases.
+ * Adds test cases to the organization's dataset `ref`, answering their ids and the dataset when this made
+ * it. A dataset named but not found is created with `columnsIfNew` (null: no valid columns could be
+ * derived). `check` sees the columns the cases must have (null when the dataset would need creating but
+ * cannot be) and throws to refuse the cases.
  */
 export async function addTestCases(
   sql: Sql,
@@ -91,10 +92,14 @@ export async function addTestCases(
   cases: TestCaseInput[],
   columnsIfNew: string[] | null,
   check: (columns: string[] | null) => void,
-): Promise<number[] | null> {
+): Promise<{ ids: number[]; created: Dataset | null } | null> {
   return transaction(sql, async (tx) => {
+    let created: Dataset | null = null;
     if ('name' in ref && columnsIfNew) {
-      await tx`insert into datasets (organization_id, name, column_names) values (${organizationId}, ${ref.name}, ${columnsIfNew}) on conflict (organization_id, name) do nothing`;
+      [created = null] = await tx<Dataset[]>`
+        insert into datasets (organization_id, name, column_names) values (${organizationId}, ${ref.name}, ${columnsIfNew})
+        on conflict (organization_id, name) do nothing
+        returning ${tx.unsafe(DATASET_COLUMNS)}`;
     }
     // The row lock keeps concurrent additions from racing a column check.
     const [dataset] = await selectDataset(tx, organizationId, ref, true);
@@ -103,7 +108,7 @@ export async function addTestCases(
       return null;
     }
     check(dataset.column_names);
-    return insertTestCases(tx, dataset.id, cases);
+    return { ids: await insertTestCases(tx, dataset.id, cases), created };
   });
 }
 

@@ -217,11 +217,18 @@ export async function ruleTargets(
       and trace_name = ${rule.target.span_name}`;
 }
 
+// Whether a rule that reevaluates on update claims its done run again: a span of its trace changed after
+// the evaluation (the judge's own call, logged in the trace, does not count). Read in a claim's conflict.
+const changedSinceRun = (sql: Sql, reevaluate: boolean) => sql`
+  (${reevaluate} and eval_rule_runs.status = 'done' and exists (
+    select 1 from spans s
+    where s.organization_id = eval_rule_runs.organization_id and s.root_trace_id = eval_rule_runs.root_trace_id
+      and s.updated_at > eval_rule_runs.finished_at and not coalesce(s.metadata ? ${JUDGE_CALL}, false)))`;
+
 /**
  * Claims the rule's runs on these spans and answers every run still to evaluate (claimed now, or by an
  * earlier attempt that did not get to finish it). A span already evaluated is claimed again only by a
- * rule that reevaluates on update, and only when a span of its trace changed after the evaluation (the
- * judge's own call, logged in the trace, does not count).
+ * rule that reevaluates on update, and only when a span of its trace changed after the evaluation.
  */
 export async function claimRuleRuns(
   sql: Sql,
@@ -236,13 +243,41 @@ export async function claimRuleRuns(
     from unnest(${ids}::uuid[], ${sql.array(spans.map((s) => s.root_trace_id))}::uuid[]) as t(id, root)
     on conflict (rule_id, trace_id) do update
       set status = 'queued', generation = eval_rule_runs.generation + 1, queued_at = now(), finished_at = null
-      where ${rule.reevaluate_on_update} and eval_rule_runs.status = 'done' and exists (
-        select 1 from spans s
-        where s.organization_id = eval_rule_runs.organization_id and s.root_trace_id = eval_rule_runs.root_trace_id
-          and s.updated_at > eval_rule_runs.finished_at and not coalesce(s.metadata ? ${JUDGE_CALL}, false))`;
+      where ${changedSinceRun(sql, rule.reevaluate_on_update)}`;
   return sql<{ trace_id: string; root_trace_id: string; generation: number }[]>`
     select trace_id, root_trace_id, generation from eval_rule_runs
     where rule_id = ${rule.id} and trace_id = any(${ids}::uuid[]) and status = 'queued'`;
+}
+
+/**
+ * SQL (to read from, as a `with` query): claims the rule's runs on these spans for a transaction that
+ * evaluates them and writes their results itself, so each is claimed as done. Claimed are the runs
+ * claimRuleRuns would answer: new, claimed again (a reevaluating rule's, as there), or left queued by
+ * a claim whose evaluation did not finish. Answers `(trace_id, root_trace_id, organization_id, generation)`.
+ */
+export function claimRunsDone(
+  sql: Sql,
+  rule: Pick<StoredEvalRule, 'id' | 'organization_id' | 'reevaluate_on_update'>,
+  spans: readonly { trace_id: string; root_trace_id: string }[],
+) {
+  return sql`
+    insert into eval_rule_runs (rule_id, trace_id, organization_id, root_trace_id, status, finished_at)
+    select ${rule.id}, id, ${rule.organization_id}, root, 'done', now()
+    from unnest(${sql.array(spans.map((s) => s.trace_id))}::uuid[], ${sql.array(spans.map((s) => s.root_trace_id))}::uuid[]) as t(id, root)
+    on conflict (rule_id, trace_id) do update
+      set status = 'done', finished_at = now(),
+        generation = eval_rule_runs.generation + (eval_rule_runs.status = 'done')::int,
+        queued_at = case when eval_rule_runs.status = 'done' then now() else eval_rule_runs.queued_at end
+      where eval_rule_runs.status = 'queued' or ${changedSinceRun(sql, rule.reevaluate_on_update)}
+    returning trace_id, root_trace_id, organization_id, generation`;
+}
+
+/** Runs claimed done whose evaluation is left to be carried out apart (then finished): queued again. */
+export async function requeueRuleRuns(sql: Sql, ruleId: string, traceIds: readonly string[]): Promise<void> {
+  if (!traceIds.length) return;
+  await sql`
+    update eval_rule_runs set status = 'queued', finished_at = null
+    where rule_id = ${ruleId} and trace_id = any(${sql.array(traceIds as string[])}::uuid[])`;
 }
 
 /** The runs are over (scored, or failed for good): a later settle of their trace leaves them be. */

@@ -1,6 +1,7 @@
 export * from './client';
 export * from './migrate';
 export * from './organizations';
+export * from './audit-log';
 export * from './projects';
 export * from './span-writes';
 export * from './eval-writes';
@@ -18,6 +19,7 @@ export * from './eval-metrics';
 export * from './eval-rules';
 export * from './eval-backfills';
 export * from './annotation-queues';
+export * from './monitors';
 export * from './console';
 export * from './remarks';
 export * from './insights';

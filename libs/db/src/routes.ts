@@ -20,7 +20,7 @@ export function listRoutes(sql: Sql, organizationId: string) {
     from routes where organization_id = ${organizationId} order by name`;
 }
 
-async function findRoute(sql: Sql, organizationId: string, name: string): Promise<SavedRoute | null> {
+export async function findRoute(sql: Sql, organizationId: string, name: string): Promise<SavedRoute | null> {
   const [row] = await sql<SavedRoute[]>`
     select name, strategy, targets, retry_on, created_at, updated_at
     from routes where organization_id = ${organizationId} and name = ${name}`;

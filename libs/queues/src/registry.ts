@@ -9,6 +9,8 @@ import {
   StatisticsJobSchema,
   TraceSettleJobSchema,
   EvalBackfillJobSchema,
+  MonitorDeliveryJobSchema,
+  MonitorEvaluateJobSchema,
   type WorkerEnv,
 } from '@sightline/schemas';
 
@@ -17,6 +19,13 @@ import {
 export const RETRY_BACKOFF_TYPE = 'capped-exponential';
 export function retryDelayMs(attemptsMade: number): number {
   return Math.min(30_000, 250 * 2 ** Math.max(0, attemptsMade - 1));
+}
+
+// A monitor's notification that its receiver refused is tried again after MONITOR_RETRY_BASE_MS, then
+// twice as long each time; the processor stops at MONITOR_DELIVERY_ATTEMPTS (the job's own limit is a cap).
+export const DELIVERY_BACKOFF_TYPE = 'delivery-exponential';
+export function deliveryDelayMs(attemptsMade: number, baseMs: number): number {
+  return baseMs * 2 ** Math.max(0, attemptsMade - 1);
 }
 
 const durable: JobsOptions = {
@@ -109,6 +118,21 @@ export const queues = {
   // Upkeep made by job schedulers (see scheduleEvery): removing expired traces, analyzing the span tables.
   retention: { schema: RetentionJobSchema, ...scheduled },
   statistics: { schema: StatisticsJobSchema, ...scheduled },
+  // Every enabled monitor evaluated, once per interval across all workers.
+  'monitor-evaluate': { schema: MonitorEvaluateJobSchema, ...scheduled },
+  // A change of a monitor's state told to one channel: retried with backoff (see DELIVERY_BACKOFF_TYPE),
+  // and sent again by another worker when the one sending it dies (the receiver tells a repeat by its
+  // x-sightline-delivery id).
+  'monitor-delivery': {
+    schema: MonitorDeliveryJobSchema,
+    options: {
+      attempts: 30,
+      backoff: { type: DELIVERY_BACKOFF_TYPE },
+      removeOnComplete: true,
+      removeOnFail: { count: 10_000 },
+    },
+    worker: { ...redelivered, concurrency: () => 20 },
+  },
 } as const satisfies Record<
   string,
   { schema: z.ZodType; options: JobsOptions; worker: WorkerSettings; notRunAgainBecause?: string }
@@ -117,7 +141,7 @@ export const queues = {
 export type QueueName = keyof typeof queues;
 export type QueuePayload<N extends QueueName> = z.infer<(typeof queues)[N]['schema']>;
 
-type ScheduledQueue = 'retention' | 'statistics';
+type ScheduledQueue = 'retention' | 'statistics' | 'monitor-evaluate';
 
 /**
  * Makes one job every `everyMs` on a scheduled queue, whichever worker upserts it (the scheduler is

@@ -39,6 +39,8 @@ export const BaseEnv = z.object({
     .optional(),
   /** Lets organizations save provider keys whose base_url reaches loopback, private or link-local addresses. */
   ALLOW_PRIVATE_PROVIDER_URLS: envBoolean.default(false),
+  /** Lets monitors' webhook and Slack channels reach loopback, private or link-local addresses. */
+  ALLOW_PRIVATE_WEBHOOK_URLS: envBoolean.default(false),
 });
 
 export const ApiEnv = BaseEnv.extend({
@@ -108,6 +110,18 @@ export const WorkerEnv = BaseEnv.extend({
   RETENTION_DAYS: z.coerce.number().min(0).optional(),
   /** Spans removed per statement by the retention job, so that no transaction holds many locks. */
   RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(5000),
+  /** How often every enabled monitor is evaluated (one evaluation per monitor across all workers). */
+  MONITOR_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /**
+   * A failed delivery is retried after MONITOR_RETRY_BASE_MS, then twice as long each time, for
+   * MONITOR_DELIVERY_ATTEMPTS attempts in all: by default 3.5 s and 11 attempts, about an hour.
+   */
+  MONITOR_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(3500),
+  MONITOR_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(11),
+  /** One delivery attempt: a receiver slower than this counts as failed, and is tried again. */
+  MONITOR_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Where people open the console: the links that notifications carry. */
+  PUBLIC_URL: z.url().default('http://127.0.0.1:8000'),
   METRICS_PORT: MetricsPort,
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;

@@ -1,5 +1,6 @@
 export * from './common';
 export * from './access';
+export * from './audit-log';
 export * from './console';
 export * from './remarks';
 export * from './insights';
@@ -14,6 +15,7 @@ export * from './dataset-console';
 export * from './eval-metric';
 export * from './eval-rule';
 export * from './annotation-queue';
+export * from './monitor';
 export * from './retention';
 export * from './responses';
 export * from './client-responses';

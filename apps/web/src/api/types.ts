@@ -5,6 +5,8 @@ import type {
   ApiKeyCreatedSchema,
   ApiKeyRole,
   ApiKeySchema,
+  AuditLogPageSchema,
+  AuditTargetKind,
   CompareRequestSchema,
   CompareRowsSchema,
   CompareSchema,
@@ -118,3 +120,7 @@ export type EvalRulePatch = z.input<typeof EvalRulePatchSchema>;
 export type EvalRulePreviewRequest = z.input<typeof EvalRulePreviewRequestSchema>;
 export type EvalRulePreview = z.output<typeof EvalRulePreviewSchema>;
 export type EvalBackfill = z.output<typeof EvalBackfillSchema>;
+
+export type AuditLogPage = z.output<typeof AuditLogPageSchema>;
+export type AuditEntry = AuditLogPage['entries'][number];
+export type { AuditTargetKind };

@@ -1,5 +1,5 @@
 import { Anchor, AppShell, Badge, Button, Group, Menu, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
-import { IconChevronDown, IconLogout, IconSettings } from '@tabler/icons-react';
+import { IconChevronDown, IconHistory, IconLogout, IconSettings } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Suspense } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation } from 'react-router';
@@ -111,6 +111,11 @@ function Account() {
         {isAdmin && (
           <Menu.Item component={Link} to="/settings" leftSection={<IconSettings size={16} />}>
             Settings
+          </Menu.Item>
+        )}
+        {isAdmin && (
+          <Menu.Item component={Link} to="/settings/audit-log" leftSection={<IconHistory size={16} />}>
+            Audit log
           </Menu.Item>
         )}
         <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={signOut}>

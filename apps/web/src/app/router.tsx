@@ -16,11 +16,13 @@ const ComparePage = lazy(() => import('../features/experiments/ComparePage'));
 const EvalRulesPage = lazy(() => import('../features/eval-rules/EvalRulesPage'));
 const AnnotationQueuesPage = lazy(() => import('../features/annotation-queues/AnnotationQueuesPage'));
 const ReviewPage = lazy(() => import('../features/annotation-queues/ReviewPage'));
+const MonitorsPage = lazy(() => import('../features/monitors/MonitorsPage'));
 const DatasetsPage = lazy(() => import('../features/datasets/DatasetsPage'));
 const DatasetPage = lazy(() => import('../features/datasets/DatasetPage'));
 const PromptsPage = lazy(() => import('../features/prompts/PromptsPage'));
 const EvalMetricsPage = lazy(() => import('../features/evals/EvalMetricsPage'));
 const SettingsPage = lazy(() => import('../features/settings/SettingsPage'));
+const AuditLogPage = lazy(() => import('../features/audit-log/AuditLogPage'));
 const NotFoundPage = lazy(() => import('../features/not-found/NotFoundPage'));
 
 export const router = createBrowserRouter([
@@ -47,11 +49,13 @@ export const router = createBrowserRouter([
       { path: 'projects/:projectUuid/eval-rules', element: <EvalRulesPage /> },
       { path: 'projects/:projectUuid/annotation-queues', element: <AnnotationQueuesPage /> },
       { path: 'projects/:projectUuid/annotation-queues/:queueId/review', element: <ReviewPage /> },
+      { path: 'projects/:projectUuid/monitors', element: <MonitorsPage /> },
       { path: 'datasets', element: <DatasetsPage /> },
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'prompts', element: <PromptsPage /> },
       { path: 'evals', element: <EvalMetricsPage /> },
       { path: 'settings', element: <SettingsPage /> },
+      { path: 'settings/audit-log', element: <AuditLogPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -10,6 +10,7 @@ const SECTIONS = [
   { value: 'experiments', label: 'Experiments' },
   { value: 'eval-rules', label: 'Eval rules' },
   { value: 'annotation-queues', label: 'Annotation queues' },
+  { value: 'monitors', label: 'Monitors' },
 ] as const;
 export type Section = (typeof SECTIONS)[number]['value'];
 

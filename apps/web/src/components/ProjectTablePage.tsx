@@ -22,6 +22,7 @@ export function ProjectTablePage<T>({
   columns,
   minWidth,
   row,
+  actions = onCreate !== null,
   children,
 }: {
   projectUuid: string;
@@ -30,7 +31,7 @@ export function ProjectTablePage<T>({
   /** What one of them is called: "rule" makes "Create rule", "Loading the rules", "No rules yet". */
   noun: string;
   list: UseQueryResult<T[]>;
-  /** Null for a caller who cannot write: nothing to create, and no actions column. */
+  /** Null for a caller who cannot write: nothing to create. */
   onCreate: (() => void) | null;
   /** What they are, for the empty state. */
   empty: ReactNode;
@@ -39,6 +40,8 @@ export function ProjectTablePage<T>({
   columns: string[];
   minWidth: number;
   row: (item: T) => ReactNode;
+  /** Whether rows end with a cell of actions (by default, for a caller who can write). */
+  actions?: boolean;
   /** The page's dialogs. */
   children?: ReactNode;
 }) {
@@ -77,7 +80,7 @@ export function ProjectTablePage<T>({
                   {columns.map((c) => (
                     <Table.Th key={c}>{c}</Table.Th>
                   ))}
-                  {onCreate && (
+                  {actions && (
                     <Table.Th>
                       <VisuallyHidden>Actions</VisuallyHidden>
                     </Table.Th>

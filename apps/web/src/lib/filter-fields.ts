@@ -188,3 +188,16 @@ export const filterOf = (c: FilterCondition) => ({
 
 /** The filters complete enough to send, as the API takes them (a preview counts with them while one is written). */
 export const completeFilters = (filters: FilterCondition[]) => filters.filter((c) => !incomplete(c)).map(filterOf);
+
+/** A stored filter (a rule's, a monitor's) as the filter inputs hold it: the API answers null for a key or value not given. */
+export const conditionOf = (f: {
+  field: string;
+  key?: string | null;
+  operator: FilterOperator;
+  value?: string | null;
+}): FilterCondition => ({
+  field: f.field,
+  operator: f.operator,
+  ...(f.key != null && { key: f.key }),
+  ...(f.value != null && { value: f.value }),
+});

@@ -3,6 +3,7 @@ import {
   AnnotationQueueSchema,
   AnnotationSchema,
   ApiKeySchema,
+  AuditLogPageSchema,
   CompareRowsSchema,
   CompareSchema,
   CriterionSchema,
@@ -23,6 +24,9 @@ import {
   PromptVersionSchema,
   ProviderKeySchema,
   LeasedItemSchema,
+  MonitorDetailSchema,
+  MonitorPreviewSchema,
+  MonitorSchema,
   SpanSchema,
   TestCasePageSchema,
   TraceGroupSchema,
@@ -78,6 +82,7 @@ const ROUTES = {
   traceLog: { method: 'get', path: '/trace_log/:traceId', schema: TraceTreeResponseSchema },
   apiKeys: { method: 'get', path: '/api-keys', schema: z.array(ApiKeySchema) },
   providerKeys: { method: 'get', path: '/provider-keys', schema: z.array(ProviderKeySchema) },
+  auditLog: { method: 'get', path: '/audit-log', schema: AuditLogPageSchema },
   agreement: { method: 'get', path: '/annotation-criteria/:id/agreement', schema: AgreementSchema },
   annotate: { method: 'put', path: '/trace_log/:traceId/annotations/:criterionId', schema: AnnotationSchema },
   queues: { method: 'get', path: '/annotation-queues', schema: z.array(AnnotationQueueSchema) },
@@ -91,6 +96,12 @@ const ROUTES = {
   lease: { method: 'post', path: '/annotation-queues/:id/items/:itemId/lease', schema: LeasedItemSchema },
   complete: { method: 'post', path: '/annotation-queues/:id/items/:itemId/complete', schema: ItemStatusSchema },
   skip: { method: 'post', path: '/annotation-queues/:id/items/:itemId/skip', schema: ItemStatusSchema },
+  monitors: { method: 'get', path: '/monitors', schema: z.array(MonitorSchema) },
+  monitor: { method: 'get', path: '/monitors/:id', schema: MonitorDetailSchema },
+  createMonitor: { method: 'post', path: '/monitors', schema: MonitorSchema },
+  updateMonitor: { method: 'patch', path: '/monitors/:id', schema: MonitorSchema },
+  deleteMonitor: { method: 'delete', path: '/monitors/:id', schema: DeletedSchema },
+  previewMonitor: { method: 'post', path: '/monitors/preview', schema: MonitorPreviewSchema },
 } as const;
 
 export type Route = keyof typeof ROUTES;

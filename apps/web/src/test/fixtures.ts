@@ -411,6 +411,19 @@ export const providerKey: ItemOf<Fixture<'providerKeys'>> = {
   updated_at: T0,
 };
 
+type AuditEntry = ItemOf<Fixture<'auditLog'>['entries']>;
+/** An eval rule disabled by the admin: what `GET /audit-log` answers for one change. */
+export const auditEntry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
+  id: 'c0000000-0000-4000-8000-000000000001',
+  at: T1,
+  actor: { key_id: admin.key_id, label: 'ada@example.com', role: 'admin' },
+  action: 'update',
+  target: { kind: 'eval_rule', id: 'd0000000-0000-4000-8000-000000000001', name: 'helpfulness-live' },
+  before: { name: 'helpfulness-live', enabled: true, sample_rate: 0.5 },
+  after: { name: 'helpfulness-live', enabled: false, sample_rate: 0.5 },
+  ...over,
+});
+
 export const criterion: ItemOf<Fixture<'criteria'>> = {
   id: '99999999-8888-4777-8666-555555555555',
   name: 'helpfulness',
@@ -538,5 +551,59 @@ export const queue = (over: Partial<Fixture<'queue'>> = {}): Fixture<'queue'> =>
   updated_at: '2026-03-01 09:00:00',
   counts: { pending: 6, in_review: 1, done: 2, skipped: 1 },
   reviewers: [{ reviewer: 'ada@example.com', done: 2, skipped: 1 }],
+  ...over,
+});
+
+// Monitors.
+export const MONITOR_ID = 'a4000000-0000-4000-8000-000000000001';
+
+/** An error-rate monitor above 5% over 15 minutes, firing, telling one webhook. */
+export const monitor = (over: Partial<Fixture<'createMonitor'>> = {}): Fixture<'createMonitor'> => ({
+  id: MONITOR_ID,
+  project_uuid: PROJECT_UUID,
+  name: 'refund errors',
+  metric: 'error_rate',
+  score_name: null,
+  filters: [{ field: 'trace_name', key: null, operator: 'equals', value: 'refund' }],
+  window_minutes: 15,
+  condition: { above: 0.05 },
+  min_samples: 10,
+  channels: [{ kind: 'webhook', url: 'https://hooks.example.com/sightline', secret_set: true }],
+  enabled: true,
+  state: 'firing',
+  last_value: 0.125,
+  last_evaluated_at: '2026-03-02 10:29:00',
+  created_at: '2026-03-01 09:00:00',
+  updated_at: '2026-03-01 09:00:00',
+  ...over,
+});
+
+/** The hourly points of the last 24 hours ending 2026-03-02 10:00: `values[i]` from 20 traces each. */
+export const monitorSeries = (values: (number | null)[]) =>
+  values.map((value, i) => ({
+    at: new Date(Date.UTC(2026, 2, 1, 11 + i)).toISOString(),
+    value,
+    samples: value === null ? 0 : 20,
+  }));
+
+/** The monitor's detail: one change (to firing) told once to its webhook. */
+export const monitorDetail = (over: Partial<Fixture<'monitor'>> = {}): Fixture<'monitor'> => ({
+  ...monitor(),
+  history: [{ at: '2026-03-02 10:20:00', state: 'firing', previous_state: 'ok', value: 0.125 }],
+  deliveries: [
+    {
+      id: 'a5000000-0000-4000-8000-000000000001',
+      channel: 'webhook',
+      url: 'https://hooks.example.com/sightline',
+      state: 'firing',
+      status: 'delivered',
+      attempts: [
+        { at: '2026-03-02 10:20:01', status_code: 500, error: 'answered 500', duration_ms: 40 },
+        { at: '2026-03-02 10:20:05', status_code: 204, error: null, duration_ms: 35 },
+      ],
+      created_at: '2026-03-02 10:20:00',
+    },
+  ],
+  series: monitorSeries(Array.from({ length: 24 }, (_, i) => (i < 20 ? 0.02 : 0.125))),
   ...over,
 });

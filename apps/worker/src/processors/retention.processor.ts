@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { deleteExpiredTraces, type Sql } from '@sightline/db';
+import { deleteExpiredAuditEntries, deleteExpiredTraces, type Sql } from '@sightline/db';
 import { scheduleEvery } from '@sightline/queues';
 import { RetentionJobSchema, type RetentionJob, type WorkerEnv } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
@@ -7,7 +7,10 @@ import type { Processor } from '../register-worker';
 /** How often the retention job runs; each run removes everything expired by then. */
 const RETENTION_EVERY_MS = 10 * 60_000;
 
-/** Removes expired traces; stops early (the next run goes on) when the worker is shutting down. */
+/**
+ * Removes expired traces, and audit log entries as old (the log is retained like traces); stops early (the
+ * next run goes on) when the worker is shutting down.
+ */
 export function retentionProcessor(deps: { sql: Sql; shouldStop: () => boolean }): Processor<'retention'> {
   return async (job, _bullJob, log) => {
     const result = await deleteExpiredTraces(deps.sql, {
@@ -15,8 +18,13 @@ export function retentionProcessor(deps: { sql: Sql; shouldStop: () => boolean }
       batchSize: job.batch_size,
       shouldStop: deps.shouldStop,
     });
-    log.info(result, 'expired traces removed');
-    return result;
+    const auditEntries = await deleteExpiredAuditEntries(deps.sql, {
+      days: job.retention_days,
+      batchSize: job.batch_size,
+      shouldStop: deps.shouldStop,
+    });
+    log.info({ ...result, auditEntries }, 'expired traces removed');
+    return { ...result, auditEntries };
   };
 }
 

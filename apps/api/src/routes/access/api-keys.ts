@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp } from '@sightline/core';
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '@sightline/db';
+import { createApiKey, listApiKeys, revokeApiKey, transaction, type ApiKeyRow } from '@sightline/db';
 import {
   ApiKeyCreatedSchema,
   ApiKeyCreateSchema,
@@ -13,6 +13,7 @@ import {
   errorResponses,
 } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
+import { recordChange } from '../../services/audit';
 
 // Only the last four characters of a key are ever shown again.
 const apiKeyToWire = (k: ApiKeyRow) => ({
@@ -23,6 +24,10 @@ const apiKeyToWire = (k: ApiKeyRow) => ({
   created_at: formatTimestamp(k.created_at),
   last_used_at: formatTimestamp(k.last_used_at),
 });
+
+// A key as the audit log records it: never the key, nor its hash.
+const recorded = (k: ApiKeyRow) => ({ id: k.id, label: k.label, role: k.role, key_hint: k.key_hint });
+const target = (k: ApiKeyRow) => ({ kind: 'api_key' as const, id: k.id, name: k.label });
 
 /** The organization's API keys (admins only). */
 export default async function apiKeyRoutes(base: FastifyInstance) {
@@ -53,7 +58,11 @@ export default async function apiKeyRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      const created = await createApiKey(app.sql, req.organizationId, req.body);
+      const created = await transaction(app.sql, async (tx) => {
+        const made = await createApiKey(tx, req.organizationId, req.body);
+        await recordChange(tx, req, { action: 'create', target: target(made), after: recorded(made) });
+        return made;
+      });
       return { ...apiKeyToWire(created), key: created.key };
     },
   );
@@ -70,7 +79,13 @@ export default async function apiKeyRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      const keyHash = await revokeApiKey(app.sql, req.organizationId, req.params.id);
+      const keyHash = await transaction(app.sql, async (tx) => {
+        const key = (await listApiKeys(tx, req.organizationId)).find((k) => k.id === req.params.id);
+        const revoked = await revokeApiKey(tx, req.organizationId, req.params.id);
+        if (key && revoked instanceof Buffer)
+          await recordChange(tx, req, { action: 'revoke', target: target(key), before: recorded(key) });
+        return revoked;
+      });
       if (!keyHash) throw notFound('API key');
       if (keyHash === 'last admin')
         throw new AppError(

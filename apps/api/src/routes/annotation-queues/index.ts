@@ -16,6 +16,7 @@ import {
   renewLease,
   rootsOfProject,
   sampleRoots,
+  transaction,
   updateAnnotationQueue,
   type AnnotationQueue,
   type LeasedItem,
@@ -36,6 +37,7 @@ import {
   ProjectName,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
+import { recordChange } from '../../services/audit';
 import { userOf } from '../remarks/span-remarks';
 
 async function withCounts(sql: Sql, queues: AnnotationQueue[]) {
@@ -51,6 +53,19 @@ async function withCounts(sql: Sql, queues: AnnotationQueue[]) {
     ...counts.get(q.id)!,
   }));
 }
+
+// A queue as the audit log records it: its settings, not its items.
+const recordedQueue = ({
+  organization_id: _org,
+  project_id,
+  created_at: _c,
+  updated_at: _u,
+  ...q
+}: AnnotationQueue) => ({
+  ...q,
+  project_uuid: project_id,
+});
+const queueTarget = (q: AnnotationQueue) => ({ kind: 'annotation_queue' as const, id: q.id, name: q.name });
 
 const leaseToWire = (item: LeasedItem) => ({ ...item, lease_expires_at: item.lease_expires_at.toISOString() });
 const notHeld = () =>
@@ -112,8 +127,12 @@ export default async function annotationQueueRoutes(base: FastifyInstance) {
       const { project_name, project_uuid, ...fields } = req.body;
       await checkCriteria(req.organizationId, fields.criterion_ids);
       const projectId = await app.resolveProjectId(req.organizationId, { project_name, project_uuid });
-      const queue = await createAnnotationQueue(app.sql, req.organizationId, projectId, fields);
-      if (!queue) throw new AppError(409, `the project already has an annotation queue named '${fields.name}'`);
+      const queue = await transaction(app.sql, async (tx) => {
+        const made = await createAnnotationQueue(tx, req.organizationId, projectId, fields);
+        if (!made) throw new AppError(409, `the project already has an annotation queue named '${fields.name}'`);
+        await recordChange(tx, req, { action: 'create', target: queueTarget(made), after: recordedQueue(made) });
+        return made;
+      });
       return (await withCounts(app.sql, [queue]))[0];
     },
   );
@@ -142,12 +161,22 @@ export default async function annotationQueueRoutes(base: FastifyInstance) {
     },
     async (req) => {
       await checkCriteria(req.organizationId, req.body.criterion_ids);
-      const queue = await updateAnnotationQueue(app.sql, req.organizationId, req.params.id, req.body).catch((err) => {
-        if ((err as { code?: string }).code === '23505')
-          throw new AppError(409, `the project already has an annotation queue named '${req.body.name}'`);
-        throw err;
+      const queue = await transaction(app.sql, async (tx) => {
+        const before = await findAnnotationQueue(tx, req.organizationId, req.params.id);
+        if (!before) throw notFound('annotation queue');
+        const after = (await updateAnnotationQueue(tx, req.organizationId, before.id, req.body).catch((err) => {
+          if ((err as { code?: string }).code === '23505')
+            throw new AppError(409, `the project already has an annotation queue named '${req.body.name}'`);
+          throw err;
+        }))!;
+        await recordChange(tx, req, {
+          action: 'update',
+          target: queueTarget(after),
+          before: recordedQueue(before),
+          after: recordedQueue(after),
+        });
+        return after;
       });
-      if (!queue) throw notFound('annotation queue');
       return (await withCounts(app.sql, [queue]))[0];
     },
   );
@@ -162,8 +191,12 @@ export default async function annotationQueueRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      if (!(await deleteAnnotationQueue(app.sql, req.organizationId, req.params.id)))
-        throw notFound('annotation queue');
+      await transaction(app.sql, async (tx) => {
+        const before = await findAnnotationQueue(tx, req.organizationId, req.params.id);
+        if (!before || !(await deleteAnnotationQueue(tx, req.organizationId, before.id)))
+          throw notFound('annotation queue');
+        await recordChange(tx, req, { action: 'delete', target: queueTarget(before), before: recordedQueue(before) });
+      });
       return { id: req.params.id, deleted: true };
     },
   );

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { createDataset, findDataset, listTestCases } from '@sightline/db';
+import { createDataset, findDataset, listTestCases, transaction } from '@sightline/db';
 import {
   DatasetCreateSchema,
   DatasetIdentifierParams,
@@ -10,8 +10,9 @@ import {
   errorResponses,
 } from '@sightline/schemas';
 import { AppError } from '../../errors';
+import { recordChange } from '../../services/audit';
 import { caseLoc, checkColumns } from './columns';
-import manage, { datasetToWire } from './manage';
+import manage, { datasetTarget, datasetToWire, recordedDataset } from './manage';
 import testCases from './test-cases';
 import transfer from './transfer';
 
@@ -35,8 +36,13 @@ export default async function datasetRoutes(base: FastifyInstance) {
     async (req) => {
       const { name, column_names, test_cases } = req.body;
       checkColumns(column_names, test_cases, caseLoc);
-      const created = await createDataset(app.sql, req.organizationId, name, column_names, test_cases);
-      if (!created) throw new AppError(409, `a dataset named '${name}' already exists`);
+      const created = await transaction(app.sql, async (tx) => {
+        const made = await createDataset(tx, req.organizationId, name, column_names, test_cases);
+        if (!made) throw new AppError(409, `a dataset named '${name}' already exists`);
+        const after = { ...recordedDataset(made.dataset), test_case_count: made.ids.length };
+        await recordChange(tx, req, { action: 'create', target: datasetTarget(made.dataset), after });
+        return made;
+      });
       return {
         id: created.dataset.id,
         last_updated_at: created.dataset.last_updated_at.toISOString(),

@@ -7,6 +7,7 @@ import {
   listDatasets,
   renameDataset,
   testCasePage,
+  transaction,
   type Dataset,
 } from '@sightline/db';
 import {
@@ -22,6 +23,7 @@ import {
   TestCasePageSchema,
 } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
+import { recordChange } from '../../services/audit';
 
 const iso = (d: Date) => d.toISOString();
 
@@ -34,6 +36,10 @@ export function datasetToWire(d: Dataset) {
     last_updated_at: iso(d.last_updated_at),
   };
 }
+
+/** A dataset as the audit log names it, and records it (its test cases are its data, not recorded). */
+export const datasetTarget = (d: Dataset) => ({ kind: 'dataset' as const, id: d.id, name: d.name });
+export const recordedDataset = (d: Dataset) => ({ id: d.id, name: d.name, column_names: d.column_names });
 
 /** The organization's dataset, or a 404: another organization's is as unknown as one that never was. */
 export async function ownDataset(app: FastifyInstance, organizationId: string, id: number) {
@@ -106,10 +112,19 @@ function editRoutes(base: FastifyInstance) {
     },
     async (req) => {
       const { name } = req.body;
-      const renamed = await renameDataset(app.sql, req.organizationId, req.params.dataset_id, name);
-      if (renamed === 'taken') throw new AppError(409, `a dataset named '${name}' already exists`);
-      if (!renamed) throw notFound('dataset');
-      return datasetToWire(renamed);
+      return transaction(app.sql, async (tx) => {
+        const before = await findDataset(tx, req.organizationId, { id: req.params.dataset_id });
+        const renamed = before && (await renameDataset(tx, req.organizationId, before.id, name));
+        if (renamed === 'taken') throw new AppError(409, `a dataset named '${name}' already exists`);
+        if (!before || !renamed) throw notFound('dataset');
+        await recordChange(tx, req, {
+          action: 'rename',
+          target: datasetTarget(renamed),
+          before: recordedDataset(before),
+          after: recordedDataset(renamed),
+        });
+        return datasetToWire(renamed);
+      });
     },
   );
 
@@ -124,7 +139,14 @@ function editRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      if (!(await deleteDataset(app.sql, req.organizationId, req.params.dataset_id))) throw notFound('dataset');
+      await transaction(app.sql, async (tx) => {
+        const before = await findDataset(tx, req.organizationId, { id: req.params.dataset_id });
+        if (!before) throw notFound('dataset');
+        const { total } = await testCasePage(tx, before.id, 1, 1);
+        await deleteDataset(tx, req.organizationId, before.id);
+        const recorded = { ...recordedDataset(before), test_case_count: total };
+        await recordChange(tx, req, { action: 'delete', target: datasetTarget(before), before: recorded });
+      });
       return { deleted: true };
     },
   );

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { addTestCases, updateTestCase } from '@sightline/db';
+import { addTestCases, transaction, updateTestCase } from '@sightline/db';
 import {
   TestCasesAddSchema,
   TestCaseUpdateParams,
@@ -12,7 +12,9 @@ import {
   errorResponses,
 } from '@sightline/schemas';
 import { notFound, RequestValidationError } from '../../errors';
+import { recordChange } from '../../services/audit';
 import { caseLoc, checkColumns } from './columns';
+import { datasetTarget, recordedDataset } from './manage';
 
 /** Test cases: added to a dataset (created by name if needed), and updated. */
 export default async function testCaseRoutes(base: FastifyInstance) {
@@ -33,23 +35,31 @@ export default async function testCaseRoutes(base: FastifyInstance) {
       // A dataset created here takes its columns from the first case, under the same rules as POST /collection.
       const derived = ColumnNames.safeParse(Object.keys(test_cases[0].inputs));
       const columnsIfNew = derived.success ? derived.data : null;
-      const ids = await addTestCases(
-        app.sql,
-        req.organizationId,
-        id ? { id } : { name: name ?? '' },
-        test_cases,
-        columnsIfNew,
-        (columns) => {
-          if (!columns)
-            throw RequestValidationError.fromZod(
-              'body',
-              derived.error!.issues.map((issue) => ({ ...issue, path: ['test_cases', 0, 'inputs', ...issue.path] })),
-            );
-          checkColumns(columns, test_cases, caseLoc);
-        },
-      );
-      if (!ids) throw notFound('dataset');
-      return ids;
+      const added = await transaction(app.sql, async (tx) => {
+        const result = await addTestCases(
+          tx,
+          req.organizationId,
+          id ? { id } : { name: name ?? '' },
+          test_cases,
+          columnsIfNew,
+          (columns) => {
+            if (!columns)
+              throw RequestValidationError.fromZod(
+                'body',
+                derived.error!.issues.map((issue) => ({ ...issue, path: ['test_cases', 0, 'inputs', ...issue.path] })),
+              );
+            checkColumns(columns, test_cases, caseLoc);
+          },
+        );
+        // Test cases are a dataset's data; a dataset made here by its name is a dataset created.
+        if (result?.created) {
+          const after = { ...recordedDataset(result.created), test_case_count: result.ids.length };
+          await recordChange(tx, req, { action: 'create', target: datasetTarget(result.created), after });
+        }
+        return result;
+      });
+      if (!added) throw notFound('dataset');
+      return added.ids;
     },
   );
 

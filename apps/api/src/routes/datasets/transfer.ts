@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { addTestCases, testCaseChunks } from '@sightline/db';
+import { addTestCases, testCaseChunks, transaction } from '@sightline/db';
 import {
   DatasetExportQuery,
   DatasetImportedSchema,
@@ -12,8 +12,9 @@ import {
   errorResponses,
 } from '@sightline/schemas';
 import { notFound } from '../../errors';
+import { recordChange } from '../../services/audit';
 import { csvFile, jsonlFile, MAX_IMPORT_ROWS, parseImport } from './file-format';
-import { ownDataset } from './manage';
+import { datasetTarget, ownDataset } from './manage';
 
 const ExportQuery = DatasetExportQuery.extend({
   formulas: z
@@ -117,8 +118,13 @@ function importRoute(base: FastifyInstance) {
       const dataset = await ownDataset(app, org, req.params.dataset_id);
       const cases = await parseImport(format, content, dataset.column_names);
       // A dataset's columns never change once it exists: the rows were checked against them above.
-      const ids = await addTestCases(app.sql, org, { id: dataset.id }, cases, null, () => {});
-      if (!ids) throw notFound('dataset');
+      const ids = await transaction(app.sql, async (tx) => {
+        const added = await addTestCases(tx, org, { id: dataset.id }, cases, null, () => {});
+        if (!added) throw notFound('dataset');
+        const after = { format, imported: added.ids.length };
+        await recordChange(tx, req, { action: 'import', target: datasetTarget(dataset), after });
+        return added.ids;
+      });
       return { imported: ids.length, test_case_ids: ids };
     },
   );

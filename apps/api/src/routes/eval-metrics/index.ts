@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { deterministicMetrics, formatTimestamp, jsonSchemaError, judgePrompt, parseJudgeAnswer } from '@sightline/core';
-import { createEvalMetric, deleteEvalMetric, listEvalMetrics, type EvalMetric } from '@sightline/db';
+import {
+  createEvalMetric,
+  deleteEvalMetric,
+  findEvalMetrics,
+  listEvalMetrics,
+  transaction,
+  type EvalMetric,
+} from '@sightline/db';
 import { z } from 'zod';
 import {
   DeletedSchema,
@@ -15,8 +22,10 @@ import {
   EvalResult,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
+import { recordChange } from '../../services/audit';
 
 const metricToWire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.created_at) });
+const metricTarget = (m: EvalMetric) => ({ kind: 'eval_metric' as const, id: m.id, name: m.name });
 
 /** Deployed evaluation metrics: spans name them in evaluation_metric_names, completions by id. */
 export default async function evalMetricRoutes(app: FastifyInstance) {
@@ -41,9 +50,13 @@ function definitionRoutes(base: FastifyInstance) {
     async (req) => {
       const { name, type, config } = req.body;
       checkSchema(req.body, ['body']);
-      const created = await createEvalMetric(app.sql, req.organizationId, { name, type, config: config ?? {} });
-      if (!created) throw new AppError(409, `an eval metric named '${name}' already exists`);
-      return metricToWire(created);
+      return transaction(app.sql, async (tx) => {
+        const created = await createEvalMetric(tx, req.organizationId, { name, type, config: config ?? {} });
+        if (!created) throw new AppError(409, `an eval metric named '${name}' already exists`);
+        const after = metricToWire(created);
+        await recordChange(tx, req, { action: 'create', target: metricTarget(created), after });
+        return after;
+      });
     },
   );
 
@@ -89,7 +102,11 @@ function savedMetricRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      if (!(await deleteEvalMetric(app.sql, req.organizationId, req.params.id))) throw notFound('eval metric');
+      await transaction(app.sql, async (tx) => {
+        const [before] = await findEvalMetrics(tx, req.organizationId, { ids: [req.params.id] });
+        if (!before || !(await deleteEvalMetric(tx, req.organizationId, before.id))) throw notFound('eval metric');
+        await recordChange(tx, req, { action: 'delete', target: metricTarget(before), before: metricToWire(before) });
+      });
       return { id: req.params.id, deleted: true };
     },
   );

@@ -15,6 +15,8 @@ import {
   invalidRuleFilter,
   listEvalRules,
   previewRule,
+  ruleSettings,
+  transaction,
   updateEvalRule,
   type Sql,
   type StoredEvalRule,
@@ -38,6 +40,7 @@ import {
   ProjectName,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
+import { recordChange } from '../../services/audit';
 
 const backfillToWire = (b: Backfill) => ({
   id: b.id,
@@ -67,6 +70,26 @@ const ruleToWire = ({
   paused_until: formatTimestamp(paused_until),
   backfills: backfills.map(backfillToWire),
 });
+
+// A rule and a backfill as the audit log records them: their settings, not their running figures.
+const recordedRule = ({
+  runs: _r,
+  backfills: _b,
+  cost_today: _c,
+  paused_until: _p,
+  created_at: _ca,
+  updated_at: _u,
+  ...r
+}: ReturnType<typeof ruleToWire>) => r;
+const recordedBackfill = (b: Backfill) => ({
+  id: b.id,
+  status: b.status,
+  from: formatTimestamp(b.from_ts),
+  to: formatTimestamp(b.to_ts),
+  total: b.total,
+  done: b.done,
+});
+const ruleTarget = (r: { id: string; name: string }) => ({ kind: 'eval_rule' as const, id: r.id, name: r.name });
 
 const ListQuery = z.object({ project_name: ProjectName.nullish(), project_uuid: OptionalUuid });
 
@@ -118,9 +141,13 @@ export default async function evalRuleRoutes(base: FastifyInstance) {
         project_uuid ?? (project_name ? await app.findProjectId(req.organizationId, project_name) : null);
       await checkRule(app.sql, req.organizationId, fields, { ...fields, project_id: existing });
       const projectId = await app.resolveProjectId(req.organizationId, { project_name, project_uuid });
-      const id = await createEvalRule(app.sql, req.organizationId, projectId, fields);
-      if (!id) throw new AppError(409, `the project already has an eval rule named '${fields.name}'`);
-      return ruleToWire((await findEvalRule(app.sql, req.organizationId, id))!);
+      return transaction(app.sql, async (tx) => {
+        const id = await createEvalRule(tx, req.organizationId, projectId, fields);
+        if (!id) throw new AppError(409, `the project already has an eval rule named '${fields.name}'`);
+        const after = ruleToWire((await findEvalRule(tx, req.organizationId, id))!);
+        await recordChange(tx, req, { action: 'create', target: ruleTarget(after), after: recordedRule(after) });
+        return after;
+      });
     },
   );
 
@@ -184,22 +211,31 @@ export default async function evalRuleRoutes(base: FastifyInstance) {
         tags: rule.tags,
       },
     },
-    async (req) => {
-      const stored = await found(app.sql, req.organizationId, req.params.id);
-      await checkRule(app.sql, req.organizationId, req.body, {
-        project_id: stored.project_id,
-        metric_names: req.body.metric_names ?? stored.metric_names,
-        annotation_queue: req.body.annotation_queue === undefined ? stored.annotation_queue : req.body.annotation_queue,
-      });
-      try {
-        if (!(await updateEvalRule(app.sql, req.organizationId, req.params.id, req.body))) throw notFound('eval rule');
-      } catch (err) {
-        if ((err as { code?: string }).code === '23505')
-          throw new AppError(409, `the project already has an eval rule named '${req.body.name}'`);
-        throw err;
-      }
-      return ruleToWire(await found(app.sql, req.organizationId, req.params.id));
-    },
+    async (req) =>
+      transaction(app.sql, async (tx) => {
+        const stored = await found(tx, req.organizationId, req.params.id);
+        await checkRule(tx, req.organizationId, req.body, {
+          project_id: stored.project_id,
+          metric_names: req.body.metric_names ?? stored.metric_names,
+          annotation_queue:
+            req.body.annotation_queue === undefined ? stored.annotation_queue : req.body.annotation_queue,
+        });
+        try {
+          if (!(await updateEvalRule(tx, req.organizationId, req.params.id, req.body))) throw notFound('eval rule');
+        } catch (err) {
+          if ((err as { code?: string }).code === '23505')
+            throw new AppError(409, `the project already has an eval rule named '${req.body.name}'`);
+          throw err;
+        }
+        const [before, after] = [ruleToWire(stored), ruleToWire(await found(tx, req.organizationId, req.params.id))];
+        await recordChange(tx, req, {
+          action: 'update',
+          target: ruleTarget(after),
+          before: recordedRule(before),
+          after: recordedRule(after),
+        });
+        return after;
+      }),
   );
 
   app.delete(
@@ -213,7 +249,11 @@ export default async function evalRuleRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      if (!(await deleteEvalRule(app.sql, req.organizationId, req.params.id))) throw notFound('eval rule');
+      await transaction(app.sql, async (tx) => {
+        const before = ruleToWire(await found(tx, req.organizationId, req.params.id));
+        if (!(await deleteEvalRule(tx, req.organizationId, req.params.id))) throw notFound('eval rule');
+        await recordChange(tx, req, { action: 'delete', target: ruleTarget(before), before: recordedRule(before) });
+      });
       return { id: req.params.id, deleted: true };
     },
   );
@@ -237,15 +277,26 @@ function backfillRoutes(base: FastifyInstance) {
     },
     async (req, reply) => {
       const stored = await found(app.sql, req.organizationId, req.params.id);
-      const backfill = await createBackfill(app.sql, stored, req.body.from, req.body.to);
+      const target = ruleTarget(stored);
+      // Recorded as it is made; queued once committed, so that the worker finds it.
+      const backfill = await transaction(app.sql, async (tx) => {
+        const made = await createBackfill(tx, stored, req.body.from, req.body.to);
+        await recordChange(tx, req, { action: 'backfill', target, after: recordedBackfill(made) });
+        return made;
+      });
       try {
         await app.evalBackfills.add(
           { organization_id: req.organizationId, backfill_id: backfill.id },
           { jobId: backfill.id },
         );
       } catch (err) {
-        // Not queued (Redis away): no backfill is left showing as running that nothing runs.
-        await cancelBackfill(app.sql, req.organizationId, backfill.id).catch(() => {});
+        // Not queued (Redis away): no backfill is left showing as running that nothing runs, and the log
+        // says it was cancelled.
+        await transaction(app.sql, async (tx) => {
+          if (!(await cancelBackfill(tx, req.organizationId, backfill.id))) return;
+          const after = { ...recordedBackfill(backfill), status: 'cancelled' };
+          await recordChange(tx, req, { action: 'cancel_backfill', target, before: recordedBackfill(backfill), after });
+        }).catch(() => {});
         throw err;
       }
       return reply.code(202).send(backfillToWire(backfill));
@@ -262,13 +313,22 @@ function backfillRoutes(base: FastifyInstance) {
         tags: ['evals'],
       },
     },
-    async (req) => {
-      const backfill = await findBackfill(app.sql, req.organizationId, req.params.backfill_id);
-      if (!backfill || backfill.rule_id !== req.params.id) throw notFound('backfill');
-      if (!(await cancelBackfill(app.sql, req.organizationId, backfill.id)))
-        throw new AppError(409, `the backfill is already ${backfill.status}`);
-      return backfillToWire((await findBackfill(app.sql, req.organizationId, backfill.id))!);
-    },
+    async (req) =>
+      transaction(app.sql, async (tx) => {
+        const backfill = await findBackfill(tx, req.organizationId, req.params.backfill_id);
+        if (!backfill || backfill.rule_id !== req.params.id) throw notFound('backfill');
+        if (!(await cancelBackfill(tx, req.organizationId, backfill.id)))
+          throw new AppError(409, `the backfill is already ${backfill.status}`);
+        const after = (await findBackfill(tx, req.organizationId, backfill.id))!;
+        const [rule] = await ruleSettings(tx, req.organizationId, backfill.rule_id);
+        await recordChange(tx, req, {
+          action: 'cancel_backfill',
+          target: ruleTarget(rule!),
+          before: recordedBackfill(backfill),
+          after: recordedBackfill(after),
+        });
+        return backfillToWire(after);
+      }),
   );
 }
 

@@ -2,7 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp } from '@sightline/core';
-import { deleteRoute, listProviderKeys, listRoutes, saveRoute, type SavedRoute } from '@sightline/db';
+import {
+  deleteRoute,
+  findRoute,
+  listProviderKeys,
+  listRoutes,
+  saveRoute,
+  transaction,
+  type SavedRoute,
+} from '@sightline/db';
 import {
   DeletedSchema,
   DetailSchema,
@@ -12,6 +20,7 @@ import {
   UrlText,
 } from '@sightline/schemas';
 import { notFound, RequestValidationError } from '../../errors';
+import { recordChange } from '../../services/audit';
 
 const routeToWire = (r: SavedRoute) => ({
   name: r.name,
@@ -21,6 +30,8 @@ const routeToWire = (r: SavedRoute) => ({
   created_at: formatTimestamp(r.created_at),
   updated_at: formatTimestamp(r.updated_at),
 });
+
+const routeTarget = (name: string) => ({ kind: 'route' as const, id: name, name });
 
 /**
  * Named gateway routes (`/routes`): a completion whose model is `route:<name>` is answered by the route's
@@ -56,7 +67,17 @@ export default async function gatewayRouteRoutes(base: FastifyInstance) {
           : [],
       );
       if (missing.length) throw new RequestValidationError(missing);
-      return routeToWire(await saveRoute(app.sql, req.organizationId, req.body));
+      return transaction(app.sql, async (tx) => {
+        const before = await findRoute(tx, req.organizationId, req.body.name);
+        const after = routeToWire(await saveRoute(tx, req.organizationId, req.body));
+        await recordChange(tx, req, {
+          action: before ? 'update' : 'create',
+          target: routeTarget(after.name),
+          before: before && routeToWire(before),
+          after,
+        });
+        return after;
+      });
     },
   );
 
@@ -84,9 +105,13 @@ export default async function gatewayRouteRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      if (!(await deleteRoute(app.sql, req.organizationId, req.params.name)))
-        throw notFound(`route '${req.params.name}'`);
-      return { name: req.params.name, deleted: true };
+      const { name } = req.params;
+      await transaction(app.sql, async (tx) => {
+        const before = await findRoute(tx, req.organizationId, name);
+        if (!before || !(await deleteRoute(tx, req.organizationId, name))) throw notFound(`route '${name}'`);
+        await recordChange(tx, req, { action: 'delete', target: routeTarget(name), before: routeToWire(before) });
+      });
+      return { name, deleted: true };
     },
   );
 }

@@ -6,8 +6,10 @@ import { formatTimestamp } from '@sightline/core';
 import {
   createPromptVersion,
   deployPromptVersion,
+  findDeployment,
   listDeployments,
   listPromptVersions,
+  transaction,
   type Deployment,
   type PromptVersion,
 } from '@sightline/db';
@@ -21,12 +23,18 @@ import {
   UrlText,
 } from '@sightline/schemas';
 import { notFound } from '../../errors';
+import { recordChange } from '../../services/audit';
 
 const versionToWire = (v: PromptVersion) => ({ ...v, created_at: formatTimestamp(v.created_at) });
 const deploymentToWire = (d: Deployment) => ({
   deployment_id: d.deployment_id,
   updated_at: formatTimestamp(d.updated_at),
   prompt_version: versionToWire(d.prompt_version),
+});
+// A deployment as the audit log records it: the version it points at, by id, name and number.
+const recordedDeployment = ({ deployment_id, prompt_version: v }: Deployment) => ({
+  deployment_id,
+  prompt_version: { id: v.id, name: v.name, version_number: v.version_number },
 });
 
 /** Prompt versions and their deployments: the management side of POST /deployed-prompt. */
@@ -43,7 +51,13 @@ export default async function promptRoutes(base: FastifyInstance) {
         tags: ['prompts'],
       },
     },
-    async (req) => versionToWire(await createPromptVersion(app.sql, req.organizationId, req.body)),
+    async (req) =>
+      transaction(app.sql, async (tx) => {
+        const after = versionToWire(await createPromptVersion(tx, req.organizationId, req.body));
+        const name = `${after.name} v${after.version_number}`;
+        await recordChange(tx, req, { action: 'create', target: { kind: 'prompt', id: after.id, name }, after });
+        return after;
+      }),
   );
 
   app.get(
@@ -71,9 +85,18 @@ export default async function promptRoutes(base: FastifyInstance) {
     },
     async (req) => {
       const id = req.body.deployment_id ?? `p-${randomBytes(9).toString('base64url')}`;
-      const deployed = await deployPromptVersion(app.sql, req.organizationId, id, req.body.prompt_version_id);
-      if (!deployed) throw notFound('prompt version');
-      return deploymentToWire(deployed);
+      return transaction(app.sql, async (tx) => {
+        const before = await findDeployment(tx, req.organizationId, id);
+        const deployed = await deployPromptVersion(tx, req.organizationId, id, req.body.prompt_version_id);
+        if (!deployed) throw notFound('prompt version');
+        await recordChange(tx, req, {
+          action: before ? 'update' : 'create',
+          target: { kind: 'prompt_deployment', id, name: id },
+          before: before && recordedDeployment(before),
+          after: recordedDeployment(deployed),
+        });
+        return deploymentToWire(deployed);
+      });
     },
   );
 

@@ -1,8 +1,15 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp, seal } from '@sightline/core';
-import { deleteProviderKey, listProviderKeys, saveProviderKey, type SavedProviderKey } from '@sightline/db';
+import {
+  deleteProviderKey,
+  findProviderKey,
+  listProviderKeys,
+  saveProviderKey,
+  transaction,
+  type SavedProviderKey,
+} from '@sightline/db';
 import { nonPublicMessage, nonPublicReason } from '@sightline/llm/base-url';
 import {
   DeletedSchema,
@@ -13,6 +20,7 @@ import {
   UrlText,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
+import { recordChange } from '../../services/audit';
 
 // Only the last four characters of a saved key are ever shown.
 const keyToWire = (k: Omit<SavedProviderKey, 'sealed_key' | 'created_at'>) => ({
@@ -23,6 +31,12 @@ const keyToWire = (k: Omit<SavedProviderKey, 'sealed_key' | 'created_at'>) => ({
   rpm: k.rpm,
   tpm: k.tpm,
   updated_at: formatTimestamp(k.updated_at),
+});
+
+/** A saved key as the audit log records it: its sealed key is a secret field, which the log only marks as set. */
+const recorded = ({ created_at: _c, updated_at: _u, sealed_key, ...k }: SavedProviderKey) => ({
+  ...k,
+  api_key: sealed_key,
 });
 
 /**
@@ -38,9 +52,10 @@ const announce = (app: FastifyInstance, organizationId: string) =>
 /** Seals and saves the key; a base URL must be public unless the server allows private ones. */
 async function saveKey(
   app: FastifyInstance,
-  organizationId: string,
+  req: FastifyRequest,
   { provider, api_key, base_url, ...given }: z.infer<typeof ProviderKeyCreateSchema>,
 ) {
+  const { organizationId } = req;
   const secretsKey = app.config.SECRETS_KEY;
   if (!secretsKey) throw new AppError(503, 'saving provider keys needs SECRETS_KEY to be configured on the server');
   const refused = base_url && !app.config.ALLOW_PRIVATE_PROVIDER_URLS ? await nonPublicReason(base_url) : null;
@@ -50,12 +65,16 @@ async function saveKey(
     ]);
   const hint = api_key.slice(-4);
   const limits = { max_concurrent: given.max_concurrent ?? null, rpm: given.rpm ?? null, tpm: given.tpm ?? null };
-  await saveProviderKey(app.sql, organizationId, {
-    provider,
-    sealed: seal(secretsKey, api_key),
-    hint,
-    baseUrl: base_url ?? null,
-    ...limits,
+  await transaction(app.sql, async (tx) => {
+    const before = await findProviderKey(tx, organizationId, provider);
+    const sealed = seal(secretsKey, api_key);
+    await saveProviderKey(tx, organizationId, { provider, sealed, hint, baseUrl: base_url ?? null, ...limits });
+    await recordChange(tx, req, {
+      action: before ? 'update' : 'create',
+      target: { kind: 'provider_key', id: provider, name: provider },
+      before: before && recorded(before),
+      after: { provider, api_key, key_hint: hint, base_url: base_url ?? null, ...limits },
+    });
   });
   await announce(app, organizationId);
   return { provider, key_hint: hint, base_url: base_url ?? null, ...limits, updated_at: new Date() };
@@ -75,7 +94,7 @@ export default async function providerKeyRoutes(base: FastifyInstance) {
         tags: ['provider keys'],
       },
     },
-    async (req) => keyToWire(await saveKey(app, req.organizationId, req.body)),
+    async (req) => keyToWire(await saveKey(app, req, req.body)),
   );
 
   app.get(
@@ -103,7 +122,13 @@ export default async function providerKeyRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      if (!(await deleteProviderKey(app.sql, req.organizationId, req.params.provider))) throw notFound('provider key');
+      const { provider } = req.params;
+      await transaction(app.sql, async (tx) => {
+        const before = await findProviderKey(tx, req.organizationId, provider);
+        if (!before || !(await deleteProviderKey(tx, req.organizationId, provider))) throw notFound('provider key');
+        const target = { kind: 'provider_key' as const, id: provider, name: provider };
+        await recordChange(tx, req, { action: 'delete', target, before: recorded(before) });
+      });
       await announce(app, req.organizationId);
       return { provider: req.params.provider, deleted: true };
     },

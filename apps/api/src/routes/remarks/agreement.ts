@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { agreementPairs } from '@sightline/core';
-import { annotatedSpans, findCriterion, findProjectById, setCriterionMetric } from '@sightline/db';
+import { annotatedSpans, findCriterion, findProjectById, setCriterionMetric, transaction } from '@sightline/db';
 import {
   AgreementSchema,
   CriterionParams,
@@ -14,7 +14,8 @@ import {
   Timestamp,
 } from '@sightline/schemas';
 import { notFound } from '../../errors';
-import { criterionToWire } from './criteria';
+import { recordChange } from '../../services/audit';
+import { criterionTarget, criterionToWire } from './criteria';
 
 /** The days agreement is measured over when the request names no range. */
 const DEFAULT_DAYS = 30;
@@ -36,9 +37,16 @@ export default async function agreementRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      const changed = await setCriterionMetric(app.sql, req.organizationId, req.params.id, req.body.eval_metric_name);
-      if (!changed) throw notFound('annotation criterion');
-      return criterionToWire(changed);
+      return transaction(app.sql, async (tx) => {
+        const before = await findCriterion(tx, req.organizationId, req.params.id);
+        const changed =
+          before && (await setCriterionMetric(tx, req.organizationId, before.id, req.body.eval_metric_name));
+        if (!before || !changed) throw notFound('annotation criterion');
+        const after = criterionToWire(changed);
+        const target = criterionTarget(changed);
+        await recordChange(tx, req, { action: 'update', target, before: criterionToWire(before), after });
+        return after;
+      });
     },
   );
 

@@ -2,7 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp } from '@sightline/core';
-import { createCriterion, deleteCriterion, listCriteria, type AnnotationCriterion } from '@sightline/db';
+import {
+  createCriterion,
+  deleteCriterion,
+  findCriterion,
+  listCriteria,
+  transaction,
+  type AnnotationCriterion,
+} from '@sightline/db';
 import {
   CriterionCreateSchema,
   CriterionParams,
@@ -12,8 +19,16 @@ import {
   errorResponses,
 } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
+import { recordChange } from '../../services/audit';
 
 export const criterionToWire = (c: AnnotationCriterion) => ({ ...c, created_at: formatTimestamp(c.created_at) });
+
+/** What the audit log names a criterion by. */
+export const criterionTarget = (c: AnnotationCriterion) => ({
+  kind: 'annotation_criterion' as const,
+  id: c.id,
+  name: c.name,
+});
 
 /** The criteria annotations use. */
 export default async function criterionRoutes(base: FastifyInstance) {
@@ -43,17 +58,21 @@ export default async function criterionRoutes(base: FastifyInstance) {
     },
     async (req) => {
       const b = req.body;
-      const created = await createCriterion(app.sql, req.organizationId, {
-        name: b.name,
-        kind: b.kind,
-        description: b.description ?? null,
-        min: b.min ?? null,
-        max: b.max ?? null,
-        options: b.options ?? null,
-        eval_metric_name: b.eval_metric_name ?? null,
+      return transaction(app.sql, async (tx) => {
+        const created = await createCriterion(tx, req.organizationId, {
+          name: b.name,
+          kind: b.kind,
+          description: b.description ?? null,
+          min: b.min ?? null,
+          max: b.max ?? null,
+          options: b.options ?? null,
+          eval_metric_name: b.eval_metric_name ?? null,
+        });
+        if (!created) throw new AppError(409, `a criterion named '${b.name}' already exists`);
+        const after = criterionToWire(created);
+        await recordChange(tx, req, { action: 'create', target: criterionTarget(created), after });
+        return after;
       });
-      if (!created) throw new AppError(409, `a criterion named '${b.name}' already exists`);
-      return criterionToWire(created);
     },
   );
   app.delete(
@@ -68,7 +87,16 @@ export default async function criterionRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      if (!(await deleteCriterion(app.sql, req.organizationId, req.params.id))) throw notFound('annotation criterion');
+      await transaction(app.sql, async (tx) => {
+        const before = await findCriterion(tx, req.organizationId, req.params.id);
+        if (!before || !(await deleteCriterion(tx, req.organizationId, before.id)))
+          throw notFound('annotation criterion');
+        await recordChange(tx, req, {
+          action: 'delete',
+          target: criterionTarget(before),
+          before: criterionToWire(before),
+        });
+      });
       return { id: req.params.id, deleted: true };
     },
   );

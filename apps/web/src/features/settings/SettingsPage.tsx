@@ -15,8 +15,10 @@ import {
   Title,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
+import { IconAlertTriangle, IconHistory, IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { useApiKeys } from '../../api/api-keys';
 import { errorMessage } from '../../api/client';
 import { useMe } from '../../api/me';
 import { usePermissions } from '../../api/roles';
@@ -25,14 +27,7 @@ import { CopyIcon } from '../../components/ui/CopyField';
 import { DeleteButton } from '../../components/ui/DeleteButton';
 import { EmptyState, QueryPanel } from '../../components/ui/StateViews';
 import { Timestamp } from '../../components/ui/Timestamp';
-import {
-  useApiKeys,
-  useCreateApiKey,
-  useDeleteProviderKey,
-  useProviderKeys,
-  useRevokeApiKey,
-  useSaveProviderKey,
-} from './api';
+import { useCreateApiKey, useDeleteProviderKey, useProviderKeys, useRevokeApiKey, useSaveProviderKey } from './api';
 import { CriteriaSettings } from './components/CriteriaSettings';
 
 const ROLE_HELP: Record<Role, string> = {
@@ -55,12 +50,17 @@ export default function SettingsPage() {
   }
   return (
     <Stack gap="xl" maw={1100} mx="auto">
-      <div>
-        <Title order={2}>Settings</Title>
-        <Text size="sm" c="dimmed">
-          Organization {me.organization_name}
-        </Text>
-      </div>
+      <Group justify="space-between" align="flex-end">
+        <div>
+          <Title order={2}>Settings</Title>
+          <Text size="sm" c="dimmed">
+            Organization {me.organization_name}
+          </Text>
+        </div>
+        <Button component={Link} to="/settings/audit-log" variant="default" leftSection={<IconHistory size={16} />}>
+          Audit log
+        </Button>
+      </Group>
       <ApiKeys currentKeyId={me.key_id} />
       <ProviderKeys />
       <CriteriaSettings />

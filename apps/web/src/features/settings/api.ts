@@ -1,26 +1,19 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiKeyKeys } from '../../api/api-keys';
 import { api } from '../../api/client';
 import { agreementKeys, criterionKeys, type CriterionPatch } from '../../api/criteria';
-import type { ApiKey, ApiKeyCreated, Criterion, CriterionCreate, ProviderKey, Role } from '../../api/types';
+import type { ApiKeyCreated, Criterion, CriterionCreate, ProviderKey, Role } from '../../api/types';
 import { useInvalidatingMutation } from '../../lib/react-query';
 
 const settingsKeys = {
-  apiKeys: ['api-keys'] as const,
+  apiKeys: apiKeyKeys.all,
   providerKeys: ['provider-keys'] as const,
 };
-
-const apiKeysQueryOptions = queryOptions({
-  queryKey: settingsKeys.apiKeys,
-  queryFn: ({ signal }) => api<ApiKey[]>('/api-keys', { signal }),
-});
 
 const providerKeysQueryOptions = queryOptions({
   queryKey: settingsKeys.providerKeys,
   queryFn: ({ signal }) => api<ProviderKey[]>('/provider-keys', { signal }),
 });
-
-/** The organization's API keys (only their last characters readable). */
-export const useApiKeys = () => useQuery(apiKeysQueryOptions);
 
 export const useCreateApiKey = () =>
   useInvalidatingMutation(settingsKeys.apiKeys, (body: { role: Role; label: string }) =>

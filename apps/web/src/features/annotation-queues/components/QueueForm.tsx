@@ -1,12 +1,12 @@
-import { Anchor, MultiSelect, Textarea, TextInput } from '@mantine/core';
+import { Anchor, MultiSelect, Textarea } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { errorMessage } from '../../../api/client';
 import { useCriteria } from '../../../api/criteria';
-import { FormModal } from '../../../components/ui/FormModal';
+import { EditFormModal, NameInput } from '../../../components/ui/EditFormModal';
 import type { AnnotationQueue } from '../../../api/annotation-queues';
 import { useCreateQueue, useUpdateQueue } from '../api';
-import { fieldErrors, listErrors, otherErrors } from '../../../lib/field-errors';
+import { fieldErrors, listErrors } from '../../../lib/field-errors';
 import { draftOf, fieldsOf, NEW_QUEUE, type QueueDraft } from '../lib/queues';
 
 /** The fields the form shows the API's refusals beside; a refusal of any other is shown under the form. */
@@ -45,23 +45,16 @@ export function QueueForm({
       .map((id) => ({ value: id, label: `deleted criterion ${id.slice(0, 8)}` })),
   ];
   return (
-    <FormModal
-      title={queue ? `Edit the queue ${queue.name}` : 'Create queue'}
+    <EditFormModal
+      noun="queue"
+      editing={queue?.name ?? null}
       onClose={onClose}
       onSubmit={submit}
-      submit={queue ? 'Save' : 'Create queue'}
-      pending={save.isPending}
-      error={otherErrors(save.error, PLACED)}
+      save={save}
+      placed={PLACED}
       disabled={!d.name.trim()}
     >
-      <TextInput
-        label="Name"
-        required
-        value={d.name}
-        onChange={(e) => set({ name: e.currentTarget.value })}
-        error={errors.name}
-        data-autofocus
-      />
+      <NameInput value={d.name} onChange={(name) => set({ name })} error={errors.name} />
       <MultiSelect
         label="Criteria"
         description={
@@ -99,6 +92,6 @@ export function QueueForm({
         onChange={(e) => set({ instructions: e.currentTarget.value })}
         error={errors.instructions}
       />
-    </FormModal>
+    </EditFormModal>
   );
 }

@@ -5,8 +5,8 @@ import { errorMessage } from '../../../api/client';
 import { useEvalMetrics } from '../../../api/eval-metrics';
 import type { EvalRule } from '../../../api/types';
 import { FilterList } from '../../../components/FilterList';
-import { FormModal } from '../../../components/ui/FormModal';
-import { errorAt, fieldErrors, otherErrors } from '../../../lib/field-errors';
+import { EditFormModal, NameInput } from '../../../components/ui/EditFormModal';
+import { errorAt, fieldErrors } from '../../../lib/field-errors';
 import { useCreateEvalRule, useUpdateEvalRule } from '../api';
 import { draftOf, fieldsOf, missing, NEW_RULE, type RuleDraft } from '../lib/rules';
 import { QueueFeedFields } from './QueueFeedFields';
@@ -43,23 +43,16 @@ export function RuleForm({
 
   const metricNames = metrics.data?.map((m) => m.name) ?? [];
   return (
-    <FormModal
-      title={rule ? `Edit the rule ${rule.name}` : 'Create rule'}
+    <EditFormModal
+      noun="rule"
+      editing={rule?.name ?? null}
       onClose={onClose}
       onSubmit={submit}
-      submit={rule ? 'Save' : 'Create rule'}
-      pending={save.isPending}
-      error={otherErrors(save.error, PLACED)}
+      save={save}
+      placed={PLACED}
       disabled={!!toSave}
     >
-      <TextInput
-        label="Name"
-        required
-        value={d.name}
-        onChange={(e) => set({ name: e.currentTarget.value })}
-        error={errors.name}
-        data-autofocus
-      />
+      <NameInput value={d.name} onChange={(name) => set({ name })} error={errors.name} />
       <MultiSelect
         label="Metrics"
         required
@@ -174,6 +167,6 @@ export function RuleForm({
           To save: {toSave}.
         </Text>
       )}
-    </FormModal>
+    </EditFormModal>
   );
 }

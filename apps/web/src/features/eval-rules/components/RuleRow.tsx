@@ -5,11 +5,10 @@ import { errorMessage } from '../../../api/client';
 import type { EvalBackfill, EvalRule } from '../../../api/types';
 import { DeleteButton } from '../../../components/ui/DeleteButton';
 import { Timestamp } from '../../../components/ui/Timestamp';
-import { describeFilter } from '../../../lib/filter-fields';
 import { formatCost, formatCount, formatPercent } from '../../../lib/format';
 import { formatLocal, parseApiTime } from '../../../lib/time';
 import { useCancelBackfill, useDeleteEvalRule, useUpdateEvalRule } from '../api';
-import { conditionOf } from '../lib/rules';
+import { conditionOf, describeFilter } from '../../../lib/filter-fields';
 
 const notifyError = (err: unknown) => notifications.show({ color: 'red', message: errorMessage(err) });
 

@@ -1,5 +1,5 @@
 import type { EvalRule, EvalRuleCreate } from '../../../api/types';
-import { filterOf, incomplete, type FilterCondition } from '../../../lib/filter-fields';
+import { conditionOf, filterOf, incomplete, type FilterCondition } from '../../../lib/filter-fields';
 
 /** A rule as the form edits it: numbers as their inputs hold them ('' while cleared). */
 export type RuleDraft = {
@@ -39,14 +39,6 @@ export const NEW_RULE: RuleDraft = {
   queueMetric: null,
   queueBelow: '',
 };
-
-/** A rule's filter as the filter inputs hold it (the API answers null for a key or value not given). */
-export const conditionOf = (f: EvalRule['filters'][number]): FilterCondition => ({
-  field: f.field,
-  operator: f.operator,
-  ...(f.key != null && { key: f.key }),
-  ...(f.value != null && { value: f.value }),
-});
 
 export function draftOf(rule: EvalRule): RuleDraft {
   const feed = rule.annotation_queue;
