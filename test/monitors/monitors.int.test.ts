@@ -84,6 +84,19 @@ describe('monitors', () => {
     const [stored] = await sql`select channels::text as channels from monitors where id = ${made.id}`;
     expect(stored!.channels).not.toContain(SECRET);
 
+    // A webhook sent again without its secret keeps the one it has; a new one must bring its own.
+    const kept = await req('PATCH', `/monitors/${made.id}`, {
+      channels: [{ kind: 'webhook', url: `${receiver.url}/crud` }],
+    });
+    expect(kept.statusCode, kept.body).toBe(200);
+    const [after] = await sql`select channels::text as channels from monitors where id = ${made.id}`;
+    expect(after!.channels).toBe(stored!.channels);
+    const fresh = await req('PATCH', `/monitors/${made.id}`, {
+      channels: [{ kind: 'webhook', url: `${receiver.url}/other` }],
+    });
+    expect(fresh.statusCode).toBe(422);
+    expect(fresh.json().detail[0].loc).toEqual(['body', 'channels', 0, 'secret']);
+
     const patched = await req('PATCH', `/monitors/${made.id}`, { condition: { below: 0.1 }, enabled: false });
     expect(patched.json()).toMatchObject({
       condition: { below: 0.1 },
