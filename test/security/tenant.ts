@@ -26,8 +26,6 @@ export type Tenant = {
   evalRule: { id: string };
   annotationQueue: { id: string; itemId: number };
   monitor: { id: string };
-  /** An alert-only budget on the project, far above its spend. */
-  budget: { id: string };
 };
 
 async function ok(res: Awaited<ReturnType<typeof call>>, what: string) {
@@ -199,15 +197,6 @@ export async function seedTenant(
     }),
     'monitor',
   );
-  const budget = await ok(
-    await post('/budgets', {
-      scope: { kind: 'project', project_name: project.name },
-      limit_usd: 1000,
-      period: 'month',
-      action: 'alert',
-    }),
-    'budget',
-  );
   return {
     orgId: org.id,
     key: org.key,
@@ -225,7 +214,6 @@ export async function seedTenant(
     evalRule: { id: rule.id },
     annotationQueue: { id: queue.id, itemId: item.item_id },
     monitor: { id: monitor.id },
-    budget: { id: budget.id },
   };
 }
 

@@ -11,4 +11,3 @@ export * from './replies';
 export * from './live-roots';
 export * from './lane-queues';
 export * from './reply-waiter';
-export * from './budget-spend';
