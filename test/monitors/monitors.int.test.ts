@@ -158,15 +158,19 @@ describe('monitors', () => {
         ['firing', 'ok'],
       ]),
     );
-    const detail = (await req('GET', `/monitors/${m.id}`)).json();
+    // The receiver has the message before the worker records its answer: wait for the record.
+    const detail = await waitFor(async () => {
+      const d = (await req('GET', `/monitors/${m.id}`)).json();
+      expect(
+        d.deliveries.map((x: { status: string; attempts: unknown[] }) => [x.status, x.attempts.length]),
+      ).toEqual([
+        ['delivered', 1],
+        ['delivered', 1],
+      ]);
+      return d;
+    });
     expect(detail).toMatchObject({ state: 'ok', last_value: expect.closeTo(4 / 16, 9) });
     expect(detail.history.map((h: { state: string }) => h.state)).toEqual(['ok', 'firing']);
-    expect(
-      detail.deliveries.map((d: { status: string; attempts: unknown[] }) => [d.status, d.attempts.length]),
-    ).toEqual([
-      ['delivered', 1],
-      ['delivered', 1],
-    ]);
     // Each delivery arrived with an id of its own.
     expect(new Set(receiver.at('/fires').map((r) => r.delivery)).size).toBe(2);
   });
@@ -179,8 +183,12 @@ describe('monitors', () => {
     receiver.failNext(2);
     await traces(project, 4, { errors: 4 });
     await waitFor(() => expect(states('/retries')).toEqual([['no_data', 'firing']]));
-    const [delivery] = (await req('GET', `/monitors/${m.id}`)).json().deliveries;
-    expect(delivery.status).toBe('delivered');
+    // The receiver has the message before the worker records its answer: wait for the record.
+    const delivery = await waitFor(async () => {
+      const [d] = (await req('GET', `/monitors/${m.id}`)).json().deliveries;
+      expect(d.status).toBe('delivered');
+      return d;
+    });
     expect(delivery.attempts.map((a: { status_code: number | null; error: string | null }) => a.status_code)).toEqual([
       null,
       500,
