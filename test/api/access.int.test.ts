@@ -147,6 +147,7 @@ describe('roles', () => {
       ['GET', '/provider-keys'],
       ['POST', '/provider-keys', { provider: 'openai', api_key: 'sk-x' }],
       ['GET', '/audit-log'],
+      ['POST', '/budgets', { scope: { kind: 'organization' }, limit_usd: 1, period: 'day', action: 'block' }],
     ] as const) {
       const res = await call(stack.app, member.key, method, path, body);
       expect(res.statusCode, `${method} ${path}`).toBe(403);

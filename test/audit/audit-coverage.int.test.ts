@@ -54,6 +54,7 @@ const made = {
       condition: { above: 0.5 },
       enabled: false,
     }),
+  budget: () => post('/budgets', { scope: { kind: 'organization' }, limit_usd: 10, period: 'month', action: 'alert' }),
 };
 const BACKFILL_RANGE = { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' };
 
@@ -215,6 +216,21 @@ const AUDITED: Record<string, { kind: AuditTargetKind; request: () => Promise<Re
   'DELETE /monitors/{id}': {
     kind: 'monitor',
     request: async () => ({ path: `/monitors/${(await made.monitor()).id}` }),
+  },
+  'POST /budgets': {
+    kind: 'budget',
+    request: async () => ({
+      path: '/budgets',
+      body: { scope: { kind: 'project', project_name: PROJECT }, limit_usd: 5, period: 'day', action: 'block' },
+    }),
+  },
+  'PATCH /budgets/{id}': {
+    kind: 'budget',
+    request: async () => ({ path: `/budgets/${(await made.budget()).id}`, body: { limit_usd: 20 } }),
+  },
+  'DELETE /budgets/{id}': {
+    kind: 'budget',
+    request: async () => ({ path: `/budgets/${(await made.budget()).id}` }),
   },
 };
 

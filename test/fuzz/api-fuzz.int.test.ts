@@ -102,6 +102,7 @@ const PLACEHOLDER: Targets = {
   queueId: '',
   queueItemId: 0,
   monitorId: '',
+  budgetId: '',
 };
 const ENDPOINT_NAMES = endpoints(PLACEHOLDER).map(endpointName);
 
@@ -172,6 +173,12 @@ async function makeTargets(): Promise<Targets> {
     // Disabled: an enabled monitor's readings move with time, which the row comparisons would see.
     enabled: false,
   });
+  const budget = await post('/budgets', {
+    scope: { kind: 'project', project_name: project.name },
+    limit_usd: 1000,
+    period: 'month',
+    action: 'alert',
+  });
   return {
     projectName: project.name,
     projectUuid: project.uuid,
@@ -200,6 +207,7 @@ async function makeTargets(): Promise<Targets> {
     queueId: queue.id,
     queueItemId: item.item_id,
     monitorId: monitor.id,
+    budgetId: budget.id,
   };
 }
 

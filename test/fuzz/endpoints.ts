@@ -36,6 +36,8 @@ export type Targets = {
   queueItemId: number;
   /** A monitor of the target project, without channels. */
   monitorId: string;
+  /** An alert-only budget of the target project. */
+  budgetId: string;
 };
 
 export type Endpoint = {
@@ -635,6 +637,34 @@ export function endpoints(t: Targets): Endpoint[] {
       bodies: [{ condition: { below: 0.5 }, window_minutes: 5, enabled: false }],
     },
     { method: 'DELETE', path: '/monitors/:id', params: { id: t.monitorId } },
+    { method: 'GET', path: '/budgets' },
+    {
+      method: 'POST',
+      path: '/budgets',
+      bodies: [
+        {
+          scope: { kind: 'project', project_name: t.projectName },
+          limit_usd: 100,
+          period: 'month',
+          action: 'alert',
+          alert_at: [0.5, 1],
+          channels: [],
+        },
+        {
+          scope: { kind: 'end_user', end_user_identifier: 'fuzz-user' },
+          limit_usd: 50,
+          period: 'day',
+          action: 'alert',
+        },
+      ],
+    },
+    {
+      method: 'PATCH',
+      path: '/budgets/:id',
+      params: { id: t.budgetId },
+      bodies: [{ limit_usd: 200, period: 'day', alert_at: [0.8] }],
+    },
+    { method: 'DELETE', path: '/budgets/:id', params: { id: t.budgetId } },
     ...(['lease', 'complete', 'skip'] as const).map((action): Endpoint => ({
       method: 'POST',
       path: `/annotation-queues/:id/items/:item_id/${action}`,

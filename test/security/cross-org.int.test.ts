@@ -65,6 +65,7 @@ function ghostTenant(): Tenant {
     evalRule: { id: randomUUID() },
     annotationQueue: { id: randomUUID(), itemId: n() },
     monitor: { id: randomUUID() },
+    budget: { id: randomUUID() },
   };
 }
 
@@ -651,6 +652,11 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
       ],
       ['DELETE /monitors/{id}', (t: Tenant) => ({ method: 'DELETE', path: `/monitors/${t.monitor.id}` })],
       [
+        'PATCH /budgets/{id}',
+        (t: Tenant) => ({ method: 'PATCH', path: `/budgets/${t.budget.id}`, body: { limit_usd: 1 } }),
+      ],
+      ['DELETE /budgets/{id}', (t: Tenant) => ({ method: 'DELETE', path: `/budgets/${t.budget.id}` })],
+      [
         'POST /monitors/preview',
         (t: Tenant) => ({
           method: 'POST',
@@ -699,6 +705,11 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
         request: () => ({ method: 'GET', path: '/monitors' }),
         status: 200,
         check: (res) => expect(res.json().map((m: { id: string }) => m.id)).toEqual([b.monitor.id]),
+      },
+      {
+        request: () => ({ method: 'GET', path: '/budgets' }),
+        status: 200,
+        check: (res) => expect(res.json().map((m: { id: string }) => m.id)).toEqual([b.budget.id]),
       },
     ],
   ],

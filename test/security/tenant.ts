@@ -26,6 +26,8 @@ export type Tenant = {
   evalRule: { id: string };
   annotationQueue: { id: string; itemId: number };
   monitor: { id: string };
+  /** An alert-only budget on the project, far above its spend. */
+  budget: { id: string };
 };
 
 async function ok(res: Awaited<ReturnType<typeof call>>, what: string) {
@@ -197,6 +199,15 @@ export async function seedTenant(
     }),
     'monitor',
   );
+  const budget = await ok(
+    await post('/budgets', {
+      scope: { kind: 'project', project_name: project.name },
+      limit_usd: 1000,
+      period: 'month',
+      action: 'alert',
+    }),
+    'budget',
+  );
   return {
     orgId: org.id,
     key: org.key,
@@ -214,6 +225,7 @@ export async function seedTenant(
     evalRule: { id: rule.id },
     annotationQueue: { id: queue.id, itemId: item.item_id },
     monitor: { id: monitor.id },
+    budget: { id: budget.id },
   };
 }
 

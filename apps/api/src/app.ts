@@ -34,6 +34,7 @@ import evalMetricRoutes from './routes/eval-metrics/index';
 import evalRuleRoutes from './routes/eval-rules/index';
 import annotationQueueRoutes from './routes/annotation-queues/index';
 import monitorRoutes from './routes/monitors/index';
+import budgetRoutes from './routes/budgets/index';
 import experimentRoutes from './routes/experiments/index';
 import feedbackRoutes from './routes/feedback/index';
 import healthRoutes from './routes/health/index';
@@ -153,5 +154,6 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(evalRuleRoutes);
   await v1.register(annotationQueueRoutes);
   await v1.register(monitorRoutes);
+  await v1.register(budgetRoutes);
   await v1.register(otelRoutes, { prefix: '/otel' });
 }

@@ -16,6 +16,7 @@ import { createPool } from '@sightline/pool';
 import { collectProcessMetrics, observeWorker, serveMetrics, watchPool } from '@sightline/runtime';
 import { callBudgetMs } from '@sightline/llm';
 import { createGateway } from './gateway';
+import { createBudgetGuard, type BudgetGuard } from './gateway/budgets';
 import { CallsInFlight } from './gateway/calls-in-flight';
 import { checkLimitVariables } from './gateway/lane-config';
 import { LaneScheduler } from './gateway/lane-scheduler';
@@ -41,8 +42,10 @@ function workerGateway(
   spanWrites: Producer<'span-write'>,
   savedKeys: SavedKeys,
   callsInFlight: CallsInFlight,
+  budgets: BudgetGuard,
 ) {
   return createGateway({
+    budgets,
     savedKeys,
     redis,
     keys,
@@ -91,7 +94,14 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const savedKeys = createSavedKeys(sql, redis.duplicate(), keys.providerKeysChanged);
   // Counted by the gateway around each call, read by the lanes when a provider refuses one.
   const callsInFlight = new CallsInFlight();
-  const gateway = workerGateway({ redis, env, providerEnv }, keys, spanWrites, savedKeys, callsInFlight);
+  const budgets = createBudgetGuard({
+    sql,
+    redis,
+    keys,
+    secretsKey: env.SECRETS_KEY,
+    allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+  });
+  const gateway = workerGateway({ redis, env, providerEnv }, keys, spanWrites, savedKeys, callsInFlight, budgets);
   const options = { connection: redis, prefix, env, log };
   const retention = createProducer('retention', redis, prefix);
   let closing = false;

@@ -20,6 +20,7 @@ export * from './eval-rules';
 export * from './eval-backfills';
 export * from './annotation-queues';
 export * from './monitors';
+export * from './budgets';
 export * from './console';
 export * from './remarks';
 export * from './insights';

@@ -11,3 +11,4 @@ export * from './replies';
 export * from './live-roots';
 export * from './lane-queues';
 export * from './reply-waiter';
+export * from './budget-spend';

@@ -28,6 +28,10 @@ export function redisKeys(prefix: string) {
     laneWaitError: (replyTo: string) => `${prefix}:lane-wait-error:${replyTo}`,
     /** Pub/sub channel on which a change to an organization's saved provider keys is announced (its id). */
     providerKeysChanged: `${prefix}:provider-keys-changed`,
+    /** A budget's spend and reservations in the period starting at `periodStart` (epoch ms), in nano-USD. */
+    budgetSpend: (budgetId: string, periodStart: number) => `${prefix}:budget:${budgetId}:${periodStart}`,
+    /** Milliseconds added to Redis's time on the budgets' clock: moved by tests and drills, never set otherwise. */
+    budgetClockOffset: `${prefix}:budget-clock-offset`,
     /** Namespace of the per-API-key request counters. */
     rateLimit: `${prefix}:rate-limit:`,
   };

@@ -7,7 +7,11 @@ import type { Announcement } from './sequence';
  * (or `error`). It travels over Redis pub/sub on the job's own channel, which the API subscribes to
  * before it enqueues the job, so nothing is published unseen.
  */
-export type Reply<T> = { chunk: string } | { done: T } | { error: string; status?: number };
+export type Reply<T> =
+  | { chunk: string }
+  | { done: T }
+  /** `retry_after`: seconds until the caller may try again (a refusal by a budget, until its period ends). */
+  | { error: string; status?: number; retry_after?: number };
 
 export function createReplier(redis: Redis, keys: RedisKeys, replyTo: string) {
   // Not awaiting each publish keeps chunks in order: one connection sends its commands in order.

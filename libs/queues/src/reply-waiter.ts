@@ -18,6 +18,8 @@ export class ReplyError extends Error {
     /** The HTTP status it stands for. */
     readonly status: number,
     message: string,
+    /** Seconds until the caller may try again, when the worker said. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -43,7 +45,7 @@ function listenForReply<T>(
   const settled = new Promise<{ done: unknown } | Error>((resolve) => (settle = resolve));
   listeners.set(channel, (reply) => {
     if ('chunk' in reply) onChunk?.(reply.chunk);
-    else if ('error' in reply) settle(new ReplyError(reply.status ?? 500, reply.error));
+    else if ('error' in reply) settle(new ReplyError(reply.status ?? 500, reply.error, reply.retry_after));
     else settle({ done: reply.done });
   });
   // Checked here, not in the connection's message handler, where a throw would escape every caller.

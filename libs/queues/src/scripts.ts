@@ -8,6 +8,8 @@ const SCRIPTS = {
   acceptSpanEventsLua: lua('accept-span-events'),
   sweepUnconfirmedLua: lua('sweep-unconfirmed'),
   forgetOlderThanLua: lua('forget-older-than'),
+  reserveBudgetsLua: lua('reserve-budgets'),
+  settleBudgetsLua: lua('settle-budgets'),
 };
 
 declare module 'ioredis' {
@@ -16,6 +18,8 @@ declare module 'ioredis' {
     acceptSpanEventsLua(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
     sweepUnconfirmedLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number]>;
     forgetOlderThanLua(numKeys: number, ...args: (string | number)[]): Promise<number>;
+    reserveBudgetsLua(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
+    settleBudgetsLua(numKeys: number, ...args: (string | number)[]): Promise<[number, string][]>;
   }
 }
 

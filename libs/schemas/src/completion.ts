@@ -330,6 +330,8 @@ export const CompletionJobSchema = z.object({
   /** Set when the job waits in its lane's queue: the lane, and when it was first queued there (epoch ms). */
   lane: LaneSchema.optional(),
   lane_queued_ms: z.number().int().positive().optional(),
+  /** The API key that made the call, for its budgets (optional while jobs from before it drain). */
+  api_key_id: Uuid.optional(),
   /** Times the provider refused this job for overload: the backoff grows with them when it gave no Retry-After. */
   overloads: z.number().int().min(0).optional(),
 });

@@ -16,6 +16,7 @@ export * from './eval-metric';
 export * from './eval-rule';
 export * from './annotation-queue';
 export * from './monitor';
+export * from './budget';
 export * from './retention';
 export * from './responses';
 export * from './client-responses';

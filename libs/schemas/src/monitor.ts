@@ -28,13 +28,13 @@ export const MonitorCondition = z.union([
 export type MonitorCondition = z.infer<typeof MonitorCondition>;
 
 /** Where a change of state is sent: a webhook (signed with its secret) or a Slack incoming webhook. */
-const MonitorChannel = z.discriminatedUnion('kind', [
+export const MonitorChannel = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('webhook'), url: z.url().max(2048), secret: z.string().min(16).max(256) }).strict(),
   z.object({ kind: z.literal('slack'), url: z.url().max(2048) }).strict(),
 ]);
 
 /** A channel in a PATCH: a webhook without `secret` keeps the secret of the channel with its URL. */
-const MonitorChannelPatch = z.discriminatedUnion('kind', [
+export const MonitorChannelPatch = z.discriminatedUnion('kind', [
   z
     .object({ kind: z.literal('webhook'), url: z.url().max(2048), secret: z.string().min(16).max(256).optional() })
     .strict(),
@@ -43,7 +43,7 @@ const MonitorChannelPatch = z.discriminatedUnion('kind', [
 export type MonitorChannelPatch = z.infer<typeof MonitorChannelPatch>;
 
 /** A channel as the API reads it back: the webhook's secret is never answered, only that it is set. */
-const MonitorChannelOut = z.discriminatedUnion('kind', [
+export const MonitorChannelOut = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('webhook'), url: z.string(), secret_set: z.literal(true) }),
   z.object({ kind: z.literal('slack'), url: z.string() }),
 ]);

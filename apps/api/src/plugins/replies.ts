@@ -23,7 +23,7 @@ export default fp(
       try {
         return await waiter.awaitReply(replyTo, enqueue, options);
       } catch (err) {
-        throw err instanceof ReplyError ? new AppError(err.status, err.message) : err;
+        throw err instanceof ReplyError ? new AppError(err.status, err.message, err.retryAfterSeconds) : err;
       }
     });
     app.addHook('onClose', async () => waiter.close());

@@ -24,6 +24,8 @@ declare module 'fastify' {
         body: CompletionRequest,
         stream: boolean,
         requestId: string,
+        /** The API key that made the call, limited by its budgets. */
+        apiKeyId?: string,
       ): Promise<CompletionJob>;
       /** Enqueues the job and resolves with its response; `onChunk` receives streamed text in order. */
       run(job: CompletionJob, onChunk?: (text: string) => void, signal?: AbortSignal): Promise<CompletionResponse>;
@@ -47,6 +49,7 @@ export default fp(
       body: CompletionRequest,
       stream: boolean,
       requestId: string,
+      apiKeyId?: string,
     ): Promise<CompletionJob> {
       const request = await llmRequestOf(app.sql, organizationId, body);
       const route = await routeOfModel(app.sql, organizationId, request.model);
@@ -83,6 +86,7 @@ export default fp(
         ...(route && { route }),
         log: logOf(body, projectId, route ? request.model : request.provider, metricNames),
         deadline_ms: Date.now() + budgetMs,
+        ...(apiKeyId && { api_key_id: apiKeyId }),
       };
     }
 

@@ -34,6 +34,7 @@ export function AppLayout() {
               <NavButton to="/datasets" label="Datasets" />
               <NavButton to="/prompts" label="Prompts" />
               <NavButton to="/evals" label="Metrics" />
+              <NavButton to="/budgets" label="Budgets" />
               {isAdmin && <NavButton to="/settings" label="Settings" />}
             </Group>
           </Group>

@@ -17,6 +17,7 @@ const EvalRulesPage = lazy(() => import('../features/eval-rules/EvalRulesPage'))
 const AnnotationQueuesPage = lazy(() => import('../features/annotation-queues/AnnotationQueuesPage'));
 const ReviewPage = lazy(() => import('../features/annotation-queues/ReviewPage'));
 const MonitorsPage = lazy(() => import('../features/monitors/MonitorsPage'));
+const BudgetsPage = lazy(() => import('../features/budgets/BudgetsPage'));
 const DatasetsPage = lazy(() => import('../features/datasets/DatasetsPage'));
 const DatasetPage = lazy(() => import('../features/datasets/DatasetPage'));
 const PromptsPage = lazy(() => import('../features/prompts/PromptsPage'));
@@ -54,6 +55,7 @@ export const router = createBrowserRouter([
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'prompts', element: <PromptsPage /> },
       { path: 'evals', element: <EvalMetricsPage /> },
+      { path: 'budgets', element: <BudgetsPage /> },
       { path: 'settings', element: <SettingsPage /> },
       { path: 'settings/audit-log', element: <AuditLogPage /> },
       { path: '*', element: <NotFoundPage /> },

@@ -4,6 +4,7 @@ import {
   AnnotationSchema,
   ApiKeySchema,
   AuditLogPageSchema,
+  BudgetSchema,
   CompareRowsSchema,
   CompareSchema,
   CriterionSchema,
@@ -102,6 +103,10 @@ const ROUTES = {
   updateMonitor: { method: 'patch', path: '/monitors/:id', schema: MonitorSchema },
   deleteMonitor: { method: 'delete', path: '/monitors/:id', schema: DeletedSchema },
   previewMonitor: { method: 'post', path: '/monitors/preview', schema: MonitorPreviewSchema },
+  budgets: { method: 'get', path: '/budgets', schema: z.array(BudgetSchema) },
+  createBudget: { method: 'post', path: '/budgets', schema: BudgetSchema },
+  updateBudget: { method: 'patch', path: '/budgets/:id', schema: BudgetSchema },
+  deleteBudget: { method: 'delete', path: '/budgets/:id', schema: DeletedSchema },
 } as const;
 
 export type Route = keyof typeof ROUTES;

@@ -607,3 +607,22 @@ export const monitorDetail = (over: Partial<Fixture<'monitor'>> = {}): Fixture<'
   series: monitorSeries(Array.from({ length: 24 }, (_, i) => (i < 20 ? 0.02 : 0.125))),
   ...over,
 });
+
+export const BUDGET_ID = 'e0000000-0000-4000-8000-0000000000b1';
+export const budget = (over: Partial<Fixture<'createBudget'>> = {}): Fixture<'createBudget'> => ({
+  id: BUDGET_ID,
+  scope: { kind: 'project', project_name: 'demo' },
+  limit_usd: 5,
+  period: 'day',
+  action: 'block',
+  alert_at: [0.5, 0.8, 1],
+  channels: [{ kind: 'webhook', url: 'https://hooks.example.com/budgets', secret_set: true }],
+  spent_usd: 4.1,
+  reserved_usd: 0.02,
+  remaining_usd: 0.9,
+  period_started_at: '2026-03-02T00:00:00.000Z',
+  period_ends_at: '2026-03-03T00:00:00.000Z',
+  created_at: '2026-03-01 09:00:00',
+  updated_at: '2026-03-01 09:00:00',
+  ...over,
+});

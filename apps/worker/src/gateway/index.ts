@@ -3,11 +3,18 @@ import { isSampledIn } from '@sightline/core';
 import { replyAnnouncement, type SpanIntake } from '@sightline/queues';
 import type { CompletionJob, CompletionResponse, Lane, LlmRequest, RouteProgress, SpanEvent } from '@sightline/schemas';
 import { priceAnswer } from './answer';
+import type { BudgetGuard, BudgetRefusal } from './budgets';
 import { callProvider, noOutcome, type Admission, type Outcome, type ProviderCallDeps } from './provider-call';
 import { callRoute, restoredAttempts, waitingAttempt, type Attempt, type RouteGate } from './route';
 import { attemptSpanEvent, completionSpanEvent } from './span';
 
-export type GatewayDeps = ProviderCallDeps & { spans: SpanIntake };
+export type GatewayDeps = ProviderCallDeps & { spans: SpanIntake; budgets?: BudgetGuard };
+
+/**
+ * What happens to an answer before its caller hears it: the call's budgets settled with its real cost,
+ * so that the caller's next call sees it; or, for a call a budget refused, the caller's 429.
+ */
+type Before = { settle?: (response: CompletionResponse) => Promise<void>; refusal?: BudgetRefusal };
 
 /** A completion's answer, and its trace log reserved (numbered, so reads wait for it) but not yet queued. */
 export type Completed = { response: CompletionResponse; log: SpanEvent[] };
@@ -116,13 +123,25 @@ export function createGateway(deps: GatewayDeps) {
    * The answer to an outcome, sent to the job's caller, and its trace log reserved (in the same round trip);
    * a route's failed attempts are logged too.
    */
-  async function answer(call: CompletionJob, placed: Placed, startedAt: Date, logger: Logger): Promise<Completed> {
+  async function answer(
+    call: CompletionJob,
+    placed: Placed,
+    startedAt: Date,
+    logger: Logger,
+    before: Before = {},
+  ): Promise<Completed> {
     const { outcome, request, failed } = placed;
     // A route answers as the target that answered (or failed last).
     const answered = { ...call, request };
     const { response, priceKnown } = priceAnswer(request, call.trace_id, outcome, startedAt, logger);
+    await before.settle?.(response);
     const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);
-    const reply = replyAnnouncement(deps.keys, call.reply_to, { done: response });
+    const { refusal } = before;
+    const reply = replyAnnouncement(
+      deps.keys,
+      call.reply_to,
+      refusal ? { error: refusal.detail, status: 429, retry_after: refusal.retryAfterSeconds } : { done: response },
+    );
     const events = sampled
       ? [
           completionSpanEvent(answered, response, outcome.timeToFirstToken, priceKnown),
@@ -147,15 +166,39 @@ export function createGateway(deps: GatewayDeps) {
       gate: Gate,
     ): Promise<(Completed & { refused?: Requeue }) | { requeue: Requeue }> {
       const startedAt = new Date();
-      const placed = await placeCall(deps, call, onChunk, logger, gate);
+      const budget = deps.budgets ? await deps.budgets.reserve(call) : null;
+      if (budget && 'detail' in budget) {
+        // Refused before the provider: logged as a failed call that cost nothing.
+        const refused = { outcome: { ...noOutcome(), error: budget.detail }, request: call.request, failed: [] };
+        return answer(call, refused, startedAt, logger, { refusal: budget });
+      }
+      const release = () => budget?.settle(0, logger);
+      let placed: Placed;
+      try {
+        placed = await placeCall(deps, call, onChunk, logger, gate);
+      } catch (err) {
+        await release()?.catch(() => {});
+        throw err;
+      }
       const requeue = requeueOf(placed.outcome, gate);
-      if (requeue) return { requeue: { ...requeue, route: placed.progress } };
+      if (requeue) {
+        // It waits in a lane: reserved again when it runs.
+        await release();
+        return { requeue: { ...requeue, route: placed.progress } };
+      }
       const { lane, deferred, overload, error } = placed.outcome;
       if (deferred)
         placed.outcome.error = `not called: ${placed.request.provider} stayed at its limit until this request's time budget ran out`;
       // A route that stopped to wait and cannot any more answers as one that tried its targets in turn.
       const final = placed.attempts ? routed(placed.attempts, call.route!.targets.length) : placed;
-      const completed = await answer(call, final, startedAt, logger);
+      const completed = await answer(call, final, startedAt, logger, {
+        settle: budget
+          ? (response) =>
+              budget
+                .settle(response.cost, logger)
+                .catch((err: Error) => logger.warn({ err: err.message }, 'could not settle a call with its budgets'))
+          : undefined,
+      });
       // Answered with the refusal (no retry fitted in the budget): the provider's pause holds for other calls.
       if (!overload || !lane) return completed;
       return {

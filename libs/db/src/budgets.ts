@@ -1,0 +1,126 @@
+// Budgets: the definitions the gateway enforces. Their spend lives in Redis (see @sightline/queues'
+// budget-spend.ts), next to the reservations of the calls in flight.
+import type { BudgetAction, BudgetPeriod } from '@sightline/schemas';
+import type { Sql } from './client';
+import type { StoredChannel } from './monitors';
+
+/** Whose spend a budget limits, as stored: a project by its id (and name, for reading back). */
+export type StoredBudgetScope =
+  | { kind: 'organization' }
+  | { kind: 'project'; project_id: string; project_name: string }
+  | { kind: 'api_key'; api_key_id: string }
+  | { kind: 'end_user'; end_user_identifier: string };
+
+export type BudgetFields = {
+  limit_usd: number;
+  period: BudgetPeriod;
+  action: BudgetAction;
+  alert_at: number[];
+  channels: StoredChannel[];
+};
+
+export type StoredBudget = BudgetFields & {
+  id: string;
+  organization_id: string;
+  scope: StoredBudgetScope;
+  created_at: Date;
+  updated_at: Date;
+};
+
+type Row = BudgetFields & {
+  id: string;
+  organization_id: string;
+  scope_kind: StoredBudgetScope['kind'];
+  project_id: string | null;
+  project_name: string | null;
+  api_key_id: string | null;
+  end_user_identifier: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+function scopeOf(r: Row): StoredBudgetScope {
+  switch (r.scope_kind) {
+    case 'project':
+      return { kind: 'project', project_id: r.project_id!, project_name: r.project_name! };
+    case 'api_key':
+      return { kind: 'api_key', api_key_id: r.api_key_id! };
+    case 'end_user':
+      return { kind: 'end_user', end_user_identifier: r.end_user_identifier! };
+    default:
+      return { kind: 'organization' };
+  }
+}
+
+const budgetOf = (r: Row): StoredBudget => ({
+  id: r.id,
+  organization_id: r.organization_id,
+  scope: scopeOf(r),
+  limit_usd: r.limit_usd,
+  period: r.period,
+  action: r.action,
+  alert_at: r.alert_at,
+  channels: r.channels,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+const SELECT = `select b.*, p.name as project_name from budgets b left join projects p on p.id = b.project_id`;
+
+export async function createBudget(
+  sql: Sql,
+  organizationId: string,
+  scope: Exclude<StoredBudgetScope, { kind: 'project' }> | { kind: 'project'; project_id: string },
+  f: BudgetFields,
+): Promise<string> {
+  const [row] = await sql<{ id: string }[]>`
+    insert into budgets (organization_id, scope_kind, project_id, api_key_id, end_user_identifier, limit_usd, period,
+      action, alert_at, channels)
+    values (${organizationId}, ${scope.kind}, ${scope.kind === 'project' ? scope.project_id : null},
+      ${scope.kind === 'api_key' ? scope.api_key_id : null},
+      ${scope.kind === 'end_user' ? scope.end_user_identifier : null}, ${f.limit_usd}, ${f.period}, ${f.action},
+      ${f.alert_at}, ${sql.json(f.channels)})
+    returning id`;
+  return row.id;
+}
+
+export async function findBudget(sql: Sql, organizationId: string, id: string): Promise<StoredBudget | null> {
+  const [row] = await sql.unsafe<Row[]>(`${SELECT} where b.organization_id = $1 and b.id = $2`, [organizationId, id]);
+  return row ? budgetOf(row) : null;
+}
+
+/** The organization's budgets, oldest first. */
+export async function listBudgets(sql: Sql, organizationId: string): Promise<StoredBudget[]> {
+  const rows = await sql.unsafe<Row[]>(`${SELECT} where b.organization_id = $1 order by b.created_at, b.id`, [
+    organizationId,
+  ]);
+  return rows.map(budgetOf);
+}
+
+export async function updateBudget(
+  sql: Sql,
+  organizationId: string,
+  id: string,
+  patch: Partial<BudgetFields>,
+): Promise<void> {
+  const set = Object.fromEntries(
+    Object.entries(patch)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, k === 'channels' ? sql.json(v as never) : v]),
+  );
+  if (!Object.keys(set).length) return;
+  await sql`
+    update budgets set ${sql(set as Record<string, never>)}, updated_at = now()
+    where organization_id = ${organizationId} and id = ${id}`;
+}
+
+export async function deleteBudget(sql: Sql, organizationId: string, id: string): Promise<boolean> {
+  const rows = await sql`delete from budgets where organization_id = ${organizationId} and id = ${id} returning id`;
+  return rows.length > 0;
+}
+
+/** Whether the organization has this API key (a budget may name only its own). */
+export async function organizationHasApiKey(sql: Sql, organizationId: string, keyId: string): Promise<boolean> {
+  const rows = await sql`select 1 from api_keys where organization_id = ${organizationId} and id = ${keyId}`;
+  return rows.length > 0;
+}
