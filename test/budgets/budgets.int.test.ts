@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BudgetNotificationSchema } from '@sightline/schemas';
-import { call } from '../support/app';
+import { call, readTrace } from '../support/app';
 import { useGateway } from '../support/fixtures';
 import { userMessage } from '../support/gateway';
 import { newOrganization } from '../support/services';
@@ -13,7 +13,12 @@ import { WebhookReceiver } from '../monitors/webhook-receiver';
 // alerts at shares of the limit told to a real webhook receiver that checks their signatures.
 const SECRET = 'whsec_' + randomBytes(16).toString('hex');
 const { gw, sql } = useGateway({
-  env: { ALLOW_PRIVATE_WEBHOOK_URLS: 'true', COMPLETION_TIMEOUT_MS: '5000', WORKER_CONCURRENCY: '50' },
+  env: {
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    COMPLETION_TIMEOUT_MS: '5000',
+    WORKER_CONCURRENCY: '50',
+    MONITOR_RETRY_BASE_MS: '200',
+  },
 });
 const receiver = new WebhookReceiver(SECRET);
 beforeAll(() => receiver.start());
@@ -55,6 +60,7 @@ async function budgets(key: string) {
     reserved_usd: number;
     remaining_usd: number;
     period_ends_at: string;
+    alerts: { share: number; deliveries: { channel_kind: string; status: string; attempts: number }[] }[];
   }[];
 }
 
@@ -183,6 +189,70 @@ describe('enforced by the gateway', () => {
     expect(listed.statusCode).toBe(200);
   });
 
+  // A prompt is weighed with a tokenizer whose time grows with the square of a run without a space: unbounded,
+  // this one call held a worker for hours.
+  it('weighs a 1 MB prompt without a space at once: refused by the budget its estimate passes', async () => {
+    const key = await newOrg();
+    await newBudget(key, { scope: { kind: 'organization' }, limit_usd: 1, period: 'day', action: 'block' });
+    const huge = completion('huge');
+    // 131,072 tokens of gpt-4 prompt: $3.93, past the $1 limit.
+    huge.llm_configuration.messages = [userMessage('a'.repeat(2 ** 20))];
+    const calls = gw.openai.requests.length;
+    const refused = await call(gw.stack.app, key, 'POST', '/completion', huge);
+    expect(refused.statusCode, refused.body).toBe(429);
+    expect(gw.openai.requests.length).toBe(calls);
+    expect((await call(gw.stack.app, key, 'POST', '/completion', completion('huge'))).statusCode).toBe(200);
+  });
+
+  it("holds a deployed prompt's calls and an LLM judge's to the project's budget too", async () => {
+    const key = await newOrg();
+    const post = (path: string, body: object) => call(gw.stack.app, key, 'POST', path, body);
+    // Less than any call's estimate: every call of the project is refused.
+    await newBudget(key, {
+      scope: { kind: 'project', project_name: 'held' },
+      limit_usd: 0.000001,
+      period: 'day',
+      action: 'block',
+    });
+    const calls = gw.openai.requests.length;
+    const version = await post('/prompts', {
+      name: 'greeter',
+      messages: [{ role: 'user', content: 'Hello {{name}}' }],
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+    });
+    const deploymentId = `greeter-${randomUUID()}`;
+    expect(
+      (await post('/deployments', { prompt_version_id: version.json().id, deployment_id: deploymentId })).statusCode,
+    ).toBe(200);
+    const deployed = await post('/completion', {
+      deployment_id: deploymentId,
+      llm_inputs: { name: 'Ann' },
+      project_name: 'held',
+    });
+    expect(deployed.statusCode, deployed.body).toBe(429);
+    expect(deployed.json().detail).toMatch(/^budget exceeded: project held has spent/);
+
+    const judge = {
+      name: 'judge',
+      type: 'llm_judge',
+      config: { provider: 'openai', model: 'gpt-4o-mini', prompt_template: '{"score": 1, "reason": "{{output}}"}' },
+    };
+    expect((await post('/eval-metrics', judge)).statusCode).toBe(200);
+    const id = randomUUID();
+    await post('/trace_log', { trace_id: id, project_name: 'held', output: 'hi', evaluation_metric_names: ['judge'] });
+    const span = await vi.waitFor(
+      async () => {
+        const s = (await readTrace(gw.stack.app, key, id)).json();
+        expect(s.metadata?.sightline_eval_errors?.judge).toMatch(/budget exceeded/);
+        return s;
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    expect(span.scores ?? []).toEqual([]);
+    expect(gw.openai.requests.length).toBe(calls);
+  });
+
   it('holds 8 concurrent callers to the limit: the spend never passes it by more than one call', async () => {
     const key = await newOrg();
     const limit = 0.01;
@@ -297,24 +367,71 @@ describe('enforced by the gateway', () => {
 
   it('tells each alert share once a period, signed, and does not block an alert budget', async () => {
     const key = await newOrg();
+    const path = `/budget-${key.slice(-6)}`;
     const made = await newBudget(key, {
       scope: { kind: 'project', project_name: 'watched' },
       limit_usd: 0.001,
       period: 'day',
       action: 'alert',
       alert_at: [0.5, 1],
-      channels: [{ kind: 'webhook', url: `${receiver.url}/budget-${key.slice(-6)}`, secret: SECRET }],
+      channels: [{ kind: 'webhook', url: `${receiver.url}${path}`, secret: SECRET }],
     });
     for (let i = 0; i < 6; i++)
       expect((await call(gw.stack.app, key, 'POST', '/completion', completion('watched'))).statusCode).toBe(200);
-    const path = `/budget-${key.slice(-6)}`;
     await expect.poll(() => receiver.at(path).length).toBe(2);
     await sleep(300);
     const got = receiver.at(path);
     expect(got).toHaveLength(2);
     expect(got.every((r) => r.signed)).toBe(true);
+    expect(new Set(got.map((r) => r.delivery)).size).toBe(2);
     const notes = got.map((r) => BudgetNotificationSchema.parse(r.body));
     expect(notes.map((n) => n.share).sort()).toEqual([0.5, 1]);
     expect(notes[0].budget).toMatchObject({ id: made.id, limit_usd: 0.001, period: 'day' });
+    // The budget shows the shares reached this period and how each was told.
+    await expect
+      .poll(async () => (await budgets(key))[0].alerts)
+      .toEqual(
+        [0.5, 1].map((share) => ({
+          share,
+          at: expect.any(String),
+          deliveries: [{ channel_kind: 'webhook', status: 'delivered', attempts: 1 }],
+        })),
+      );
+    // Recorded once, whichever call reached it.
+    const [{ n }] = await sql`select count(*)::int as n from budget_alerts where budget_id = ${made.id}`;
+    expect(n).toBe(2);
+  });
+
+  it("retries an alert the receiver refuses, as monitors' deliveries are, and posts Slack its message", async () => {
+    const key = await newOrg();
+    const path = `/budget-retry-${key.slice(-6)}`;
+    await newBudget(key, {
+      scope: { kind: 'organization' },
+      limit_usd: 0.001,
+      period: 'month',
+      action: 'alert',
+      alert_at: [0.25],
+      channels: [
+        { kind: 'webhook', url: `${receiver.url}${path}`, secret: SECRET },
+        { kind: 'slack', url: `${receiver.url}${path}-slack` },
+      ],
+    });
+    receiver.failNext(2);
+    expect((await call(gw.stack.app, key, 'POST', '/completion', completion('any'))).statusCode).toBe(200);
+    await expect.poll(() => receiver.at(path).length + receiver.at(`${path}-slack`).length).toBe(2);
+    const [slack] = receiver.at(`${path}-slack`);
+    expect(slack!.body.text).toBe('Budget of the organization: 25% reached ($0.00 of $0.00 this month)');
+    await expect
+      .poll(async () => {
+        const [{ alerts }] = await budgets(key);
+        return alerts[0]?.deliveries.map((d) => [d.channel_kind, d.status]).sort();
+      })
+      .toEqual([
+        ['slack', 'delivered'],
+        ['webhook', 'delivered'],
+      ]);
+    const [{ alerts }] = await budgets(key);
+    // Two refusals and two deliveries: four attempts between the two channels.
+    expect(alerts[0].deliveries.reduce((n, d) => n + d.attempts, 0)).toBe(4);
   });
 });

@@ -161,9 +161,7 @@ describe('monitors', () => {
     // The receiver has the message before the worker records its answer: wait for the record.
     const detail = await waitFor(async () => {
       const d = (await req('GET', `/monitors/${m.id}`)).json();
-      expect(
-        d.deliveries.map((x: { status: string; attempts: unknown[] }) => [x.status, x.attempts.length]),
-      ).toEqual([
+      expect(d.deliveries.map((x: { status: string; attempts: unknown[] }) => [x.status, x.attempts.length])).toEqual([
         ['delivered', 1],
         ['delivered', 1],
       ]);

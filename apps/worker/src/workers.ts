@@ -94,20 +94,14 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const savedKeys = createSavedKeys(sql, redis.duplicate(), keys.providerKeysChanged);
   // Counted by the gateway around each call, read by the lanes when a provider refuses one.
   const callsInFlight = new CallsInFlight();
-  const budgets = createBudgetGuard({
-    sql,
-    redis,
-    keys,
-    secretsKey: env.SECRETS_KEY,
-    allowPrivate: env.ALLOW_PRIVATE_WEBHOOK_URLS,
-  });
+  const deliveries = createProducer('monitor-delivery', redis, prefix);
+  const budgets = createBudgetGuard({ sql, redis, keys, deliveries });
   const gateway = workerGateway({ redis, env, providerEnv }, keys, spanWrites, savedKeys, callsInFlight, budgets);
   const options = { connection: redis, prefix, env, log };
   const retention = createProducer('retention', redis, prefix);
   let closing = false;
   const statistics = createProducer('statistics', redis, prefix);
   const monitorRuns = createProducer('monitor-evaluate', redis, prefix);
-  const deliveries = createProducer('monitor-delivery', redis, prefix);
   const scheduling = Promise.all([
     logRetentionSchedule(scheduleRetention(retention.queue, env), log),
     scheduleStatistics(statistics.queue).catch((err) =>

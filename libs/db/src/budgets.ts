@@ -124,3 +124,56 @@ export async function organizationHasApiKey(sql: Sql, organizationId: string, ke
   const rows = await sql`select 1 from api_keys where organization_id = ${organizationId} and id = ${keyId}`;
   return rows.length > 0;
 }
+
+/**
+ * Records that a budget's spend reached `share` of its limit in the period starting `periodStart`, with a
+ * delivery of `payload` to each of the budget's channels, in one transaction. Answers the new deliveries'
+ * ids: none when the share was recorded before (by this worker or another) or the budget has no channel.
+ */
+export async function recordBudgetAlert(
+  sql: Sql,
+  budgetId: string,
+  periodStart: Date,
+  share: number,
+  payload: object,
+): Promise<string[]> {
+  return sql.begin(async (tx) => {
+    const [alert] = await tx<{ id: string }[]>`
+      insert into budget_alerts (budget_id, organization_id, period_start, share, payload)
+      select id, organization_id, ${periodStart}, ${share}, ${tx.json(payload as never)} from budgets where id = ${budgetId}
+      on conflict (budget_id, period_start, share) do nothing
+      returning id`;
+    if (!alert) return [];
+    const rows = await tx<{ id: string }[]>`
+      insert into monitor_deliveries (budget_alert_id, organization_id, channel)
+      select ${alert.id}, b.organization_id, c from budgets b, jsonb_array_elements(b.channels) c where b.id = ${budgetId}
+      returning id`;
+    return rows.map((r) => r.id);
+  });
+}
+
+export type BudgetAlert = {
+  budget_id: string;
+  share: number;
+  at: Date;
+  deliveries: { status: 'pending' | 'delivered' | 'failed'; channel_kind: StoredChannel['kind']; attempts: number }[];
+};
+
+/** The alerts of each budget in the period starting at its `period_start`, oldest first, with their deliveries. */
+export async function budgetAlerts(
+  sql: Sql,
+  organizationId: string,
+  periods: { budget_id: string; period_start: Date }[],
+): Promise<BudgetAlert[]> {
+  if (!periods.length) return [];
+  return sql<BudgetAlert[]>`
+    select a.budget_id, a.share, a.at,
+      coalesce((select json_agg(json_build_object('status', d.status, 'channel_kind', d.channel->>'kind',
+        'attempts', (select count(*) from monitor_delivery_attempts t where t.delivery_id = d.id)) order by d.created_at)
+        from monitor_deliveries d where d.budget_alert_id = a.id), '[]') as deliveries
+    from budget_alerts a
+    join unnest(${periods.map((p) => p.budget_id)}::uuid[], ${periods.map((p) => p.period_start.toISOString())}::timestamptz[])
+      as p(budget_id, period_start) on p.budget_id = a.budget_id and p.period_start = a.period_start
+    where a.organization_id = ${organizationId}
+    order by a.at, a.share`;
+}

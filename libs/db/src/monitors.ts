@@ -212,12 +212,18 @@ export type DeliveryToSend = {
   id: string;
   status: 'pending' | 'delivered' | 'failed';
   channel: StoredChannel;
+  /** What it tells: a monitor's change of state, or a budget's alert (budgets.ts). */
+  source: 'monitor' | 'budget';
   payload: Record<string, unknown>;
 };
 
 export async function findDelivery(sql: Sql, id: string): Promise<DeliveryToSend | null> {
   const [row] = await sql<DeliveryToSend[]>`
-    select d.id, d.status, d.channel, e.payload from monitor_deliveries d join monitor_events e on e.id = d.event_id
+    select d.id, d.status, d.channel, case when d.event_id is null then 'budget' else 'monitor' end as source,
+      coalesce(e.payload, a.payload) as payload
+    from monitor_deliveries d
+    left join monitor_events e on e.id = d.event_id
+    left join budget_alerts a on a.id = d.budget_alert_id
     where d.id = ${id}`;
   return row ?? null;
 }

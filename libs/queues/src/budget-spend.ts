@@ -48,7 +48,7 @@ export type BudgetLimit = {
 const expiryOf = (w: BudgetWindow) => Math.ceil(w.end / 1000) + 86_400;
 
 /** Where a call's reservation was made: each budget's hash in the period of the reservation. */
-export type BudgetHold = { budgets: BudgetLimit[]; keys: string[]; estimate: number };
+export type BudgetHold = { budgets: BudgetLimit[]; keys: string[]; windows: BudgetWindow[]; estimate: number };
 
 /**
  * Reserves `estimateUsd` against every budget at once (one script: atomic across workers), or none when a
@@ -72,33 +72,30 @@ export async function reserveBudgets(
     ...args,
   );
   if (refusedAt) return { refused: budgets[refusedAt - 1], spentUsd: toUsd(spent), window: windows[refusedAt - 1] };
-  return { hold: { budgets, keys: hashKeys, estimate } };
+  return { hold: { budgets, keys: hashKeys, windows, estimate } };
 }
 
 /**
  * Puts the call's real cost in its reservation's place (0: it failed, or was never made), and answers the
- * alert shares that this spend reached first in each budget's period.
+ * alert shares each budget's spend has reached in the reservation's period (already told or not: the
+ * caller records each once).
  */
 export async function settleBudgets(
   redis: Redis,
   hold: BudgetHold,
   costUsd: number,
-): Promise<{ budget: BudgetLimit; share: number; spentUsd: number }[]> {
+): Promise<{ budget: BudgetLimit; share: number; spentUsd: number; window: BudgetWindow }[]> {
   if (!hold.keys.length) return [];
-  const shares = hold.budgets.map((b) =>
-    b.alert_at.map((share) => `${share}=${toNanoUsd(share * b.limit_usd)}`).join(','),
-  );
-  const settled = await withScripts(redis).settleBudgetsLua(
+  const spent = await withScripts(redis).settleBudgetsLua(
     hold.keys.length,
     ...hold.keys,
     hold.estimate,
     toNanoUsd(costUsd),
-    ...shares,
   );
-  return settled.flatMap(([spent, claimed], i) =>
-    claimed
-      ? claimed.split(',').map((share) => ({ budget: hold.budgets[i], share: Number(share), spentUsd: toUsd(spent) }))
-      : [],
+  return hold.budgets.flatMap((budget, i) =>
+    budget.alert_at
+      .filter((share) => spent[i] >= toNanoUsd(share * budget.limit_usd))
+      .map((share) => ({ budget, share, spentUsd: toUsd(spent[i]), window: hold.windows[i] })),
   );
 }
 

@@ -19,7 +19,7 @@ declare module 'ioredis' {
     sweepUnconfirmedLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number]>;
     forgetOlderThanLua(numKeys: number, ...args: (string | number)[]): Promise<number>;
     reserveBudgetsLua(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
-    settleBudgetsLua(numKeys: number, ...args: (string | number)[]): Promise<[number, string][]>;
+    settleBudgetsLua(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   }
 }
 

@@ -73,6 +73,20 @@ export const BudgetSchema = z.object({
   remaining_usd: z.number(),
   period_started_at: z.string(),
   period_ends_at: z.string(),
+  /** The shares reached in the current period, each with how its channels were told. */
+  alerts: z.array(
+    z.object({
+      share: z.number(),
+      at: z.string(),
+      deliveries: z.array(
+        z.object({
+          channel_kind: z.enum(['webhook', 'slack']),
+          status: z.enum(['pending', 'delivered', 'failed']),
+          attempts: z.number().int(),
+        }),
+      ),
+    }),
+  ),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -13,20 +13,19 @@ export const channelToWire = (c: StoredChannel) =>
  * Notification channels (as monitors' and budgets' are) as stored: 422 for each URL that reaches a
  * non-public address (unless the server allows them) and each new webhook without its secret; a webhook
  * sent without its secret keeps the sealed one of the saved channel with its URL; secrets sealed with
- * SECRETS_KEY (503 without it).
+ * SECRETS_KEY (503 without it). `problems` found in the request's other fields are answered in the same 422.
  */
 export async function storedChannels(
   app: FastifyInstance,
   channels: MonitorChannelPatch[] | undefined,
   saved: StoredChannel[] = [],
+  problems: ValidationDetail[] = [],
 ): Promise<StoredChannel[] | undefined> {
-  if (!channels) return undefined;
-  const problems: ValidationDetail[] = [];
   const kept = (c: MonitorChannelPatch) =>
     c.kind === 'webhook' && !c.secret
       ? saved.find((s): s is StoredChannel & { kind: 'webhook' } => s.kind === 'webhook' && s.url === c.url)
       : undefined;
-  for (const [i, c] of channels.entries()) {
+  for (const [i, c] of (channels ?? []).entries()) {
     const refused = app.config.ALLOW_PRIVATE_WEBHOOK_URLS ? null : await nonPublicReason(c.url);
     if (refused)
       problems.push({
@@ -43,7 +42,7 @@ export async function storedChannels(
   }
   if (problems.length) throw new RequestValidationError(problems);
   const key = app.config.SECRETS_KEY;
-  return channels.map((c): StoredChannel => {
+  return channels?.map((c): StoredChannel => {
     if (c.kind !== 'webhook') return c;
     const keep = kept(c);
     if (keep) return keep;

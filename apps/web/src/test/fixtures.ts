@@ -622,6 +622,18 @@ export const budget = (over: Partial<Fixture<'createBudget'>> = {}): Fixture<'cr
   remaining_usd: 0.9,
   period_started_at: '2026-03-02T00:00:00.000Z',
   period_ends_at: '2026-03-03T00:00:00.000Z',
+  alerts: [
+    {
+      share: 0.5,
+      at: '2026-03-02 10:00:00',
+      deliveries: [{ channel_kind: 'webhook', status: 'delivered', attempts: 1 }],
+    },
+    {
+      share: 0.8,
+      at: '2026-03-02 15:30:00',
+      deliveries: [{ channel_kind: 'webhook', status: 'pending', attempts: 2 }],
+    },
+  ],
   created_at: '2026-03-01 09:00:00',
   updated_at: '2026-03-01 09:00:00',
   ...over,

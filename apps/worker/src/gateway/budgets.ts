@@ -1,29 +1,26 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { unseal } from '@sightline/core';
-import { listBudgets, type Sql, type StoredBudget } from '@sightline/db';
+import { listBudgets, recordBudgetAlert, type Sql, type StoredBudget } from '@sightline/db';
 import { costOf, countMessageTokens } from '@sightline/llm';
-import { nonPublicLiteral, publicOnlyFetch } from '@sightline/llm/base-url';
 import {
   budgetClock,
-  budgetWindow,
   reserveBudgets,
   settleBudgets,
   type BudgetHold,
   type BudgetLimit,
+  type Producer,
   type RedisKeys,
 } from '@sightline/queues';
 import type { BudgetNotification, CompletionJob, LlmRequest } from '@sightline/schemas';
-import { signatureOf } from '../monitors/notification';
+import { describeBudgetScope } from '../monitors/notification';
 
 export type BudgetDeps = {
   sql: Sql;
   redis: Redis;
   keys: RedisKeys;
-  secretsKey: Buffer | undefined;
-  /** ALLOW_PRIVATE_WEBHOOK_URLS: channels may reach loopback and private addresses. */
-  allowPrivate: boolean;
+  /** Where an alert's deliveries are sent from: the monitors' queue, with its retries and log. */
+  deliveries: Producer<'monitor-delivery'>;
   /** How long a worker keeps an organization's budgets before reading them again. */
   cacheMs?: number;
 };
@@ -70,19 +67,6 @@ function applies(b: StoredBudget, call: CompletionJob): boolean {
   }
 }
 
-const describe = (b: StoredBudget) => {
-  switch (b.scope.kind) {
-    case 'organization':
-      return 'the organization';
-    case 'project':
-      return `project ${b.scope.project_name}`;
-    case 'api_key':
-      return `API key ${b.scope.api_key_id}`;
-    default:
-      return `end user ${b.scope.end_user_identifier}`;
-  }
-};
-
 const usd = (n: number) => `$${n.toFixed(2)}`;
 
 /**
@@ -93,7 +77,8 @@ const usd = (n: number) => `$${n.toFixed(2)}`;
  */
 export function createBudgetGuard(deps: BudgetDeps) {
   const cache = new LRUCache<string, StoredBudget[]>({ max: 10_000, ttl: deps.cacheMs ?? 2000 });
-  const fetchFor = deps.allowPrivate ? fetch : publicOnlyFetch;
+  /** The alert shares this worker knows are recorded: the others are tried at each call past them. */
+  const recorded = new LRUCache<string, true>({ max: 100_000 });
 
   async function budgetsOf(organizationId: string): Promise<StoredBudget[]> {
     const cached = cache.get(organizationId);
@@ -101,44 +86,6 @@ export function createBudgetGuard(deps: BudgetDeps) {
     const budgets = await listBudgets(deps.sql, organizationId);
     cache.set(organizationId, budgets);
     return budgets;
-  }
-
-  /** Tells each channel; a failed attempt is tried twice more, then logged (budgets keep no delivery log). */
-  async function notify(b: StoredBudget, notification: BudgetNotification, log: Logger): Promise<void> {
-    const body = JSON.stringify(notification);
-    const text = `Budget of ${describe(b)}: ${Math.round(notification.share * 100)}% reached (${usd(notification.spent_usd)} of ${usd(b.limit_usd)} this ${b.period})`;
-    await Promise.all(
-      b.channels.map(async (channel) => {
-        const refused = deps.allowPrivate ? null : nonPublicLiteral(channel.url);
-        if (refused) return log.warn({ budgetId: b.id, err: refused }, 'budget alert not sent');
-        const headers: Record<string, string> = {
-          'content-type': 'application/json',
-          'user-agent': 'Sightline-Budgets',
-        };
-        const payload = channel.kind === 'slack' ? JSON.stringify({ text }) : body;
-        if (channel.kind === 'webhook') {
-          if (!deps.secretsKey) return log.warn({ budgetId: b.id }, 'budget alert not sent: no SECRETS_KEY');
-          headers['x-sightline-signature'] = signatureOf(payload, unseal(deps.secretsKey, channel.secret));
-        }
-        for (let attempt = 1; attempt <= 3; attempt++) {
-          try {
-            const res = await fetchFor(channel.url, {
-              method: 'POST',
-              headers,
-              body: payload,
-              redirect: 'manual',
-              signal: AbortSignal.timeout(5000),
-            });
-            await res.body?.cancel();
-            if (res.ok) return;
-            log.warn({ budgetId: b.id, status: res.status, attempt }, 'budget alert refused');
-          } catch (err) {
-            log.warn({ budgetId: b.id, err: (err as Error).message, attempt }, 'budget alert failed');
-          }
-          await new Promise((r) => setTimeout(r, 250 * attempt));
-        }
-      }),
-    );
   }
 
   return {
@@ -158,7 +105,7 @@ export function createBudgetGuard(deps: BudgetDeps) {
       if ('refused' in reserved) {
         const b = applying.find((x) => x.id === reserved.refused.id)!;
         return {
-          detail: `budget exceeded: ${describe(b)} has spent ${usd(reserved.spentUsd)} of ${usd(b.limit_usd)} this ${b.period}`,
+          detail: `budget exceeded: ${describeBudgetScope(b.scope)} has spent ${usd(reserved.spentUsd)} of ${usd(b.limit_usd)} this ${b.period}`,
           retryAfterSeconds: Math.max(1, Math.ceil((reserved.window.end - now) / 1000)),
         };
       }
@@ -168,26 +115,37 @@ export function createBudgetGuard(deps: BudgetDeps) {
 
   async function settle(hold: BudgetHold, applying: StoredBudget[], costUsd: number, log: Logger): Promise<void> {
     const reached = await settleBudgets(deps.redis, hold, costUsd);
-    for (const { budget, share, spentUsd } of reached) {
+    // Off the caller's path: the answer does not wait for PostgreSQL or a receiver.
+    for (const { budget, share, spentUsd, window } of reached) {
       const b = applying.find((x) => x.id === budget.id)!;
-      const end = budgetWindow(b.period, await budgetClock(deps.redis, deps.keys)).end;
-      // Off the caller's path: the answer does not wait for a receiver.
-      notify(
-        b,
-        {
-          budget: {
-            id: b.id,
-            scope: b.scope.kind === 'project' ? { kind: 'project', project_name: b.scope.project_name } : b.scope,
-            limit_usd: b.limit_usd,
-            period: b.period,
-          },
-          share,
-          spent_usd: spentUsd,
-          period_ends_at: new Date(end).toISOString(),
+      const notification: BudgetNotification = {
+        budget: {
+          id: b.id,
+          scope: b.scope.kind === 'project' ? { kind: 'project', project_name: b.scope.project_name } : b.scope,
+          limit_usd: b.limit_usd,
+          period: b.period,
         },
-        log,
-      ).catch((err: Error) => log.warn({ budgetId: b.id, err: err.message }, 'budget alert failed'));
+        share,
+        spent_usd: spentUsd,
+        period_ends_at: new Date(window.end).toISOString(),
+      };
+      tell(b.id, new Date(window.start), share, notification).catch((err: Error) =>
+        log.warn({ budgetId: b.id, share, err: err.message }, 'budget alert not recorded yet'),
+      );
     }
+  }
+
+  /**
+   * Records an alert share once (PostgreSQL's unique key, whichever worker comes first) with a delivery to
+   * each channel, and queues them under their own ids. Until it is recorded, every call that settles past
+   * the share tries again: an alert is not lost with a worker that dies before recording it.
+   */
+  async function tell(budgetId: string, periodStart: Date, share: number, n: BudgetNotification): Promise<void> {
+    const key = `${budgetId}:${periodStart.getTime()}:${share}`;
+    if (recorded.has(key)) return;
+    const ids = await recordBudgetAlert(deps.sql, budgetId, periodStart, share, n);
+    recorded.set(key, true);
+    await deps.deliveries.addBulk(ids.map((id) => ({ payload: { delivery_id: id }, options: { jobId: id } })));
   }
 }
 export type BudgetGuard = ReturnType<typeof createBudgetGuard>;

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { MonitorJudgement } from '@sightline/core';
 import type { Monitor } from '@sightline/db';
-import type { MonitorNotification, MonitorState } from '@sightline/schemas';
+import type { BudgetNotification, MonitorNotification, MonitorState } from '@sightline/schemas';
 
 /** The traces page's preset ranges, in minutes: a link opens the smallest that covers the window. */
 const RANGES: [number, string][] = [
@@ -80,6 +80,35 @@ export function slackMessage(n: MonitorNotification) {
           { type: 'mrkdwn', text: `<${n.console_url}|Open the traces>` },
         ],
       },
+    ],
+  };
+}
+
+/** Whose spend a budget limits, in words. */
+export function describeBudgetScope(scope: BudgetNotification['budget']['scope']): string {
+  switch (scope.kind) {
+    case 'organization':
+      return 'the organization';
+    case 'project':
+      return `project ${scope.project_name}`;
+    case 'api_key':
+      return `API key ${scope.api_key_id}`;
+    default:
+      return `end user ${scope.end_user_identifier}`;
+  }
+}
+
+const usd = (n: number) => `$${n.toFixed(2)}`;
+
+/** Slack's incoming-webhook message for a budget's alert. */
+export function budgetSlackMessage(n: BudgetNotification) {
+  const { budget } = n;
+  const text = `Budget of ${describeBudgetScope(budget.scope)}: ${Math.round(n.share * 100)}% reached (${usd(n.spent_usd)} of ${usd(budget.limit_usd)} this ${budget.period})`;
+  return {
+    text,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: `*${text}*` } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `The period ends ${n.period_ends_at}` }] },
     ],
   };
 }

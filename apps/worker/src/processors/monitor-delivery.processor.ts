@@ -1,9 +1,9 @@
 import { unseal } from '@sightline/core';
 import { findDelivery, recordAttempt, type Sql } from '@sightline/db';
 import { nonPublicLiteral, publicOnlyFetch } from '@sightline/llm/base-url';
-import type { MonitorNotification } from '@sightline/schemas';
+import type { BudgetNotification, MonitorNotification } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
-import { signatureOf, slackMessage } from '../monitors/notification';
+import { budgetSlackMessage, signatureOf, slackMessage } from '../monitors/notification';
 
 type Deps = {
   sql: Sql;
@@ -18,7 +18,7 @@ type Deps = {
 type Attempt = { status_code: number | null; error: string | null; duration_ms: number };
 
 /**
- * Sends one delivery: the change's notification, the same body on every attempt, signed for a webhook.
+ * Sends one delivery: a monitor change's or a budget alert's notification, the same body on every attempt, signed for a webhook.
  * Each attempt is logged with the delivery; a refusal (non-2xx) or a timeout throws, and the job is tried
  * again with backoff until `attempts` have been made, when the delivery is marked failed. A delivery
  * already delivered (its job run again after a crash) is not sent again.
@@ -29,11 +29,14 @@ export function monitorDeliveryProcessor(deps: Deps): Processor<'monitor-deliver
     const delivery = await findDelivery(deps.sql, delivery_id);
     if (!delivery || delivery.status !== 'pending') return { skipped: delivery?.status ?? 'gone' };
     const { channel } = delivery;
-    const notification = delivery.payload as MonitorNotification;
-    const body = JSON.stringify(channel.kind === 'slack' ? slackMessage(notification) : notification);
+    const slack = () =>
+      delivery.source === 'budget'
+        ? budgetSlackMessage(delivery.payload as BudgetNotification)
+        : slackMessage(delivery.payload as MonitorNotification);
+    const body = JSON.stringify(channel.kind === 'slack' ? slack() : delivery.payload);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      'user-agent': 'Sightline-Monitors',
+      'user-agent': delivery.source === 'budget' ? 'Sightline-Budgets' : 'Sightline-Monitors',
       'x-sightline-delivery': delivery.id,
     };
     const started = performance.now();

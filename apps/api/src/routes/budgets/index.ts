@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatTimestamp } from '@sightline/core';
 import {
+  budgetAlerts,
   createBudget,
   deleteBudget,
   findBudget,
@@ -73,6 +74,11 @@ export default async function budgetRoutes(base: FastifyInstance) {
   async function withSpend(budgets: StoredBudget[]) {
     const now = await budgetClock(app.redis, app.keys);
     const spend = await readBudgetSpend(app.redis, app.keys, budgets, now);
+    const alerts = await budgetAlerts(
+      app.sql,
+      budgets[0]?.organization_id ?? '',
+      budgets.map((b, i) => ({ budget_id: b.id, period_start: new Date(spend[i].window.start) })),
+    );
     return budgets.map((b, i) => {
       const { spentUsd, reservedUsd, window } = spend[i];
       return {
@@ -88,6 +94,9 @@ export default async function budgetRoutes(base: FastifyInstance) {
         remaining_usd: Math.max(0, b.limit_usd - spentUsd),
         period_started_at: new Date(window.start).toISOString(),
         period_ends_at: new Date(window.end).toISOString(),
+        alerts: alerts
+          .filter((a) => a.budget_id === b.id)
+          .map((a) => ({ share: a.share, at: formatTimestamp(a.at)!, deliveries: a.deliveries })),
         created_at: formatTimestamp(b.created_at)!,
         updated_at: formatTimestamp(b.updated_at)!,
       };

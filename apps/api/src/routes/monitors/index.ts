@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { formatTimestamp, seal } from '@sightline/core';
+import { formatTimestamp } from '@sightline/core';
 import {
   createMonitor,
   deleteMonitor,
@@ -18,7 +18,6 @@ import {
   type MonitorPoint,
   type StoredChannel,
 } from '@sightline/db';
-import { nonPublicReason } from '@sightline/llm/base-url';
 import {
   DeletedSchema,
   DetailSchema,
@@ -37,15 +36,12 @@ import {
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 import { recordChange } from '../../services/audit';
+import { channelToWire, storedChannels } from '../../services/channels';
 
 /** The last 24 hours, a point an hour: the window ending at each hour back from now. */
 const DAY_OF_HOURS = Array.from({ length: 24 }, (_, i) => (23 - i) * 3600);
 
 const pointToWire = (p: MonitorPoint) => ({ at: formatTimestamp(p.at)!, value: p.value, samples: p.samples });
-
-/** A channel as answered: a webhook's secret is never read back. */
-const channelToWire = (c: StoredChannel) =>
-  c.kind === 'webhook' ? { kind: c.kind, url: c.url, secret_set: true as const } : { kind: c.kind, url: c.url };
 
 const monitorToWire = ({
   organization_id: _org,
@@ -90,47 +86,16 @@ export default async function monitorRoutes(base: FastifyInstance) {
   const one = { 200: MonitorSchema, 404: DetailSchema, ...errorResponses };
 
   /**
-   * 422 naming the first filter that does not compile and each channel whose URL reaches a non-public
-   * address (unless the server allows them); the channels as stored, webhook secrets sealed (503 without
-   * SECRETS_KEY, as for provider keys).
+   * 422 naming the first filter that does not compile and each channel refused (services/channels.ts); the
+   * channels as stored, webhook secrets sealed.
    */
   async function checked(
     fields: { filters?: EvalRuleFilter[]; channels?: MonitorChannelPatch[] },
     saved: StoredChannel[] = [],
   ) {
-    const problems = [];
     const bad = fields.filters && invalidRuleFilter(fields.filters);
-    if (bad) problems.push({ loc: ['body', 'filters', bad[0], bad[1]], msg: bad[2], type: 'value_error' });
-    for (const [i, c] of (fields.channels ?? []).entries()) {
-      const refused = app.config.ALLOW_PRIVATE_WEBHOOK_URLS ? null : await nonPublicReason(c.url);
-      if (refused)
-        problems.push({
-          loc: ['body', 'channels', i, 'url'],
-          msg: `url refused: ${refused}; the server allows this only with ALLOW_PRIVATE_WEBHOOK_URLS=true`,
-          type: 'value_error',
-        });
-    }
-    // A webhook sent without its secret keeps the sealed one of the saved channel with its URL.
-    const kept = (c: MonitorChannelPatch) =>
-      c.kind === 'webhook' && !c.secret
-        ? saved.find((s): s is StoredChannel & { kind: 'webhook' } => s.kind === 'webhook' && s.url === c.url)
-        : undefined;
-    for (const [i, c] of (fields.channels ?? []).entries())
-      if (c.kind === 'webhook' && !c.secret && !kept(c))
-        problems.push({
-          loc: ['body', 'channels', i, 'secret'],
-          msg: 'a new webhook needs its secret (at least 16 characters)',
-          type: 'value_error',
-        });
-    if (problems.length) throw new RequestValidationError(problems);
-    const key = app.config.SECRETS_KEY;
-    return fields.channels?.map((c): StoredChannel => {
-      if (c.kind !== 'webhook') return c;
-      const keep = kept(c);
-      if (keep) return keep;
-      if (!key) throw new AppError(503, 'webhook channels need SECRETS_KEY to be configured on the server');
-      return { kind: 'webhook', url: c.url, secret: seal(key, c.secret!) };
-    });
+    const problems = bad ? [{ loc: ['body', 'filters', bad[0], bad[1]], msg: bad[2], type: 'value_error' }] : [];
+    return storedChannels(app, fields.channels, saved, problems);
   }
 
   async function found(organizationId: string, id: string, sql = app.sql): Promise<Monitor> {

@@ -60,6 +60,7 @@ describe('the budgets page', () => {
           spent_usd: 12,
           reserved_usd: 0,
           remaining_usd: 88,
+          alerts: [],
         }),
       ]),
     );
@@ -71,10 +72,14 @@ describe('the budgets page', () => {
     expect(first!.textContent).toMatch(/Block/);
     expect(first!.textContent).toMatch(/50%, 80%, 100%/);
     expect(first!.textContent).toMatch(/webhook/);
+    // How each share reached this period was told.
+    expect(first!.textContent).toMatch(/50% reached · told/);
+    expect(first!.textContent).toMatch(/80% reached · retrying \(2 attempts\)/);
     expect(first!.querySelector('time')!.getAttribute('datetime')).toBe('2026-03-03T00:00:00.000Z');
     expect(within(second!).getByRole('progressbar', { name: 'The organization: 12% of the limit spent' })).toBeTruthy();
     expect(second!.textContent).toMatch(/Alert/);
     expect(second!.textContent).toMatch(/no channels/);
+    expect(second!.textContent).not.toMatch(/reached/);
   });
 
   it('creates a budget, showing a refusal beside its field', async () => {

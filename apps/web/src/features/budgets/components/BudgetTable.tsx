@@ -4,7 +4,7 @@ import { DeleteButton } from '../../../components/ui/DeleteButton';
 import { Timestamp } from '../../../components/ui/Timestamp';
 import { formatCost } from '../../../lib/format';
 import type { Budget } from '../api';
-import { barColor, scopeLabel, sharesText, spentPercent } from '../lib/labels';
+import { alertText, barColor, scopeLabel, sharesText, spentPercent } from '../lib/labels';
 
 /** Each budget with its bar of spend against its limit; Edit and Delete when `onEdit`/`onDelete` are given. */
 export function BudgetTable({
@@ -69,6 +69,11 @@ export function BudgetTable({
               <Text size="xs" c="dimmed">
                 {b.channels.length ? b.channels.map((c) => c.kind).join(', ') : 'no channels'}
               </Text>
+              {b.alerts.map((a) => (
+                <Text key={a.share} size="xs" c={a.deliveries.some((d) => d.status === 'failed') ? 'red' : undefined}>
+                  {alertText(a)}
+                </Text>
+              ))}
             </Table.Td>
             {(onEdit || onDelete) && (
               <Table.Td>

@@ -35,3 +35,16 @@ export function parseShares(text: string): number[] | null {
   const shares = parts.map((p) => Number(p) / 100);
   return shares.some((s) => !Number.isFinite(s)) ? null : shares;
 }
+
+/** How a reached share was told, in words: "50% reached · told", "80% reached · retrying (2 attempts)". */
+export function alertText(a: Budget['alerts'][number]): string {
+  const reached = `${sharesText([a.share])} reached`;
+  const { deliveries } = a;
+  if (!deliveries.length) return reached;
+  if (deliveries.some((d) => d.status === 'failed')) return `${reached} · not delivered`;
+  if (deliveries.every((d) => d.status === 'delivered')) return `${reached} · told`;
+  const attempts = Math.max(...deliveries.map((d) => d.attempts));
+  return attempts
+    ? `${reached} · retrying (${attempts} ${attempts === 1 ? 'attempt' : 'attempts'})`
+    : `${reached} · sending`;
+}
