@@ -210,12 +210,26 @@ describe('monitors', () => {
     });
   });
 
-  it('post Slack its incoming-webhook message', async () => {
+  it("post Slack its incoming-webhook message, keeping the URL (Slack's secret) sealed and masked", async () => {
     const project = `slack-${randomUUID()}`;
-    await newMonitor({ project_name: project, channels: [{ kind: 'slack', url: `${receiver.url}/slack` }] });
+    const token = randomBytes(12).toString('hex');
+    const path = `/slack/T01/B02/${token}`;
+    const m = await newMonitor({ project_name: project, channels: [{ kind: 'slack', url: `${receiver.url}${path}` }] });
+    const read = (await req('GET', `/monitors/${m.id}`)).json();
+    expect(read.channels).toEqual([{ kind: 'slack', url: `${receiver.url}/slack/T01/B02/••••${token.slice(-4)}` }]);
+    const [stored] = await sql`select channels::text as channels from monitors where id = ${m.id}`;
+    expect(stored!.channels).not.toContain(token);
+    // Sent back as it was read, the URL is kept.
+    const kept = await req('PATCH', `/monitors/${m.id}`, { channels: read.channels });
+    expect(kept.statusCode, kept.body).toBe(200);
+    const [after] = await sql`select channels::text as channels from monitors where id = ${m.id}`;
+    expect(after!.channels).toBe(stored!.channels);
+    const audit = (await req('GET', `/audit-log?target_kind=monitor`)).json();
+    expect(JSON.stringify(audit)).not.toContain(token);
+
     await traces(project, 4, { errors: 3 });
-    await waitFor(() => expect(receiver.at('/slack')).toHaveLength(1));
-    const [message] = receiver.at('/slack');
+    await waitFor(() => expect(receiver.at(path)).toHaveLength(1));
+    const [message] = receiver.at(path);
     expect(message!.body.text).toMatch(/^Firing: monitor-.* on slack-.* is 0\.75 \(threshold 0\.5\)$/);
     expect(message!.body.blocks[0]).toMatchObject({ type: 'section' });
   });

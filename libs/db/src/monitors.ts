@@ -5,8 +5,12 @@ import type { Sql } from './client';
 import { ruleFilterSql } from './eval-rules';
 import { traceTotal } from './trace-total';
 
-/** A channel as stored: a webhook's secret sealed (SECRETS_KEY). */
-export type StoredChannel = { kind: 'webhook'; url: string; secret: string } | { kind: 'slack'; url: string };
+/**
+ * A channel as stored: a webhook's secret sealed (SECRETS_KEY); a Slack incoming webhook's URL, which is
+ * its secret, sealed in `sealed_url`, with `url` its masked form (rows from before kept it in clear).
+ */
+export type StoredChannel =
+  { kind: 'webhook'; url: string; secret: string } | { kind: 'slack'; url: string; sealed_url?: string };
 
 export type MonitorFields = {
   name: string;

@@ -5,14 +5,28 @@ import { nonPublicReason } from '@sightline/llm/base-url';
 import type { MonitorChannelPatch } from '@sightline/schemas';
 import { AppError, RequestValidationError, type ValidationDetail } from '../errors';
 
-/** A channel as answered: a webhook's secret is never read back. */
+/**
+ * A Slack incoming webhook's URL as shown: its last segment (the secret part) masked but for its last four
+ * characters; sent back unchanged in a PATCH, it keeps the saved URL.
+ */
+export function maskedUrl(url: string): string {
+  const u = new URL(url);
+  const segments = u.pathname.split('/');
+  const last = segments.pop() ?? '';
+  return `${u.origin}${segments.join('/')}/••••${last.slice(-4)}`;
+}
+
+/** A channel as answered: a webhook's secret is never read back, nor a Slack channel's full URL. */
 export const channelToWire = (c: StoredChannel) =>
-  c.kind === 'webhook' ? { kind: c.kind, url: c.url, secret_set: true as const } : { kind: c.kind, url: c.url };
+  c.kind === 'webhook'
+    ? { kind: c.kind, url: c.url, secret_set: true as const }
+    : { kind: c.kind, url: c.sealed_url ? c.url : maskedUrl(c.url) };
 
 /**
  * Notification channels (as monitors' and budgets' are) as stored: 422 for each URL that reaches a
  * non-public address (unless the server allows them) and each new webhook without its secret; a webhook
- * sent without its secret keeps the sealed one of the saved channel with its URL; secrets sealed with
+ * sent without its secret keeps the sealed one of the saved channel with its URL, and a Slack channel sent
+ * with its masked URL keeps the saved URL; secrets (a webhook's, a Slack channel's URL) sealed with
  * SECRETS_KEY (503 without it). `problems` found in the request's other fields are answered in the same 422.
  */
 export async function storedChannels(
@@ -21,11 +35,14 @@ export async function storedChannels(
   saved: StoredChannel[] = [],
   problems: ValidationDetail[] = [],
 ): Promise<StoredChannel[] | undefined> {
-  const kept = (c: MonitorChannelPatch) =>
-    c.kind === 'webhook' && !c.secret
-      ? saved.find((s): s is StoredChannel & { kind: 'webhook' } => s.kind === 'webhook' && s.url === c.url)
-      : undefined;
+  const kept = (c: MonitorChannelPatch): StoredChannel | undefined =>
+    c.kind === 'webhook'
+      ? c.secret
+        ? undefined
+        : saved.find((s) => s.kind === 'webhook' && s.url === c.url)
+      : saved.find((s) => s.kind === 'slack' && channelToWire(s).url === c.url);
   for (const [i, c] of (channels ?? []).entries()) {
+    if (kept(c)) continue;
     const refused = app.config.ALLOW_PRIVATE_WEBHOOK_URLS ? null : await nonPublicReason(c.url);
     if (refused)
       problems.push({
@@ -43,10 +60,11 @@ export async function storedChannels(
   if (problems.length) throw new RequestValidationError(problems);
   const key = app.config.SECRETS_KEY;
   return channels?.map((c): StoredChannel => {
-    if (c.kind !== 'webhook') return c;
     const keep = kept(c);
     if (keep) return keep;
-    if (!key) throw new AppError(503, 'webhook channels need SECRETS_KEY to be configured on the server');
-    return { kind: 'webhook', url: c.url, secret: seal(key, c.secret!) };
+    if (!key) throw new AppError(503, 'notification channels need SECRETS_KEY to be configured on the server');
+    return c.kind === 'webhook'
+      ? { kind: 'webhook', url: c.url, secret: seal(key, c.secret!) }
+      : { kind: 'slack', url: maskedUrl(c.url), sealed_url: seal(key, c.url) };
   });
 }

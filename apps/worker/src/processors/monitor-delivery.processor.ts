@@ -41,15 +41,17 @@ export function monitorDeliveryProcessor(deps: Deps): Processor<'monitor-deliver
     };
     const started = performance.now();
     const attempt = async (): Promise<Attempt> => {
-      const refused = deps.allowPrivate ? null : nonPublicLiteral(channel.url);
+      const sealed = channel.kind === 'webhook' || channel.sealed_url;
+      if (sealed && !deps.secretsKey)
+        return { status_code: null, error: 'SECRETS_KEY is not set on the worker', duration_ms: 0 };
+      const url =
+        channel.kind === 'slack' && channel.sealed_url ? unseal(deps.secretsKey!, channel.sealed_url) : channel.url;
+      const refused = deps.allowPrivate ? null : nonPublicLiteral(url);
       if (refused) return { status_code: null, error: `url refused: ${refused}`, duration_ms: 0 };
-      if (channel.kind === 'webhook') {
-        if (!deps.secretsKey)
-          return { status_code: null, error: 'SECRETS_KEY is not set on the worker', duration_ms: 0 };
-        headers['x-sightline-signature'] = signatureOf(body, unseal(deps.secretsKey, channel.secret));
-      }
+      if (channel.kind === 'webhook')
+        headers['x-sightline-signature'] = signatureOf(body, unseal(deps.secretsKey!, channel.secret));
       try {
-        const res = await fetchFor(channel.url, {
+        const res = await fetchFor(url, {
           method: 'POST',
           headers,
           body,

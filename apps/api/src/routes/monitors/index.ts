@@ -202,7 +202,7 @@ export default async function monitorRoutes(base: FastifyInstance) {
         deliveries: deliveries.map((d) => ({
           id: d.id,
           channel: d.channel.kind,
-          url: d.channel.url,
+          url: channelToWire(d.channel).url,
           state: d.state,
           status: d.status,
           attempts: d.attempts.map((a) => ({ ...a, at: formatTimestamp(new Date(a.at))! })),
