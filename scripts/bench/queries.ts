@@ -32,6 +32,12 @@ const PAGE_SIZE = 50;
 /** The deep page: page 500 (rows 24,951-25,000), or the middle page of a result with fewer than 1000 pages. */
 const DEEP_PAGE = 500;
 
+const THREE_FILTERS = [
+  { field: 'trace_name', operator: 'equals', value: 'rag-query' },
+  { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' },
+  { field: 'score:accuracy', operator: 'greater_than_or_equal', value: '0.9' },
+];
+
 const stack = await createBenchStack({ port: await freePort() });
 const { sql } = stack;
 
@@ -99,6 +105,8 @@ try {
       filter_operator: 'greater_than_or_equal',
       filter_value: '0.9',
     },
+    // Issue 34: conditions joined by AND, an indexed one, a GIN-indexed one and a score (about 1 root in 120).
+    'three filters (trace_name, metadata env, score:accuracy)': { filters: THREE_FILTERS },
   };
   type Case = {
     name: string;
@@ -158,6 +166,12 @@ try {
     'search "assistant" (every trace)': { search: 'assistant' },
     'search "umbrella" (no trace)': { search: 'umbrella' },
     'search "call" (common elsewhere, in no trace here)': { search: 'call' },
+    'three filters, costliest first': { filters: THREE_FILTERS, sort: 'costliest' },
+    'three filters, most tokens first': { filters: THREE_FILTERS, sort: 'most_tokens' },
+    'three filters, a search and the last 7 days': { filters: THREE_FILTERS, search: 'assistant', time_range: '7d' },
+    'by name, A to Z': { sort: 'name_asc' },
+    // Every root of the project is summed and sorted: no index holds a trace's total.
+    'costliest first, no filter': { sort: 'costliest' },
   };
   for (const [name, filter] of Object.entries(consoleBodies)) {
     const body = JSON.stringify({ project_name: 'bench', ...filter, page: 1, page_size: PAGE_SIZE });

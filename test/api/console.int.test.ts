@@ -137,7 +137,7 @@ describe('the console reads', () => {
     expect(await ids()).toEqual([c, b, a]);
     expect(await ids('oldest')).toEqual([a, b, c]);
     expect(await ids('slowest')).toEqual([b, c, a]);
-    const bad = await call(stack.app, org.key, 'POST', '/traces', { project_uuid: sorted, sort: 'cheapest' });
+    const bad = await call(stack.app, org.key, 'POST', '/traces', { project_uuid: sorted, sort: 'loudest' });
     expect(bad.statusCode).toBe(422);
   });
 

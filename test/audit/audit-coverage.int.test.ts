@@ -156,6 +156,13 @@ const AUDITED: Record<string, { kind: AuditTargetKind; request: () => Promise<Re
     kind: 'eval_metric',
     request: async () => ({ path: `/eval-metrics/${(await made.metric()).id}` }),
   },
+  'PATCH /eval-metrics/{id}': {
+    kind: 'eval_metric',
+    request: async () => ({
+      path: `/eval-metrics/${(await made.metric()).id}`,
+      body: { type: 'exact_match', config: { case_sensitive: false } },
+    }),
+  },
   'POST /eval-rules': {
     kind: 'eval_rule',
     request: async () => ({

@@ -127,6 +127,45 @@ describe('query plans of get_trace_logs', () => {
     expect(p).toMatch(/spans_roots_unstarted/);
     expect(scansWhole(p)).toBe(false);
   });
+  it('serves three filters at once, production traces alone, from indexes', async () => {
+    // The console's default view leaves out experiment runs' traces; with a name, a metadata and a score filter.
+    const query: RootQuery = {
+      organizationId: org,
+      projectId: project,
+      includeExperiments: false,
+      filters: [
+        filter('trace_name', 'equals', 'name-5'),
+        filter('metadata', 'equals', 'c5', 'customer'),
+        filter('score:accuracy', 'greater_than_or_equal', '0.001'),
+      ],
+      timeRange: '24h',
+      page: 1,
+      pageSize: 20,
+    };
+    for (const sort of ['newest', 'costliest', 'name_asc'] as const) {
+      const { page, count, params } = rootListingSql({ ...query, sort });
+      for (const [text, values] of [
+        [page, params],
+        [count, params.slice(0, -2)],
+      ] as const) {
+        const p = (await sql.unsafe(`explain ${text}`, values as never[])).map((r) => r['QUERY PLAN']).join('\n');
+        expect(p).toMatch(/spans_roots|spans_metadata|span_scores/);
+        expect(scansWhole(p)).toBe(false);
+      }
+    }
+  });
+  it('serves the fastest-first and by-name pages from an index, without sorting the roots', async () => {
+    const fastest = await plan(undefined, 'page', undefined, 'fastest');
+    expect(fastest).toMatch(/Index (Only )?Scan Backward using spans_roots_by_latency/);
+    const byName = await plan(undefined, 'page', undefined, 'name_asc');
+    expect(byName).toMatch(/spans_roots_by_name/);
+    const byNameBack = await plan(undefined, 'page', undefined, 'name_desc');
+    expect(byNameBack).toMatch(/Index (Only )?Scan Backward using spans_roots_by_name/);
+    for (const p of [fastest, byName, byNameBack]) {
+      expect(p).not.toMatch(SORT);
+      expect(scansWhole(p)).toBe(false);
+    }
+  });
   it('reads a score filter from the span_scores index, not from the scores JSON of each root', async () => {
     // Unnesting every root's scores JSON to count 10% of 200k roots took about 800 ms; the index, 150 ms.
     const accurate = filter('score:accuracy', 'greater_than_or_equal', '0.9');

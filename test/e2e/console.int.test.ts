@@ -118,14 +118,14 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect.poll(tableTotal, { timeout: 10_000 }).toBe(errors);
     await shot('traces-status-error');
 
-    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('button', { name: 'Add filter' }).click();
     await page.getByRole('combobox', { name: 'Field' }).click();
     await page.getByRole('option', { name: 'Metadata' }).click();
     await page.getByRole('textbox', { name: 'Key' }).fill('environment');
     await page.getByRole('combobox', { name: 'Operator' }).click();
     await page.getByRole('option', { name: 'equals', exact: true }).click();
     await page.getByRole('textbox', { name: 'Value' }).fill('staging');
-    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
     const stagingErrors = manyTraces(PROJECT, N_TRACES - 1).filter(
       (s) => s.status === 'error' && (s.metadata as { environment: string }).environment === 'staging',
     ).length;
@@ -133,10 +133,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     const params = new URL(page.url()).searchParams;
     expect(Object.fromEntries(params)).toEqual({
       status: 'error',
-      filter: 'metadata',
-      key: 'environment',
-      op: 'equals',
-      value: 'staging',
+      filter: '["metadata","equals","staging","environment"]',
     });
     await shot('traces-filtered');
 
@@ -146,6 +143,54 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByText('metadata.environment equals staging').waitFor();
     await expectIdle('the filtered traces');
     await checkA11y('traces-filtered');
+  });
+
+  it('narrows the table by several filters from a link, and sorts it by a header', async () => {
+    const projectUuid = new URL(page.url()).pathname.split('/')[2]!;
+    const link = new URLSearchParams([
+      ['filter', '["tags","equals","beta"]'],
+      ['filter', '["metadata","equals","production","environment"]'],
+      ['filter', '["status","equals","success"]'],
+    ]);
+    await page.goto(`${origin}/projects/${projectUuid}/traces?${link}`);
+    const seeded = manyTraces(PROJECT, N_TRACES - 1) as unknown as {
+      tags: string[];
+      metadata: { environment: string };
+      status: string;
+      cost: number;
+      trace_name: string;
+    }[];
+    const betaInProduction = seeded.filter((s) => s.tags.includes('beta') && s.metadata.environment === 'production');
+    const matching = betaInProduction.filter((s) => s.status === 'success');
+    await expect.poll(tableTotal, { timeout: 10_000 }).toBe(matching.length);
+    const chips = page.getByRole('list', { name: 'Conditions of this view' }).getByRole('listitem');
+    await expect(chips.allTextContents()).resolves.toEqual([
+      'tags equals beta',
+      'metadata.environment equals production',
+      'status equals success',
+    ]);
+
+    const cost = page.getByRole('columnheader', { name: /^Cost/ });
+    await cost.getByRole('button').click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('sort')).toBe('costliest');
+    await expect.poll(() => cost.getAttribute('aria-sort')).toBe('descending');
+    const byCost = [...matching].sort((a, b) => b.cost - a.cost);
+    const firstRow = page.getByRole('table', { name: 'Traces' }).locator('tbody tr:not([aria-hidden])').first();
+    await expect.poll(() => firstRow.textContent()).toContain(byCost[0]!.trace_name);
+    await shot('traces-several-filters-by-cost');
+    await checkA11y('traces-several-filters-by-cost');
+
+    await cost.getByRole('button').click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('sort')).toBe('cheapest');
+    await expect.poll(() => cost.getAttribute('aria-sort')).toBe('ascending');
+    await expect.poll(() => firstRow.textContent()).toContain(byCost.at(-1)!.trace_name);
+
+    // A chip removed widens the view and keeps the others and the order.
+    await page.getByRole('button', { name: 'Remove status equals success' }).click();
+    await expect.poll(tableTotal, { timeout: 10_000 }).toBe(betaInProduction.length);
+    expect(new URL(page.url()).searchParams.getAll('filter')).toHaveLength(2);
+    expect(new URL(page.url()).searchParams.get('sort')).toBe('cheapest');
+    await page.getByRole('button', { name: 'Reset' }).click();
   });
 
   it('opens a 3-level trace and reads the chat messages of its LLM span', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/app';
+import { call, readTrace } from '../support/app';
 import { useStack } from '../support/fixtures';
 
 const {
@@ -217,6 +217,74 @@ describe('POST /experiments/compare/rows', () => {
     expect(all[0].runs[2].output).toBe('output 0'); // C's earliest sample of case 0, not its repeat
     expect(all[3].runs[0]).toMatchObject({ output: LONG_OUTPUT.slice(0, 10_000), output_truncated: true });
     expect((await rows(4, 5)).rows).toEqual([]);
+  });
+
+  it('keeps the cases a run improved on, regressed on or left the same, as /experiments/compare counts them', async () => {
+    const filtered = async (outcome: object) => {
+      const res = await post('/experiments/compare/rows', {
+        experiment_uuids: [a, b, c],
+        baseline_uuid: a,
+        page_size: 50,
+        outcome,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json();
+      return { total: body.total, cases: body.rows.map((r: any) => r.inputs.n) };
+    };
+    const acc = (run_uuid: string, change: string) => filtered({ run_uuid, kind: 'score', metric: 'acc', change });
+    expect(await acc(b, 'improved')).toEqual({ total: 10, cases: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] });
+    expect(await acc(b, 'regressed')).toEqual({ total: 1, cases: [10] });
+    expect(await acc(b, 'unchanged')).toEqual({ total: 1, cases: [11] });
+    // C's case 0 ran twice with the same values: its mean is compared, so every case stays the same.
+    expect((await acc(c, 'unchanged')).total).toBe(CASES);
+    // Latency and cost are better lower: B, slower and dearer in every case it shares, regressed on both.
+    const lower = async (kind: string, change: string) => (await filtered({ run_uuid: b, kind, change })).total;
+    expect([await lower('latency', 'regressed'), await lower('latency', 'improved')]).toEqual([12, 0]);
+    expect([await lower('cost', 'regressed'), await lower('cost', 'improved')]).toEqual([12, 0]);
+  });
+
+  it('keeps the case of one sample, of any run', async () => {
+    const { key, runs } = (await rows(1, 5)).rows[1];
+    const caseOf = (trace_id: string, uuids = [a, b]) =>
+      post('/experiments/compare/rows', { experiment_uuids: uuids, baseline_uuid: uuids[0], trace_id });
+    for (const trace of [runs[0].trace_id, runs[1].trace_id]) {
+      const res = await caseOf(trace);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ total: 1, rows: [{ key, inputs: { question: 'q1', n: 1 } }] });
+    }
+    // A sample of a run not compared (C) names no case here, nor does a trace of no run.
+    expect((await caseOf(runs[2].trace_id)).json()).toMatchObject({ total: 0, rows: [] });
+    expect((await caseOf(randomUUID())).json()).toMatchObject({ total: 0, rows: [] });
+  });
+
+  it('answers 422 for an outcome of the baseline or of no run compared, and for a score without its name', async () => {
+    const refused = async (extra: object) =>
+      post('/experiments/compare/rows', { experiment_uuids: [a, b], baseline_uuid: a, ...extra });
+    for (const outcome of [
+      { run_uuid: a, kind: 'latency', change: 'improved' },
+      { run_uuid: c, kind: 'latency', change: 'improved' },
+      { run_uuid: b, kind: 'score', change: 'improved' },
+      { run_uuid: b, kind: 'latency', metric: 'acc', change: 'improved' },
+      { run_uuid: b, kind: 'latency', change: 'better' },
+    ]) {
+      const res = await refused({ outcome });
+      expect(res.statusCode, JSON.stringify(outcome)).toBe(422);
+      expect(res.json().detail[0].loc).toContain('outcome');
+    }
+    expect((await refused({ trace_id: 'not a trace' })).statusCode).toBe(422);
+  });
+
+  it("names a sample's experiment run in its trace's skeleton, from any of its spans, and none for production", async () => {
+    const sample = (await rows(1, 5)).rows[0].runs[1].trace_id;
+    const skeletonOf = async (id: string) => (await call(stack.app, key, 'GET', `/trace/${id}/skeleton`)).json();
+    expect(await skeletonOf(sample)).toMatchObject({ root_trace_id: sample, experiment_uuid: b });
+    const child = (await skeletonOf(sample)).spans.find((s: any) => s.trace_id !== sample).trace_id;
+    expect(await skeletonOf(child)).toMatchObject({ root_trace_id: sample, experiment_uuid: b });
+
+    const production = randomUUID();
+    await post('/trace_log', { trace_id: production, project_uuid: project.uuid, output: 'live' });
+    await readTrace(stack.app, key, production);
+    expect(await skeletonOf(production)).toMatchObject({ root_trace_id: production, experiment_uuid: null });
   });
 
   it('answers 404 for an unknown experiment', async () => {

@@ -315,6 +315,14 @@ export function endpoints(t: Targets): Endpoint[] {
           page: 2,
           page_size: 1,
         },
+        {
+          project_name: t.projectName,
+          filters: [
+            { field: 'metadata', key: 'k', operator: 'equals', value: '1' },
+            { field: 'latency', operator: 'between', value: '0,5' },
+          ],
+          include_experiments: false,
+        },
       ],
     },
     { method: 'POST', path: '/trace_log/chainlib', bodies: [run] },
@@ -410,6 +418,12 @@ export function endpoints(t: Targets): Endpoint[] {
       path: '/experiments/compare/rows',
       bodies: [
         { experiment_uuids: [t.experimentUuid, randomUUID()], baseline_uuid: t.experimentUuid, page: 1, page_size: 50 },
+        {
+          experiment_uuids: [t.experimentUuid, '00000000-0000-4000-8000-00000000c0de'],
+          baseline_uuid: '00000000-0000-4000-8000-00000000c0de',
+          outcome: { run_uuid: t.experimentUuid, kind: 'score', metric: 'accuracy', change: 'improved' },
+          trace_id: t.rootTraceId,
+        },
       ],
     },
     {
@@ -474,6 +488,7 @@ export function endpoints(t: Targets): Endpoint[] {
       bodies: [{ prompt_version_id: t.promptVersionId, deployment_id: t.deploymentId }],
     },
     { method: 'GET', path: '/deployments' },
+    { method: 'GET', path: '/deployments/:deployment_id/history', params: { deployment_id: t.deploymentId } },
     {
       method: 'POST',
       path: '/provider-keys',
@@ -508,9 +523,19 @@ export function endpoints(t: Targets): Endpoint[] {
     {
       method: 'POST',
       path: '/trace-groups',
-      bodies: [{ project_uuid: t.projectUuid, by: 'session', time_range: '7d', page: 1, page_size: 10 }],
+      bodies: [
+        { project_uuid: t.projectUuid, by: 'session', time_range: '7d', page: 1, page_size: 10 },
+        { project_uuid: t.projectUuid, by: 'user', search: 'some_one%', time_range: '24h' },
+      ],
     },
-    { method: 'POST', path: '/trace-group', bodies: [{ project_uuid: t.projectUuid, by: 'user', key: 'someone' }] },
+    {
+      method: 'POST',
+      path: '/trace-group',
+      bodies: [
+        { project_uuid: t.projectUuid, by: 'user', key: 'someone' },
+        { project_uuid: t.projectUuid, by: 'session', key: 'someone', time_range: '1h' },
+      ],
+    },
     { method: 'GET', path: '/annotation-criteria' },
     {
       method: 'POST',
@@ -707,9 +732,20 @@ export function endpoints(t: Targets): Endpoint[] {
           page: 1,
           page_size: 5,
         },
+        {
+          project_uuid: t.projectUuid,
+          filters: [
+            { field: 'trace_name', operator: 'like', value: 'target' },
+            { field: 'tags', operator: 'in', value: 'u,v' },
+            { field: 'score:acc', operator: 'greater_than', value: 0 },
+          ],
+          include_experiments: true,
+          sort: 'costliest',
+        },
       ],
     },
     { method: 'GET', path: '/trace/:trace_id/skeleton', params: { trace_id: t.rootTraceId } },
+    { method: 'GET', path: '/trace/:trace_id/search', params: { trace_id: t.rootTraceId }, query: '?text=100%25_x' },
     { method: 'GET', path: '/span/:trace_id', params: { trace_id: t.rootTraceId } },
     // Never a valid project: a valid request opens a stream that stays open, which a fuzzer cannot wait out.
     { method: 'GET', path: '/traces/live', query: '?project_uuid=not-a-uuid' },
@@ -745,6 +781,18 @@ export function endpoints(t: Targets): Endpoint[] {
       ],
     },
     { method: 'GET', path: '/eval-metrics' },
+    { method: 'GET', path: '/eval-metrics/:id', params: { id: String(t.evalMetricId) } },
+    {
+      method: 'PATCH',
+      path: '/eval-metrics/:id',
+      params: { id: String(t.evalMetricId) },
+      bodies: [
+        { type: 'exact_match', config: { case_sensitive: false } },
+        { type: 'exact_match', config: null },
+      ],
+    },
+    { method: 'GET', path: '/eval-metrics/:id/versions', params: { id: String(t.evalMetricId) } },
+    { method: 'GET', path: '/span/:trace_id/eval-results', params: { trace_id: t.rootTraceId } },
     { method: 'DELETE', path: '/eval-metrics/:id', params: { id: String(t.evalMetricId) } },
     // OTLP: a trace of a root and a child, written over and over under the same ids.
     ...['/v1/traces', '/api/svc/v1/otel/v1/traces'].map((path): Endpoint => ({

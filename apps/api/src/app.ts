@@ -7,6 +7,7 @@ import { redactUrl } from './log-redaction';
 import admin from './plugins/admin';
 import allQueues from './plugins/all-queues';
 import auth from './plugins/auth';
+import compression from './plugins/compression';
 import configPlugin from './plugins/config';
 import consolePlugin from './plugins/console';
 import errors from './plugins/errors';
@@ -100,6 +101,8 @@ export async function buildApp(config: ApiEnv, { logger, ...options }: FastifySe
   await app.register(security, { config });
   await app.register(errors);
   await app.register(jsonBody);
+  // Before any route: it adds its hook to each route as the route is declared.
+  await app.register(compression);
   // The connections, each its own plugin; they close in reverse order: producers, pool, Redis, PostgreSQL.
   await app.register(configPlugin, { config });
   await app.register(sql);

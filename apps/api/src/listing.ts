@@ -26,7 +26,14 @@ export async function rootQueryOf(
   return {
     organizationId,
     projectId,
+    includeExperiments: body.include_experiments,
     filter: body,
+    filters: body.filters?.map((f) => ({
+      filter_field: f.field,
+      filter_key: f.key,
+      filter_operator: f.operator,
+      filter_value: f.value,
+    })),
     timeRange: body.time_range,
     status: body.status,
     search: body.search,

@@ -31,6 +31,8 @@ export class FilterError extends Error {
   constructor(
     readonly field: 'filter_field' | 'filter_key' | 'filter_operator' | 'filter_value',
     message: string,
+    /** Which of a list of filters (a listing's `filters`) it is; none for the single filter. */
+    readonly index?: number,
   ) {
     super(message);
     this.name = 'FilterError';

@@ -121,6 +121,26 @@ export function listAuditLog(
     limit ${q.limit}`;
 }
 
+export type DeploymentMoveRow = Pick<AuditLogRow, 'id' | 'at' | 'actor_label' | 'actor_role' | 'before' | 'after'>;
+
+/**
+ * The moves of one deployment, newest first, at most `limit`: the audit log's entries about it (it keeps
+ * each move's version before and after, and who made it), so that no second record can disagree with it.
+ */
+export function listDeploymentMoves(
+  sql: Sql,
+  organizationId: string,
+  deploymentId: string,
+  limit: number,
+): Promise<DeploymentMoveRow[]> {
+  return sql<DeploymentMoveRow[]>`
+    select a.id, a.at, a.actor_label, a.actor_role, a.before, a.after
+    from audit_log a
+    where a.organization_id = ${organizationId} and a.target_kind = 'prompt_deployment' and a.target_id = ${deploymentId}
+    order by a.at desc, a.id desc
+    limit ${limit}`;
+}
+
 /**
  * Removes the entries older than `days` (retained like traces, by RETENTION_DAYS), at most `batchSize`
  * a statement, until none is left or `shouldStop` answers true; answers how many went.

@@ -29,22 +29,68 @@ export async function compareSamples(sql: Sql, organizationId: string, uuids: st
 }
 
 /**
+ * Cases where one run's value of a metric improved on the baseline's, regressed, or is the same: each
+ * run's value of a case is the mean over its samples of it, as @sightline/core's compare counts them.
+ */
+type CaseOutcome = {
+  run: string;
+  baseline: string;
+  kind: 'score' | 'latency' | 'cost';
+  /** The score's name, for kind 'score'. */
+  metric?: string | null;
+  change: 'improved' | 'regressed' | 'unchanged';
+};
+
+function metricValue(sql: Sql, o: CaseOutcome) {
+  if (o.kind === 'latency') return sql`r.latency::float8`;
+  if (o.kind === 'cost') return sql`(${sql.unsafe(traceTotal('r', 'cost'))})::float8`;
+  return sql`(${sql.unsafe(numericScores('r'))} ->> ${o.metric ?? ''})::float8`;
+}
+
+/** The keys of the cases with the outcome, out of `s` (the samples with their key, run and value). */
+function outcomeKeys(sql: Sql, uuids: string[], o: CaseOutcome) {
+  const run = uuids.indexOf(o.run) + 1;
+  const base = uuids.indexOf(o.baseline) + 1;
+  // Scores are better higher, latency and cost lower (core's `better`).
+  const better = o.kind === 'score' ? 1 : -1;
+  const sign = o.change === 'improved' ? better : o.change === 'regressed' ? -better : 0;
+  return sql`and key in (
+    select key from (
+      select key, avg(value) filter (where run = ${run}) as v, avg(value) filter (where run = ${base}) as b
+      from s group by key
+    ) o where sign(o.v - o.b) = ${sign})`;
+}
+
+/**
  * A page of the runs' cases, each with the earliest sample of every run (null where a run lacks the case),
  * ordered by the case's earliest start in any run, then key: `rows` is the JSON text of the page's rows.
+ * `outcome` keeps the cases where a run improved on the baseline (or regressed, or stayed the same) by a
+ * metric; `traceId` keeps the case of one sample (none when it is no sample of the runs).
  */
 export async function compareRows(
   sql: Sql,
-  q: { organizationId: string; uuids: string[]; page: number; pageSize: number },
+  q: {
+    organizationId: string;
+    uuids: string[];
+    page: number;
+    pageSize: number;
+    outcome?: CaseOutcome | null;
+    traceId?: string | null;
+  },
 ): Promise<{ total: number; rows: string }> {
   const [{ total, rows }] = await sql<{ total: number; rows: string }[]>`
     with s as materialized (
       select ${sql.unsafe(CASE_KEY)} as key, array_position(${sql.array(q.uuids)}::uuid[], r.experiment_uuid) as run,
-             coalesce(r.start_ts, r.created_at) as start, r.trace_id
+             coalesce(r.start_ts, r.created_at) as start, r.trace_id,
+             ${q.outcome ? metricValue(sql, q.outcome) : sql`null::float8`} as value
       from spans r
       where r.organization_id = ${q.organizationId} and r.experiment_uuid = any(${sql.array(q.uuids)}::uuid[])
         and r.created and r.depth = 0
     ), cases as (
-      select key, min(start) as start from s group by key
+      select key, min(start) as start from s
+      where true ${q.traceId ? sql`and key = (select key from s where trace_id = ${q.traceId})` : sql``}
+        ${q.outcome ? outcomeKeys(sql, q.uuids, q.outcome) : sql``}
+      group by key
     ), page as (
       select key, start, row_number() over (order by start, key) as n
       from cases order by start, key limit ${q.pageSize} offset ${(q.page - 1) * q.pageSize}

@@ -1,3 +1,4 @@
+import { ROW_PREVIEW_CHARS } from '@sightline/schemas';
 import type { Sql } from './client';
 import { searchPlanOf } from './search';
 import { countRoots, rootIds, type RootQuery } from './root-listing';
@@ -10,7 +11,10 @@ import { traceTotal } from './trace-total';
 // ISO 8601 in UTC to the millisecond: a timeline places spans of a few milliseconds by their starts.
 const utc = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The organization's projects, with their traces all time and their last 24 hours' traces, cost and errors. */
+/**
+ * The organization's projects, with their production traces (experiment runs' apart) all time and their
+ * last 24 hours' traces, cost and errors; the last activity counts every trace.
+ */
 export function projectSummaries(sql: Sql, organizationId: string) {
   return sql<
     {
@@ -32,6 +36,7 @@ export function projectSummaries(sql: Sql, organizationId: string) {
     left join lateral (
       select count(*) as traces, max(s.start_ts) as last_start from spans s
       where s.organization_id = p.organization_id and s.project_id = p.id and s.created and s.depth = 0
+        and s.experiment_uuid is null
     ) r on true
     -- Roots without a start start when first stored, as the listing shows them (spans_roots_unstarted).
     left join lateral (
@@ -42,7 +47,7 @@ export function projectSummaries(sql: Sql, organizationId: string) {
       select count(*) as traces, count(*) filter (where s.status = 'error') as errors, sum(${sql.unsafe(traceTotal('s', 'cost'))}) as cost
       from spans s
       where s.organization_id = p.organization_id and s.project_id = p.id and s.created and s.depth = 0
-        and ${sql.unsafe(startsSince('s', "now() - interval '24 hours'"))}
+        and s.experiment_uuid is null and ${sql.unsafe(startsSince('s', "now() - interval '24 hours'"))}
     ) d on true
     where p.organization_id = ${organizationId}
     order by greatest(r.last_start, u.last_start) desc nulls last, p.name`;
@@ -63,12 +68,12 @@ export type TraceRowsPage = {
  * first, with the total. A search for common words walks the newest roots (searchPlanOf): its total is
  * exact only when the walk saw every root.
  */
-export async function traceRowsPage(sql: Sql, q: RootQuery): Promise<TraceRowsPage> {
+export async function traceRowsPage(sql: Sql, q: RootQuery, content: RowContent = {}): Promise<TraceRowsPage> {
   const plan = q.search ? await searchPlanOf(sql, q.search, q.page * q.pageSize) : ({ by: 'index' } as const);
   const query = { ...q, searchPlan: plan };
   if (plan.by === 'index') {
     const [total, ids] = await Promise.all([countRoots(sql, query), rootIds(sql, query)]);
-    return { total, exact: true, searchedRoots: null, rows: await traceRowsOf(sql, q.organizationId, ids) };
+    return { total, exact: true, searchedRoots: null, rows: await traceRowsOf(sql, q.organizationId, ids, content) };
   }
   const [candidates, ids] = await Promise.all([
     countRoots(sql, { ...q, search: null }, plan.roots + 1),
@@ -80,36 +85,51 @@ export async function traceRowsPage(sql: Sql, q: RootQuery): Promise<TraceRowsPa
     total: (q.page - 1) * q.pageSize + ids.length,
     exact: !full && sawAll,
     searchedRoots: full || sawAll ? null : plan.roots,
-    rows: await traceRowsOf(sql, q.organizationId, ids),
+    rows: await traceRowsOf(sql, q.organizationId, ids, content),
   };
 }
 
 /** How much of an output a sample row carries: the trace view has all of it. */
 const OUTPUT_CHARS = 2000;
 
+/** What a table row carries beyond the root's figures: previews of its payloads, values of metadata keys. */
+type RowContent = { payload?: boolean; content?: boolean; metadataKeys?: readonly string[] };
+
 /**
  * The rows of these root traces, in this order, as a JSON array; ids the organization lacks are left out.
- * With `payload`, each row also has the root's inputs, target and output (cut to OUTPUT_CHARS, flagged).
+ * With `payload`, each row also has the root's inputs, target and output (cut to OUTPUT_CHARS, flagged);
+ * with `content`, the start of its inputs and output (ROW_PREVIEW_CHARS); with `metadataKeys`, those
+ * keys' values, a long one cut as text.
  */
 export async function traceRowsOf(
   sql: Sql,
   organizationId: string,
   ids: string[],
-  { payload = false }: { payload?: boolean } = {},
+  { payload = false, content = false, metadataKeys = [] }: RowContent = {},
 ): Promise<string> {
   if (!ids.length) return '[]';
+  const contentMembers = content
+    ? sql`'input_preview', left(s.inputs::text, ${ROW_PREVIEW_CHARS}), 'output_preview', left(s.output, ${ROW_PREVIEW_CHARS}),`
+    : sql``;
+  const metadataMembers = metadataKeys.length
+    ? sql`'metadata_values', coalesce((
+        select jsonb_object_agg(k, case when length(s.metadata -> k #>> '{}') > ${ROW_PREVIEW_CHARS}
+          then to_jsonb(left(s.metadata -> k #>> '{}', ${ROW_PREVIEW_CHARS})) else s.metadata -> k end)
+        from unnest(${sql.array(metadataKeys as string[])}::text[]) k where jsonb_typeof(s.metadata) = 'object' and s.metadata ? k
+      ), '{}'::jsonb),`
+    : sql``;
   const payloadMembers = payload
     ? sql`'inputs', s.inputs, 'target', s.target, 'output', left(s.output, ${OUTPUT_CHARS}),
       'output_truncated', coalesce(length(s.output) > ${OUTPUT_CHARS}, false),`
     : sql``;
   const [{ rows }] = await sql<{ rows: string }[]>`
-    select coalesce(json_agg(json_build_object(${payloadMembers}
+    select coalesce(json_agg(json_build_object(${payloadMembers} ${contentMembers} ${metadataMembers}
       'trace_id', s.trace_id, 'project_uuid', s.project_id, 'trace_name', s.trace_name,
       'start_timestamp', ${sql.unsafe(utc('coalesce(s.start_ts, s.created_at)'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
       'latency', s.latency, 'input_tokens', ${sql.unsafe(traceTotal('s', 'input_tokens'))}, 'output_tokens', ${sql.unsafe(traceTotal('s', 'output_tokens'))},
       'total_tokens', ${sql.unsafe(traceTotal('s', 'total_tokens'))}, 'cost', ${sql.unsafe(traceTotal('s', 'cost'))}, 'status', s.status, 'error', s.error, 'scores', coalesce(s.scores, '[]'::jsonb),
       'feedback_score', s.feedback_score, 'tags', coalesce(s.tags, '{}'), 'end_user_identifier', s.end_user_identifier,
-      'session_id', s.session_id,
+      'session_id', s.session_id, 'experiment_uuid', s.experiment_uuid,
       'span_count', (select count(*) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)
     ) order by ord.n), '[]')::text as rows
     from unnest(${sql.array(ids)}::uuid[]) with ordinality as ord(id, n)
@@ -120,11 +140,15 @@ export async function traceRowsOf(
 /**
  * The skeleton of the trace holding `traceId`: each span's place, name, kind (a LangChain run's type, the
  * kind OpenTelemetry intake read from its conventions, else `llm` for a model call), timing, status, tokens
- * and cost, in execution order; null when the organization has no such span.
+ * and cost, in execution order; and the experiment run that logged the trace (its root's, null for production
+ * traffic); null when the organization has no such span.
  */
 export async function traceSkeleton(sql: Sql, organizationId: string, traceId: string): Promise<string | null> {
   const [row] = await sql<{ skeleton: string }[]>`
-    select json_build_object('root_trace_id', t.root_trace_id, 'spans', coalesce((
+    select json_build_object('root_trace_id', t.root_trace_id,
+      'experiment_uuid', (select r.experiment_uuid from spans r
+        where r.organization_id = t.organization_id and r.trace_id = t.root_trace_id and r.created),
+      'spans', coalesce((
       select json_agg(json_build_object(
         'trace_id', s.trace_id, 'parent_trace_id', s.parent_trace_id, 'trace_name', s.trace_name,
         'kind', coalesce(s.metadata->>'run_type', s.metadata->>'kind', case when s.configuration ? 'model' then 'llm' end),

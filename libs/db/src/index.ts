@@ -22,6 +22,7 @@ export * from './annotation-queues';
 export * from './monitors';
 export * from './budgets';
 export * from './console';
+export * from './trace-search';
 export * from './remarks';
 export * from './insights';
 export * from './search';

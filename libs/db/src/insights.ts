@@ -4,7 +4,8 @@ import { traceTotal } from './trace-total';
 
 // Aggregates for the console's dashboard and its sessions and users pages. A trace's tokens and cost are
 // counted as everywhere in the console: the root's own value when the client set one there, else the sum
-// over the trace's spans (trace-total.ts), so that the dashboard adds up to the traces table.
+// over the trace's spans (trace-total.ts), so that the dashboard adds up to the traces table. They count
+// production traffic alone: traces logged by an experiment run are left out, as the traces page leaves them.
 
 const utc = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 
@@ -86,12 +87,12 @@ export async function dashboard(sql: Sql, w: Window): Promise<Dashboard> {
 }
 
 /**
- * The condition on `spans r` that keeps the window's roots, by their start as the listing shows it
+ * The condition on `spans r` that keeps the window's production roots, by their start as the listing shows it
  * (traceStart): two ranges, of spans_roots and of spans_roots_unstarted.
  */
 const inWindow = (sql: Sql, w: Window) => sql`
   r.organization_id = ${w.organizationId} and r.project_id = ${w.projectId} and r.created and r.depth = 0
-    and ((r.start_ts >= ${w.from} and r.start_ts < ${w.to})
+    and r.experiment_uuid is null and ((r.start_ts >= ${w.from} and r.start_ts < ${w.to})
       or (r.start_ts is null and r.created_at >= ${w.from} and r.created_at < ${w.to}))`;
 const bucketOf = (sql: Sql, w: Window) =>
   sql`date_bin(${`${w.bucketSeconds} seconds`}::interval, ${sql.unsafe(traceStart('r'))}, ${w.from})`;
@@ -153,7 +154,15 @@ export type GroupBy = 'session_id' | 'end_user_identifier';
 /** The project's traces grouped by session or by user, most recently active first. */
 export function traceGroups(
   sql: Sql,
-  q: { organizationId: string; projectId: string; by: GroupBy; since: Date | null; page: number; pageSize: number },
+  q: {
+    organizationId: string;
+    projectId: string;
+    by: GroupBy;
+    since: Date | null;
+    search?: string | null;
+    page: number;
+    pageSize: number;
+  },
 ) {
   const key = q.by === 'session_id' ? sql`s.session_id` : sql`s.end_user_identifier`;
   const start = traceStart('s');
@@ -164,8 +173,9 @@ export function traceGroups(
       coalesce(sum(${sql.unsafe(traceTotal('s', 'cost'))}), 0)::float8 as cost, avg(s.feedback_score) as feedback_mean
     from spans s
     where s.organization_id = ${q.organizationId} and s.project_id = ${q.projectId} and s.created and s.depth = 0
-      and ${key} is not null
+      and s.experiment_uuid is null and ${key} is not null
       ${q.since ? sql`and (s.start_ts >= ${q.since} or (s.start_ts is null and s.created_at >= ${q.since}))` : sql``}
+      ${q.search ? sql`and ${key} ilike ${`%${q.search.replace(/[\\%_]/g, '\\$&')}%`}` : sql``}
     group by 1 order by max(${sql.unsafe(start)}) desc, 1
     limit ${q.pageSize} offset ${(q.page - 1) * q.pageSize}`;
 }
@@ -173,7 +183,7 @@ export function traceGroups(
 /** One session's (or user's) traces in the order they happened, with what was said in each. */
 export async function tracesOfGroup(
   sql: Sql,
-  q: { organizationId: string; projectId: string; by: GroupBy; key: string },
+  q: { organizationId: string; projectId: string; by: GroupBy; key: string; since?: Date | null },
 ): Promise<string> {
   const key = q.by === 'session_id' ? sql`s.session_id` : sql`s.end_user_identifier`;
   const [{ traces }] = await sql<{ traces: string }[]>`
@@ -184,6 +194,8 @@ export async function tracesOfGroup(
       'session_id', s.session_id
     ) order by ${sql.unsafe(traceStart('s'))}, s.trace_id), '[]')::text as traces
     from spans s
-    where s.organization_id = ${q.organizationId} and s.project_id = ${q.projectId} and s.created and s.depth = 0 and ${key} = ${q.key}`;
+    where s.organization_id = ${q.organizationId} and s.project_id = ${q.projectId} and s.created and s.depth = 0
+      and s.experiment_uuid is null and ${key} = ${q.key}
+      ${q.since ? sql`and (s.start_ts >= ${q.since} or (s.start_ts is null and s.created_at >= ${q.since}))` : sql``}`;
   return traces;
 }

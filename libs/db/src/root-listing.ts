@@ -1,10 +1,11 @@
 // The trace listing's SQL: the root spans that a project's filter, time range, status and search match, in
 // order, a page at a time, and their count. Apart from span-json.ts: it chooses roots, and reads no span's fields.
-import { compileFilter, type FilterInput } from '@sightline/core';
+import { compileFilter, FilterError, type FilterInput } from '@sightline/core';
 import type { TimeRange, TraceSort } from '@sightline/schemas';
 import type { Sql } from './client';
 import { searchConditions, type SearchPlan } from './search';
 import { startsSince } from './trace-start';
+import { traceTotal } from './trace-total';
 
 const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
   na: null,
@@ -19,18 +20,37 @@ const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
   '1y': '1 year',
 };
 
-// Each order is the order (or the backward order) of an index of the project's roots.
+// By start, latency and name, the order (or the backward order) of an index of the project's roots, so that a
+// page is read from its index; "fastest" therefore lists the roots without a latency first. A trace's cost and
+// tokens are its total as the row shows it (traceTotal), and feedback has no index: those orders sort every
+// matching root, which filters keep in bounds.
 const ORDER_BY: Record<TraceSort, string> = {
   newest: 'order by s.start_ts desc nulls last, s.trace_id desc',
   oldest: 'order by s.start_ts asc nulls first, s.trace_id asc',
   slowest: 'order by s.latency desc nulls last, s.trace_id desc',
+  fastest: 'order by s.latency asc nulls first, s.trace_id asc',
+  costliest: `order by ${traceTotal('s', 'cost')} desc nulls last, s.trace_id desc`,
+  cheapest: `order by ${traceTotal('s', 'cost')} asc nulls last, s.trace_id asc`,
+  most_tokens: `order by ${traceTotal('s', 'total_tokens')} desc nulls last, s.trace_id desc`,
+  fewest_tokens: `order by ${traceTotal('s', 'total_tokens')} asc nulls last, s.trace_id asc`,
+  name_asc: 'order by s.trace_name asc nulls last, s.start_ts desc nulls last, s.trace_id desc',
+  name_desc: 'order by s.trace_name desc nulls first, s.start_ts asc nulls first, s.trace_id asc',
+  best_feedback: 'order by s.feedback_score desc nulls last, s.trace_id desc',
+  worst_feedback: 'order by s.feedback_score asc nulls last, s.trace_id asc',
 };
+/** What a walk's candidate roots carry for every order above. */
+const WALK_COLUMNS =
+  's.organization_id, s.trace_id, s.start_ts, s.latency, s.trace_name, s.cost, s.total_tokens, s.feedback_score';
 
 export type RootQuery = {
   organizationId: string;
   projectId: string | null;
   experimentUuid?: string;
+  /** Traces logged by an experiment run are listed unless false (production's alone). */
+  includeExperiments?: boolean;
   filter?: FilterInput;
+  /** More conditions, all of which must hold (with `filter`). */
+  filters?: readonly FilterInput[];
   timeRange?: TimeRange;
   status?: string | null;
   /** Words and "phrases" one span of the trace holds (ignoring case), and -words none holds. */
@@ -54,10 +74,18 @@ export function rootListingSql(q: RootQuery): { count: string; matching: string;
     q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null',
   ];
   if (q.experimentUuid) conditions.push(`s.experiment_uuid = $${params.push(q.experimentUuid)}::uuid`);
+  if (q.includeExperiments === false) conditions.push('s.experiment_uuid is null');
   const filter = q.filter && compileFilter(q.filter, params.length + 1);
   if (filter) {
     conditions.push(filter.text);
     params.push(...filter.params);
+  }
+  for (const [i, f] of (q.filters ?? []).entries()) {
+    const compiled = compileIndexed(f, params.length + 1, i);
+    if (compiled) {
+      conditions.push(compiled.text);
+      params.push(...compiled.params);
+    }
   }
   const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
   if (interval) conditions.push(startsSince('s', `now() - $${params.push(interval)}::interval`));
@@ -72,7 +100,7 @@ export function rootListingSql(q: RootQuery): { count: string; matching: string;
   const matching = `select from spans s where ${where}`;
   if (plan.by === 'walk' && searching.length) {
     // The first `roots` roots in the listing's order that pass the other conditions, each tested in turn.
-    const roots = `select s.trace_id, s.start_ts, s.latency from spans s where ${conditions.join(' and ')} ${order} limit ${plan.roots}`;
+    const roots = `select ${WALK_COLUMNS} from spans s where ${conditions.join(' and ')} ${order} limit ${plan.roots}`;
     return {
       count,
       matching,
@@ -81,6 +109,16 @@ export function rootListingSql(q: RootQuery): { count: string; matching: string;
     };
   }
   return { count, matching, page: `select s.trace_id from spans s where ${where} ${order} ${page}`, params };
+}
+
+/** The filter of a list at `index`; a refusal names its place in the list. */
+function compileIndexed(f: FilterInput, first: number, index: number) {
+  try {
+    return compileFilter(f, first);
+  } catch (err) {
+    if (err instanceof FilterError) throw new FilterError(err.field, err.message, index);
+    throw err;
+  }
 }
 
 /** One page of root span ids, without the total. */

@@ -16,13 +16,42 @@ function checkRuns<T extends Runs>(body: T, ctx: z.RefinementCtx<T>) {
 
 export const CompareRequestSchema = z.object(RUNS).superRefine(checkRuns);
 
+const OutcomeSchema = z
+  .object({
+    run_uuid: Uuid.describe('one of experiment_uuids but the baseline'),
+    kind: z.enum(['score', 'latency', 'cost']),
+    metric: z.string().min(1).max(255).nullish().describe("the score's name; only for kind 'score'"),
+    change: z.enum(['improved', 'regressed', 'unchanged']),
+  })
+  .describe(
+    "only the cases where this run's value of the metric improved on the baseline's, regressed, or stayed the same: those counted by POST /experiments/compare",
+  );
+
 export const CompareRowsRequestSchema = z
   .object({
     ...RUNS,
     page: z.number().int().min(1).max(1_000_000).default(1),
     page_size: z.number().int().min(1).max(200).default(50),
+    outcome: OutcomeSchema.nullish(),
+    trace_id: Uuid.nullish().describe('only the case of this sample (a root trace of one of the runs)'),
   })
-  .superRefine(checkRuns);
+  .superRefine((body, ctx) => {
+    checkRuns(body, ctx);
+    const outcome = body.outcome;
+    if (!outcome) return;
+    if (!body.experiment_uuids.includes(outcome.run_uuid) || outcome.run_uuid === body.baseline_uuid)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be one of experiment_uuids but the baseline',
+        path: ['outcome', 'run_uuid'],
+      });
+    if ((outcome.kind === 'score') !== (outcome.metric != null))
+      ctx.addIssue({
+        code: 'custom',
+        message: "a score's name is needed for kind 'score', and only for it",
+        path: ['outcome', 'metric'],
+      });
+  });
 
 export const CompareSchema = z.object({
   baseline_uuid: z.string(),

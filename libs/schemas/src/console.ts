@@ -18,8 +18,24 @@ export const ProjectSummarySchema = z.object({
   error_rate_24h: z.number().nullable().describe('errors / traces over the last 24 hours; null without traces'),
 });
 
+/** How much of a payload a row's preview carries (a table cell shows its first line). */
+export const ROW_PREVIEW_CHARS = 300;
+
 /** get_trace_logs' body, by project uuid or name, with a full-text search over inputs, output and metadata. */
-const TRACE_SORTS = ['newest', 'oldest', 'slowest'] as const;
+const TRACE_SORTS = [
+  'newest',
+  'oldest',
+  'slowest',
+  'fastest',
+  'costliest',
+  'cheapest',
+  'most_tokens',
+  'fewest_tokens',
+  'name_asc',
+  'name_desc',
+  'best_feedback',
+  'worst_feedback',
+] as const;
 export type TraceSort = (typeof TRACE_SORTS)[number];
 
 export const TraceRowsRequestSchema = GetTraceLogsSchema.extend({
@@ -27,7 +43,26 @@ export const TraceRowsRequestSchema = GetTraceLogsSchema.extend({
   sort: z
     .enum(TRACE_SORTS)
     .default('newest')
-    .describe("newest or oldest first (by start), or slowest first (by the root span's latency)"),
+    .describe(
+      "newest or oldest first (by start); slowest or fastest (the root span's latency; fastest lists traces without a latency first); costliest or cheapest, most or fewest tokens (the trace's, as the row shows them); by name (A to Z or Z to A, newest first within a name); best or worst feedback score first",
+    ),
+  include_experiments: z
+    .boolean()
+    .default(false)
+    .describe(
+      "whether traces logged by an experiment run are listed: the console shows production's alone unless asked",
+    ),
+  content: z
+    .boolean()
+    .default(false)
+    .describe(
+      `whether each row carries the start of its root's inputs (as JSON) and output, ${ROW_PREVIEW_CHARS} characters at most`,
+    ),
+  metadata_keys: z
+    .array(z.string().min(1).max(200))
+    .max(10)
+    .default([])
+    .describe("metadata keys whose values each row carries (metadata_values), as the table's columns show them"),
   search: z
     .string()
     .max(500)
@@ -59,7 +94,17 @@ const TraceRowSchema = z.object({
   tags: z.array(z.string()),
   end_user_identifier: z.string().nullable(),
   session_id: z.string().nullable(),
+  experiment_uuid: z
+    .string()
+    .nullable()
+    .describe('the experiment run that logged the trace; null for production traffic'),
   span_count: z.number().int(),
+  input_preview: z.string().nullable().optional().describe("with content: the start of the root's inputs as JSON"),
+  output_preview: z.string().nullable().optional().describe("with content: the start of the root's output"),
+  metadata_values: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('the values of the metadata_keys asked for that the root has (a long value cut, as a string)'),
 });
 export const TraceRowsSchema = z.object({
   total: z
@@ -101,7 +146,21 @@ const SkeletonSpanSchema = z.object({
 });
 export const TraceSkeletonSchema = z.object({
   root_trace_id: z.string(),
+  experiment_uuid: z
+    .string()
+    .nullish()
+    .describe("the experiment run that logged the trace (its root's); null for production traffic"),
   spans: z.array(SkeletonSpanSchema).describe('in execution order (depth first)'),
+});
+
+/** The trace page's search within one trace. */
+export const TraceSearchQuery = z.object({
+  text: z.string().min(1).max(500).describe('found as written, in any case: no wildcards (% and _ are themselves)'),
+});
+export const TraceSearchSchema = z.object({
+  trace_ids: z
+    .array(z.string())
+    .describe("the trace's spans whose name, inputs, output or metadata contain the text, in execution order"),
 });
 
 /** One span with every field, as in a trace log but without its children. */

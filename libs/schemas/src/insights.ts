@@ -36,7 +36,12 @@ export const DashboardSchema = z.object({
 export const TraceGroupsRequestSchema = z.object({
   project_uuid: Uuid,
   by: z.enum(['session', 'user']),
-  time_range: z.enum(TIME_RANGES).default('na'),
+  time_range: z.enum(TIME_RANGES).default('na').describe('only the traces that started in it are counted'),
+  search: z
+    .string()
+    .max(200)
+    .nullish()
+    .describe('part of the session id (or user identifier), in any case; blank: every group'),
   page: z.number().int().min(1).max(1_000_000).default(1),
   page_size: z.number().int().min(1).max(1000).default(50),
 });
@@ -59,6 +64,7 @@ export const TraceGroupRequestSchema = z.object({
   project_uuid: Uuid,
   by: z.enum(['session', 'user']),
   key: z.string().min(1).max(512),
+  time_range: z.enum(TIME_RANGES).default('na').describe('only the traces that started in it'),
 });
 export const TraceGroupSchema = z.object({
   key: z.string(),
@@ -69,6 +75,9 @@ export const TraceGroupSchema = z.object({
         start_timestamp: z.string().nullable(),
         inputs: z.unknown(),
         output: z.unknown(),
+        status: z.string().nullish(),
+        error: z.string().nullish().describe("a failed trace's error"),
+        session_id: z.string().nullish(),
       }),
     )
     .describe('in the order they happened'),

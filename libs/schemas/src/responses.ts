@@ -142,6 +142,24 @@ export const DeploymentSchema = z.object({
   updated_at: z.string(),
   prompt_version: PromptVersionSchema,
 });
+const MovedVersion = z
+  .object({ id: z.number().int(), name: z.string(), version_number: z.number().int() })
+  .describe('the prompt version, by id, name and number');
+export const DeploymentHistorySchema = z.object({
+  deployment_id: z.string(),
+  moves: z
+    .array(
+      z.object({
+        at: z.string().describe('when the move was made (ISO 8601)'),
+        by: z
+          .object({ label: z.string().nullable(), role: z.string() })
+          .describe('the API key that made it: its label and role at the time'),
+        from: MovedVersion.nullable().describe('null when the move created the deployment'),
+        to: MovedVersion,
+      }),
+    )
+    .describe('newest first, the 100 latest, as long as the audit log keeps them (RETENTION_DAYS)'),
+});
 export const ProviderKeySchema = z.object({
   provider: z.string(),
   api_key: z.string().describe('the last 4 characters only'),
@@ -154,6 +172,15 @@ export const ProviderKeySchema = z.object({
 export const EvalMetricSchema = z.object({
   id: z.number().int(),
   name: z.string(),
+  type: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  version: z.number().int().describe('1 when created; each change of its configuration adds one'),
+  created_at: z.string(),
+  updated_at: z.string().describe('when its current version was made'),
+});
+/** One version of a metric's configuration, kept after later edits. */
+export const EvalMetricVersionSchema = z.object({
+  version: z.number().int(),
   type: z.string(),
   config: z.record(z.string(), z.unknown()),
   created_at: z.string(),

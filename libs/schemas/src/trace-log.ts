@@ -11,6 +11,7 @@ import {
   Timestamp,
   Uuid,
 } from './common';
+import { EvalRuleFilter } from './eval-rule';
 
 /** A score on a span: a name and a finite score (the Python client checks `math.isfinite`), with an optional reason. */
 export const Score = z.object({
@@ -145,8 +146,22 @@ export const FilterSchema = z.object({
   filter_value: z.string().nullish(),
 });
 
+/** The most filters a listing takes at once. */
+const MAX_LISTING_FILTERS = 20;
+
 export const GetTraceLogsSchema = FilterSchema.extend({
   project_name: z.string().nullish(),
+  filters: z
+    .array(EvalRuleFilter)
+    .max(MAX_LISTING_FILTERS)
+    .nullish()
+    .describe(
+      'conditions that must all hold on the root, each as filter_field, filter_key, filter_operator and filter_value (and with them, when given)',
+    ),
+  include_experiments: z
+    .boolean()
+    .default(true)
+    .describe("whether traces logged by an experiment run are listed; the clients' listing always had them"),
   // Bounded so that the row offset always fits a bigint.
   page: z.number().int().min(1).max(1_000_000_000).default(1),
   page_size: z.number().int().min(1).max(100_000).default(20),

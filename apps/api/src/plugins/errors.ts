@@ -46,7 +46,11 @@ export default fp(
         return reply.code(422).send({ detail: RequestValidationError.fromZod('body', err.issues).detail });
       }
       if (err instanceof FilterError) {
-        return reply.code(422).send({ detail: [{ loc: ['body', err.field], msg: err.message, type: 'value_error' }] });
+        const loc =
+          err.index === undefined
+            ? ['body', err.field]
+            : ['body', 'filters', err.index, err.field.replace('filter_', '')];
+        return reply.code(422).send({ detail: [{ loc, msg: err.message, type: 'value_error' }] });
       }
       if (err instanceof SearchError) {
         return reply.code(422).send({ detail: [{ loc: ['body', 'search'], msg: err.message, type: 'value_error' }] });

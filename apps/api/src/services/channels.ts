@@ -9,7 +9,7 @@ import { AppError, RequestValidationError, type ValidationDetail } from '../erro
  * A Slack incoming webhook's URL as shown: its last segment (the secret part) masked but for its last four
  * characters; sent back unchanged in a PATCH, it keeps the saved URL.
  */
-export function maskedUrl(url: string): string {
+function maskedUrl(url: string): string {
   const u = new URL(url);
   const segments = u.pathname.split('/');
   const last = segments.pop() ?? '';

@@ -1,8 +1,11 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from './client';
-import type { EvalMetric } from './types';
+import type { EvalMetric, EvalResult } from './types';
 
-export const evalMetricKeys = { all: ['eval-metrics'] as const };
+export const evalMetricKeys = {
+  all: ['eval-metrics'] as const,
+  spanResults: (traceId: string) => ['eval-results', traceId] as const,
+};
 
 const evalMetricsQueryOptions = queryOptions({
   queryKey: evalMetricKeys.all,
@@ -11,3 +14,12 @@ const evalMetricsQueryOptions = queryOptions({
 
 /** The organization's metrics (the metrics page, and the rules that run them on a project's traces). */
 export const useEvalMetrics = () => useQuery(evalMetricsQueryOptions);
+
+const spanEvalResultsQueryOptions = (traceId: string) =>
+  queryOptions({
+    queryKey: evalMetricKeys.spanResults(traceId),
+    queryFn: ({ signal }) => api<Record<string, EvalResult>>(`/span/${traceId}/eval-results`, { signal }),
+  });
+
+/** A span's evaluation results by metric name, each with the version of the metric that made it. */
+export const useSpanEvalResults = (traceId: string) => useQuery(spanEvalResultsQueryOptions(traceId));

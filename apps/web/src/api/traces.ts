@@ -1,13 +1,14 @@
 import { queryOptions, useQueries, useQuery } from '@tanstack/react-query';
 import { api } from './client';
-import type { Span, TraceRowsRequest, TraceSkeleton } from './types';
+import type { Span, TraceRowsRequest, TraceSearch, TraceSkeleton } from './types';
 
-/** Query keys of traces: the traces page's lists, a trace's skeleton, a span with all its fields. */
+/** Query keys of traces: the traces page's lists, a trace's skeleton and a search in it, a span with all its fields. */
 export const traceKeys = {
   all: ['traces'] as const,
   list: (request: TraceRowsRequest) => [...traceKeys.all, 'list', request] as const,
   skeleton: (traceId: string) => [...traceKeys.all, 'skeleton', traceId] as const,
   span: (traceId: string) => [...traceKeys.all, 'span', traceId] as const,
+  search: (traceId: string, text: string) => [...traceKeys.all, 'search', traceId, text] as const,
 };
 
 const skeletonQueryOptions = (traceId: string) =>
@@ -32,3 +33,12 @@ export const useSpan = (traceId: string | null) => useQuery({ ...spanQueryOption
 
 /** Several spans at once, each cached as the trace page caches it. */
 export const useSpans = (traceIds: string[]) => useQueries({ queries: traceIds.map((id) => spanQueryOptions(id)) });
+
+/** The spans of a trace whose name or payloads contain `text` (found by the server); none while it is empty. */
+export const useTraceSearch = (traceId: string, text: string) =>
+  useQuery({
+    queryKey: traceKeys.search(traceId, text),
+    queryFn: ({ signal }) => api<TraceSearch>(`/trace/${traceId}/search?${new URLSearchParams({ text })}`, { signal }),
+    enabled: text !== '',
+    staleTime: 30_000,
+  });

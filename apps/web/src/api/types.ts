@@ -8,6 +8,7 @@ import type {
   AuditLogPageSchema,
   AuditTargetKind,
   CompareRequestSchema,
+  CompareRowsRequestSchema,
   CompareRowsSchema,
   CompareSchema,
   CompletionResponseSchema,
@@ -16,11 +17,14 @@ import type {
   DashboardRequestSchema,
   DashboardSchema,
   DatasetListSchema,
+  DeploymentHistorySchema,
   DeploymentSchema,
   EvalBackfillSchema,
   EvalMetricCreateSchema,
   EvalMetricSchema,
   EvalMetricTrySchema,
+  EvalMetricUpdateSchema,
+  EvalMetricVersionSchema,
   EvalResult as EvalResultSchema,
   EvalRuleCreateSchema,
   EvalRulePatchSchema,
@@ -43,6 +47,7 @@ import type {
   TraceRowsSchema,
   TestCasePageSchema,
   TestCaseSchema,
+  TraceSearchSchema,
   TraceSkeletonSchema,
   WhoAmISchema,
 } from '@sightline/schemas';
@@ -60,6 +65,7 @@ export type TraceRow = TraceRows['results'][number];
 export type TraceSort = NonNullable<TraceRowsRequest['sort']>;
 export type TraceSkeleton = z.output<typeof TraceSkeletonSchema>;
 export type SkeletonSpan = TraceSkeleton['spans'][number];
+export type TraceSearch = z.output<typeof TraceSearchSchema>;
 export type ApiKey = z.output<typeof ApiKeySchema>;
 export type ApiKeyCreated = z.output<typeof ApiKeyCreatedSchema>;
 export type ProviderKey = z.output<typeof ProviderKeySchema>;
@@ -96,6 +102,8 @@ export type CompareRequest = z.input<typeof CompareRequestSchema>;
 export type CompareResult = z.output<typeof CompareSchema>;
 export type CompareMetric = CompareResult['metrics'][number];
 export type Comparison = CompareMetric['comparisons'][number];
+export type CompareRowsRequest = z.input<typeof CompareRowsRequestSchema>;
+export type CompareOutcome = NonNullable<CompareRowsRequest['outcome']>;
 export type CompareRows = z.output<typeof CompareRowsSchema>;
 export type CompareCell = NonNullable<CompareRows['rows'][number]['runs'][number]>;
 
@@ -107,11 +115,14 @@ export type TestCaseDraft = z.input<typeof TestCaseSchema>;
 export type PromptVersion = z.output<typeof PromptVersionSchema>;
 export type PromptVersionCreate = z.input<typeof PromptVersionCreateSchema>;
 export type Deployment = z.output<typeof DeploymentSchema>;
+export type DeploymentHistory = z.output<typeof DeploymentHistorySchema>;
 /** A streamed completion's last event: the whole answer's figures (its other events carry only `chunk`). */
 export type CompletionDone = Partial<z.output<typeof CompletionResponseSchema>> & { chunk: string };
 export type EvalMetric = z.output<typeof EvalMetricSchema>;
 export type EvalMetricCreate = z.input<typeof EvalMetricCreateSchema>;
 export type EvalMetricTry = z.input<typeof EvalMetricTrySchema>;
+export type EvalMetricUpdate = z.input<typeof EvalMetricUpdateSchema>;
+export type EvalMetricVersion = z.output<typeof EvalMetricVersionSchema>;
 export type EvalResult = z.output<typeof EvalResultSchema>;
 
 export type EvalRule = z.output<typeof EvalRuleSchema>;

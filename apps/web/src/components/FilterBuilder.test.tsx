@@ -3,17 +3,30 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter, useLocation } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import { useUrlState } from '../hooks/use-url-state';
-import { traceViewCodec } from '../lib/trace-view';
+import type { FilterCondition } from '../lib/filter-fields';
+import { readFilter, writeFilter } from '../lib/trace-view';
+import type { UrlCodec } from '../lib/url-codec';
 import { renderWithKit } from '../test/render';
 import { FilterBuilder } from './FilterBuilder';
 
-/** The traces page's wiring: the filter is read from the URL and written back to it. */
+/** One filter in the URL (an experiment's samples), the other parameters kept and the page reset. */
+const codec: UrlCodec<{ params: URLSearchParams; filter: FilterCondition | null }> = {
+  parse: (params) => ({ params, filter: readFilter(params) }),
+  write: ({ params, filter }) => {
+    const next = new URLSearchParams(params);
+    for (const name of ['filter', 'key', 'op', 'value', 'page']) next.delete(name);
+    writeFilter(next, filter);
+    return next;
+  },
+};
+
+/** A page's wiring: the filter is read from the URL and written back to it. */
 function Harness() {
-  const [view, setView] = useUrlState(traceViewCodec);
+  const [view, setView] = useUrlState(codec);
   const location = useLocation();
   return (
     <>
-      <FilterBuilder value={view.filter} onChange={(filter) => setView({ page: 1, filter })} />
+      <FilterBuilder value={view.filter} onChange={(filter) => setView({ filter })} />
       <output data-testid="url">{location.search}</output>
     </>
   );

@@ -10,6 +10,7 @@ import {
   PAGE_SIZES,
   rangeStart,
   requestFromView,
+  SORT_LABELS,
   TIME_RANGE_LABELS,
   traceViewCodec,
   type TraceView,
@@ -31,12 +32,13 @@ const filterArb: fc.Arbitrary<FilterCondition> = fc.record(
 
 const viewArb: fc.Arbitrary<TraceView> = fc.record({
   search: fc.string(),
-  sort: fc.constantFrom('newest', 'oldest', 'slowest'),
+  sort: fc.constantFrom(...(Object.keys(SORT_LABELS) as (keyof typeof SORT_LABELS)[])),
   status: fc.constantFrom('', 'success', 'error'),
   range: fc.constantFrom(...Object.keys(TIME_RANGE_LABELS).filter(isTimeRange)),
   page: fc.integer({ min: 1, max: 1_000_000 }),
   pageSize: fc.constantFrom(...PAGE_SIZES),
-  filter: fc.option(filterArb, { nil: null }),
+  filters: fc.array(filterArb, { maxLength: 4 }),
+  experiments: fc.boolean(),
 });
 
 describe('the traces view in the URL', () => {
@@ -50,14 +52,18 @@ describe('the traces view in the URL', () => {
         range: '7d',
         page: 4,
         pageSize: 250,
-        filter: { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' },
+        filters: [
+          { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' },
+          { field: 'trace_name', operator: 'equals', value: 'rag-query' },
+        ],
+        experiments: true,
       },
-      { ...DEFAULT_VIEW, filter: { field: 'annotation:score:12', operator: 'greater_than_or_equal', value: '0.5' } },
-      { ...DEFAULT_VIEW, filter: { field: 'score:acc:v2', operator: 'is_null' } },
-      { ...DEFAULT_VIEW, sort: 'oldest' },
+      { ...DEFAULT_VIEW, filters: [{ field: 'annotation:score:12', operator: 'greater_than_or_equal', value: '0.5' }] },
+      { ...DEFAULT_VIEW, filters: [{ field: 'score:acc:v2', operator: 'is_null' }] },
+      { ...DEFAULT_VIEW, sort: 'costliest' },
       {
         ...DEFAULT_VIEW,
-        filter: { field: 'start_timestamp', operator: 'between', value: '2026-01-01, 2026-01-31 23:59:59' },
+        filters: [{ field: 'start_timestamp', operator: 'between', value: '2026-01-01, 2026-01-31 23:59:59' }],
       },
     ];
     for (const view of views) expect(viaLink(view)).toEqual(view);
@@ -73,6 +79,17 @@ describe('the traces view in the URL', () => {
     expect(traceViewCodec.write({ ...DEFAULT_VIEW, status: 'error', search: 'refund' }).toString()).toBe(
       'q=refund&status=error',
     );
+  });
+
+  it('reads a link of old, with one filter, and several filters', () => {
+    const view = traceViewCodec.parse(new URLSearchParams('filter=metadata&key=env&op=equals&value=prod&status=error'));
+    expect(view.filters).toEqual([{ field: 'metadata', key: 'env', operator: 'equals', value: 'prod' }]);
+    const link = traceViewCodec.write({
+      ...view,
+      filters: [...view.filters, { field: 'latency', operator: 'greater_than', value: '2' }],
+    });
+    expect(link.getAll('filter')).toEqual(['["metadata","equals","prod","env"]', '["latency","greater_than","2"]']);
+    expect(traceViewCodec.parse(link).filters).toHaveLength(2);
   });
 
   it('reads unknown values as the defaults', () => {
@@ -106,7 +123,10 @@ describe('the traces view in the URL', () => {
           status: 'error',
           search: 'refund policy',
           sort: 'slowest',
-          filter: { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' },
+          filters: [
+            { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' },
+            { field: 'status', operator: 'equals', value: 'error' },
+          ],
         },
         'p-1',
       ),
@@ -118,16 +138,17 @@ describe('the traces view in the URL', () => {
       status: 'error',
       search: 'refund policy',
       sort: 'slowest',
-      filter_field: 'metadata',
-      filter_operator: 'like',
-      filter_value: 'acme',
-      filter_key: 'customer',
+      filters: [
+        { field: 'metadata', key: 'customer', operator: 'like', value: 'acme' },
+        { field: 'status', operator: 'equals', value: 'error' },
+      ],
+      include_experiments: false,
     });
     // An incomplete filter from a hand-edited link is not sent.
     expect(
-      requestFromView({ ...DEFAULT_VIEW, filter: { field: 'metadata', operator: 'equals', value: 'x' } }, 'p')
-        .filter_field,
-    ).toBeNull();
+      requestFromView({ ...DEFAULT_VIEW, filters: [{ field: 'metadata', operator: 'equals', value: 'x' }] }, 'p')
+        .filters,
+    ).toEqual([]);
   });
 });
 
@@ -139,6 +160,11 @@ describe('liveRowFits', () => {
     expect(liveRowFits({ ...DEFAULT_VIEW, sort: 'oldest' }, { status: 'success' })).toBeNull();
     expect(liveRowFits({ ...DEFAULT_VIEW, sort: 'slowest' }, { status: 'success' })).toBeNull();
     expect(liveRowFits({ ...DEFAULT_VIEW, search: 'refund' }, { status: 'success' })).toBeNull();
+    // An experiment run's trace belongs only to a view that includes them.
+    expect(liveRowFits(DEFAULT_VIEW, { status: 'success', experiment_uuid: 'e-1' })).toBe(false);
+    expect(liveRowFits({ ...DEFAULT_VIEW, experiments: true }, { status: 'success', experiment_uuid: 'e-1' })).toBe(
+      true,
+    );
   });
 });
 
@@ -155,12 +181,12 @@ describe("a view's conditions as a queue's filters", () => {
 
   it('carry the filter, the status and the start of the range, and nothing of an incomplete filter', () => {
     const filter: FilterCondition = { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' };
-    expect(filtersFromView({ ...DEFAULT_VIEW, filter, status: 'error', range: '24h' }, now)).toEqual([
+    expect(filtersFromView({ ...DEFAULT_VIEW, filters: [filter], status: 'error', range: '24h' }, now)).toEqual([
       filter,
       { field: 'status', operator: 'equals', value: 'error' },
       { field: 'start_timestamp', operator: 'greater_than_or_equal', value: '2026-03-30 12:30:00' },
     ]);
-    expect(filtersFromView({ ...DEFAULT_VIEW, filter: { ...filter, key: undefined } }, now)).toEqual([]);
+    expect(filtersFromView({ ...DEFAULT_VIEW, filters: [{ ...filter, key: undefined }] }, now)).toEqual([]);
     expect(filtersFromView(DEFAULT_VIEW, now)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import type { TimeRange, TraceRowsRequest, TraceSort } from '../api/types';
-import { incomplete, isOperator, type FilterCondition } from './filter-fields';
+import { filterOf, incomplete, isOperator, type FilterCondition } from './filter-fields';
 import { isKey, keyOf, oneOf, readPage, type UrlCodec } from './url-codec';
 
 const STATUSES = ['', 'success', 'error'] as const;
@@ -12,7 +12,10 @@ export type TraceView = {
   range: TimeRange;
   page: number;
   pageSize: number;
-  filter: FilterCondition | null;
+  /** Conditions that must all hold, in the order they were added. */
+  filters: FilterCondition[];
+  /** Whether traces logged by experiment runs are listed beside production's. */
+  experiments: boolean;
 };
 
 export const PAGE_SIZES = [50, 100, 250, 500] as const;
@@ -23,13 +26,23 @@ export const DEFAULT_VIEW: TraceView = {
   range: 'na',
   page: 1,
   pageSize: 100,
-  filter: null,
+  filters: [],
+  experiments: false,
 };
 
 export const SORT_LABELS = {
   newest: 'Newest first',
   oldest: 'Oldest first',
   slowest: 'Slowest first',
+  fastest: 'Fastest first',
+  costliest: 'Costliest first',
+  cheapest: 'Cheapest first',
+  most_tokens: 'Most tokens first',
+  fewest_tokens: 'Fewest tokens first',
+  name_asc: 'Name, A to Z',
+  name_desc: 'Name, Z to A',
+  best_feedback: 'Best feedback first',
+  worst_feedback: 'Worst feedback first',
 } satisfies Record<TraceSort, string>;
 
 export const TIME_RANGE_LABELS = {
@@ -66,6 +79,43 @@ export function writeFilter(params: URLSearchParams, filter: FilterCondition | n
   if (filter.value) params.set('value', filter.value);
 }
 
+/**
+ * The traces page's filters: each `filter` entry a JSON array `[field, operator, value?, key?]`. A link of
+ * old, with one bare `filter` field beside `op`, `key` and `value`, reads as its one filter.
+ */
+function readFilters(params: URLSearchParams): FilterCondition[] {
+  const filters: FilterCondition[] = [];
+  for (const entry of params.getAll('filter')) {
+    if (!entry.startsWith('[')) continue;
+    const condition = conditionOfEntry(entry);
+    if (condition) filters.push(condition);
+  }
+  const single = readFilter(params);
+  return single && !single.field.startsWith('[') ? [single, ...filters] : filters;
+}
+
+function conditionOfEntry(entry: string): FilterCondition | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(entry);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) return null;
+  const [field, op, value, key] = parsed as string[];
+  if (!field || !isOperator(op ?? null)) return null;
+  return { field, operator: op as FilterCondition['operator'], ...(key ? { key } : {}), ...(value ? { value } : {}) };
+}
+
+const entryOf = (c: FilterCondition) =>
+  JSON.stringify(
+    c.key
+      ? [c.field, c.operator, c.value ?? '', c.key]
+      : c.value
+        ? [c.field, c.operator, c.value]
+        : [c.field, c.operator],
+  );
+
 function viewFromParams(params: URLSearchParams): TraceView {
   const size = Number(params.get('size'));
   return {
@@ -75,7 +125,8 @@ function viewFromParams(params: URLSearchParams): TraceView {
     range: keyOf(TIME_RANGE_LABELS, params.get('range'), DEFAULT_VIEW.range),
     page: readPage(params),
     pageSize: PAGE_SIZES.find((n) => n === size) ?? DEFAULT_VIEW.pageSize,
-    filter: readFilter(params),
+    filters: readFilters(params),
+    experiments: params.get('experiments') === '1',
   };
 }
 
@@ -85,7 +136,8 @@ function paramsFromView(view: TraceView): URLSearchParams {
   if (view.sort !== DEFAULT_VIEW.sort) params.set('sort', view.sort);
   if (view.status) params.set('status', view.status);
   if (view.range !== DEFAULT_VIEW.range) params.set('range', view.range);
-  writeFilter(params, view.filter);
+  for (const f of view.filters) params.append('filter', entryOf(f));
+  if (view.experiments) params.set('experiments', '1');
   if (view.pageSize !== DEFAULT_VIEW.pageSize) params.set('size', String(view.pageSize));
   if (view.page > 1) params.set('page', String(view.page));
   return params;
@@ -94,7 +146,6 @@ function paramsFromView(view: TraceView): URLSearchParams {
 export const traceViewCodec: UrlCodec<TraceView> = { parse: viewFromParams, write: paramsFromView };
 
 export function requestFromView(view: TraceView, projectUuid: string): TraceRowsRequest {
-  const filter = view.filter && !incomplete(view.filter) ? view.filter : null;
   return {
     project_uuid: projectUuid,
     page: view.page,
@@ -103,10 +154,9 @@ export function requestFromView(view: TraceView, projectUuid: string): TraceRows
     status: view.status || null,
     search: view.search.trim() || null,
     sort: view.sort,
-    filter_field: filter?.field ?? null,
-    filter_operator: filter?.operator ?? null,
-    filter_value: filter?.value ?? null,
-    filter_key: filter?.key ?? null,
+    // A filter still incomplete (a hand-edited link) is not sent.
+    filters: view.filters.filter((f) => !incomplete(f)).map(filterOf),
+    include_experiments: view.experiments,
   };
 }
 
@@ -115,9 +165,13 @@ export function requestFromView(view: TraceView, projectUuid: string): TraceRows
  * range, comes first newest first, and its status is on the row; a search, a filter or another order is the
  * server's to judge (null: unknown until a refetch).
  */
-export function liveRowFits(view: TraceView, row: { status: string | null }): boolean | null {
+export function liveRowFits(
+  view: TraceView,
+  row: { status: string | null; experiment_uuid?: string | null },
+): boolean | null {
   if (view.status && row.status !== view.status) return false;
-  return view.search.trim() || view.filter || view.sort !== 'newest' ? null : true;
+  if (!view.experiments && row.experiment_uuid) return false;
+  return view.search.trim() || view.filters.length || view.sort !== 'newest' ? null : true;
 }
 
 /** Each time range's length: hours, or calendar months (as PostgreSQL's intervals, which the listing uses). */
@@ -144,13 +198,13 @@ export function rangeStart(range: TimeRange, now: Date): Date | null {
 }
 
 /**
- * The view's conditions as filters that must all hold (a sample for an annotation queue): its filter, its
+ * The view's conditions as filters that must all hold (a sample for an annotation queue): its filters, its
  * status, and its time range as a start bound at `now`. A search has no such filter: it is left out, and the
  * caller says so.
  */
 export function filtersFromView(view: TraceView, now: Date): FilterCondition[] {
   const filters: FilterCondition[] = [];
-  if (view.filter && !incomplete(view.filter)) filters.push(view.filter);
+  filters.push(...view.filters.filter((f) => !incomplete(f)));
   if (view.status) filters.push({ field: 'status', operator: 'equals', value: view.status });
   const start = rangeStart(view.range, now);
   if (start)

@@ -53,6 +53,7 @@ export const traceRow = (over: Partial<TraceRow> = {}): TraceRow => ({
   tags: [],
   end_user_identifier: null,
   session_id: null,
+  experiment_uuid: null,
   span_count: 3,
   ...over,
 });
@@ -387,7 +388,9 @@ export const evalMetric = (over: Partial<ItemOf<Fixture<'evalMetrics'>>> = {}): 
   name: 'exact-answer',
   type: 'exact_match',
   config: { case_sensitive: true },
+  version: 1,
   created_at: T0,
+  updated_at: T0,
   ...over,
 });
 

@@ -62,7 +62,9 @@ export function evalProcessor(deps: Deps): Processor<'eval'> {
       else results[name] = outcome.result;
     }
     const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
-    if (lastAttempt) for (const [name, error] of Object.entries(failed)) results[name] = { error };
+    if (lastAttempt)
+      for (const [name, error] of Object.entries(failed))
+        results[name] = { error, metric_version: metrics.get(name)?.version };
     if (Object.keys(results).length) {
       await applyEvalResults(deps.sql, [
         {
@@ -176,16 +178,20 @@ async function runMetric(
     log.warn({ traceId: job.trace_id, metric: name }, 'unknown eval metric');
     return { result: { error: `unknown eval metric '${name}'` } };
   }
+  // Each result says which version of its metric made it: the config it ran with, after later edits.
+  const made = { metric_version: metric.version };
   try {
     return {
-      result:
-        metric.type === 'llm_judge'
+      result: {
+        ...(metric.type === 'llm_judge'
           ? await judge(deps, metric, job, span, input, retry)
-          : deterministicMetrics[metric.type](input, metric.config),
+          : deterministicMetrics[metric.type](input, metric.config)),
+        ...made,
+      },
     };
   } catch (err) {
     return metric.type === 'llm_judge'
       ? { failed: (err as Error).message }
-      : { result: { error: (err as Error).message } };
+      : { result: { error: (err as Error).message, ...made } };
   }
 }

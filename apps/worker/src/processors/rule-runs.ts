@@ -68,12 +68,14 @@ export function scorer(
     const results: Record<string, EvalResult> = {};
     for (const name of rule.metric_names) {
       const metric = byName.get(name);
+      // Each result says which version of its metric made it.
+      const made = metric && { metric_version: metric.version };
       try {
         results[name] = metric
-          ? deterministicMetrics[metric.type](input, metric.config as never)
+          ? { ...deterministicMetrics[metric.type](input, metric.config as never), ...made }
           : { error: `unknown eval metric '${name}'` };
       } catch (err) {
-        results[name] = { error: (err as Error).message };
+        results[name] = { error: (err as Error).message, ...made };
       }
     }
     return results;

@@ -42,7 +42,10 @@ export default async function consoleRoutes(base: FastifyInstance) {
       const { page, page_size } = req.body;
       if (!query)
         return { total: 0, total_exact: true, searched_roots: null, page, total_pages: 0, page_size, results: [] };
-      const found = await traceRowsPage(app.sql, query);
+      const found = await traceRowsPage(app.sql, query, {
+        content: req.body.content,
+        metadataKeys: req.body.metadata_keys,
+      });
       return sendSerializedJson(
         reply,
         pageJson(req.body, found.total, Buffer.from(found.rows), {

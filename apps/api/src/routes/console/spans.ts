@@ -1,14 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { findSpanText, traceSkeleton } from '@sightline/db';
+import { findSpanText, traceSkeleton, traceSpansContaining } from '@sightline/db';
 import { waitUntilWritten } from '@sightline/queues';
-import { DetailSchema, errorResponses, SpanSchema, TraceIdParams, TraceSkeletonSchema } from '@sightline/schemas';
+import {
+  DetailSchema,
+  errorResponses,
+  SpanSchema,
+  TraceIdParams,
+  TraceSearchQuery,
+  TraceSearchSchema,
+  TraceSkeletonSchema,
+} from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
 import { sendSerializedJson } from '../../json-stream';
 
 const READ_YOUR_WRITES_MS = 2000;
 
-/** A trace's skeleton and one span, for the console's trace view. */
+/** A trace's skeleton, one span, and a search within the trace, for the console's trace view. */
 export default async function consoleSpanRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -40,6 +48,25 @@ export default async function consoleSpanRoutes(base: FastifyInstance) {
       const skeleton = await traceSkeleton(app.sql, req.organizationId, req.params.trace_id);
       if (!skeleton) throw notFound('trace log');
       return sendSerializedJson(reply, Buffer.from(skeleton));
+    },
+  );
+
+  app.get(
+    '/trace/:trace_id/search',
+    {
+      schema: {
+        params: TraceIdParams,
+        querystring: TraceSearchQuery,
+        response: { 200: TraceSearchSchema, 404: DetailSchema, ...errorResponses },
+        summary: 'The spans of the trace holding a span whose name, inputs, output or metadata contain a text',
+        tags: ['console'],
+      },
+    },
+    async (req) => {
+      await waitForSpan(req.organizationId, req.params.trace_id);
+      const ids = await traceSpansContaining(app.sql, req.organizationId, req.params.trace_id, req.query.text);
+      if (!ids) throw notFound('trace log');
+      return { trace_ids: ids };
     },
   );
 

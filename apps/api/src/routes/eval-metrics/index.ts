@@ -6,8 +6,12 @@ import {
   deleteEvalMetric,
   findEvalMetrics,
   listEvalMetrics,
+  listEvalMetricVersions,
+  spanEvalResults,
   transaction,
+  updateEvalMetric,
   type EvalMetric,
+  type EvalMetricVersion,
 } from '@sightline/db';
 import { z } from 'zod';
 import {
@@ -16,21 +20,31 @@ import {
   errorResponses,
   EvalMetricCreateSchema,
   type EvalMetricCreate,
+  type EvalMetricUpdate,
   EvalMetricParams,
   EvalMetricSchema,
   EvalMetricTrySchema,
+  EvalMetricUpdateSchema,
+  EvalMetricVersionSchema,
   EvalResult,
+  TraceIdParams,
 } from '@sightline/schemas';
 import { AppError, notFound, RequestValidationError } from '../../errors';
 import { recordChange } from '../../services/audit';
 
-const metricToWire = (m: EvalMetric) => ({ ...m, created_at: formatTimestamp(m.created_at) });
+const metricToWire = (m: EvalMetric) => ({
+  ...m,
+  created_at: formatTimestamp(m.created_at),
+  updated_at: formatTimestamp(m.updated_at),
+});
+const versionToWire = (v: EvalMetricVersion) => ({ ...v, created_at: formatTimestamp(v.created_at) });
 const metricTarget = (m: EvalMetric) => ({ kind: 'eval_metric' as const, id: m.id, name: m.name });
 
 /** Deployed evaluation metrics: spans name them in evaluation_metric_names, completions by id. */
 export default async function evalMetricRoutes(app: FastifyInstance) {
   definitionRoutes(app);
   savedMetricRoutes(app);
+  versionRoutes(app);
 }
 
 /** A metric's definition: created, or tried without saving it. */
@@ -75,7 +89,7 @@ function definitionRoutes(base: FastifyInstance) {
   );
 }
 
-/** The metrics saved: listed, and deleted. */
+/** The metrics saved: listed, read, and deleted. */
 function savedMetricRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
 
@@ -89,6 +103,23 @@ function savedMetricRoutes(base: FastifyInstance) {
       },
     },
     async (req) => (await listEvalMetrics(app.sql, req.organizationId)).map(metricToWire),
+  );
+
+  app.get(
+    '/eval-metrics/:id',
+    {
+      schema: {
+        params: EvalMetricParams,
+        response: { 200: EvalMetricSchema, 404: DetailSchema, ...errorResponses },
+        summary: 'Read an evaluation metric: its current configuration and version',
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      const [metric] = await findEvalMetrics(app.sql, req.organizationId, { ids: [req.params.id] });
+      if (!metric) throw notFound('eval metric');
+      return metricToWire(metric);
+    },
   );
 
   app.delete(
@@ -108,6 +139,89 @@ function savedMetricRoutes(base: FastifyInstance) {
         await recordChange(tx, req, { action: 'delete', target: metricTarget(before), before: metricToWire(before) });
       });
       return { id: req.params.id, deleted: true };
+    },
+  );
+}
+
+/** A metric's configuration edited as a new version, its versions, and the version behind each result. */
+function versionRoutes(base: FastifyInstance) {
+  const app = base.withTypeProvider<ZodTypeProvider>();
+
+  app.patch(
+    '/eval-metrics/:id',
+    {
+      schema: {
+        params: EvalMetricParams,
+        body: EvalMetricUpdateSchema,
+        response: { 200: EvalMetricSchema, 404: DetailSchema, ...errorResponses },
+        summary:
+          "Edit an evaluation metric's configuration: a new version of it (the versions before are kept, and results keep the version that made them); the same configuration adds none",
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      checkSchema(req.body, ['body']);
+      return transaction(app.sql, async (tx) => {
+        const [before] = await findEvalMetrics(tx, req.organizationId, { ids: [req.params.id] });
+        if (!before) throw notFound('eval metric');
+        // Its name and type are what spans and rules rely on: a change of type is a new metric.
+        if (req.body.type !== before.type)
+          throw new RequestValidationError([
+            {
+              loc: ['body', 'type'],
+              msg: `a metric's type cannot change (it is ${before.type}): create a new metric`,
+              type: 'value_error',
+            },
+          ]);
+        const updated = await updateEvalMetric(tx, req.organizationId, before.id, req.body.config ?? {});
+        if (!updated) throw notFound('eval metric');
+        const after = metricToWire(updated);
+        if (updated.version !== before.version)
+          await recordChange(tx, req, {
+            action: 'update',
+            target: metricTarget(updated),
+            before: metricToWire(before),
+            after,
+          });
+        return after;
+      });
+    },
+  );
+
+  app.get(
+    '/eval-metrics/:id/versions',
+    {
+      config: { access: 'read' },
+      schema: {
+        params: EvalMetricParams,
+        response: { 200: z.array(EvalMetricVersionSchema), 404: DetailSchema, ...errorResponses },
+        summary: "An evaluation metric's versions, newest first, each with the configuration it had",
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      const versions = await listEvalMetricVersions(app.sql, req.organizationId, req.params.id);
+      if (!versions.length) throw notFound('eval metric');
+      return versions.map(versionToWire);
+    },
+  );
+
+  app.get(
+    '/span/:trace_id/eval-results',
+    {
+      config: { access: 'read' },
+      schema: {
+        params: TraceIdParams,
+        response: { 200: z.record(z.string(), EvalResult), 404: DetailSchema, ...errorResponses },
+        summary:
+          "A span's evaluation results by metric name, each with the version of the metric that made it (its scores are also among the span's scores)",
+        tags: ['evals'],
+      },
+    },
+    async (req) => {
+      const results = await spanEvalResults(app.sql, req.organizationId, req.params.trace_id);
+      if (!results) throw notFound('trace log');
+      return results;
     },
   );
 }
@@ -147,7 +261,7 @@ async function tryMetric(
 }
 
 /** A json_schema metric's schema must compile, its patterns on RE2 as the worker runs them: a 422 at `loc` otherwise. */
-function checkSchema(metric: EvalMetricCreate, loc: string[]) {
+function checkSchema(metric: EvalMetricCreate | EvalMetricUpdate, loc: string[]) {
   if (metric.type !== 'json_schema') return;
   const problem = jsonSchemaError(metric.config.schema);
   if (problem)

@@ -68,18 +68,21 @@ export default async function experimentCompareRoutes(base: FastifyInstance) {
       schema: {
         body: CompareRowsRequestSchema,
         response: { 200: CompareRowsSchema, 404: DetailSchema, ...errorResponses },
-        summary: "A page of the compared experiments' test cases, each with every run's first sample of it",
+        summary:
+          "A page of the compared experiments' test cases, each with every run's first sample of it: all of them, those where a run improved on the baseline (or regressed, or stayed the same) by a metric, or the case of one sample",
         tags: ['experiments'],
       },
     },
     async (req, reply) => {
-      const { experiment_uuids: uuids, page, page_size } = req.body;
+      const { experiment_uuids: uuids, baseline_uuid, page, page_size, outcome, trace_id } = req.body;
       await ownExperiments(app, req.organizationId, uuids);
       const { total, rows } = await compareRows(app.sql, {
         organizationId: req.organizationId,
         uuids,
         page,
         pageSize: page_size,
+        outcome: outcome && { ...outcome, run: outcome.run_uuid, baseline: baseline_uuid },
+        traceId: trace_id,
       });
       const head = `{"total":${total},"page":${page},"page_size":${page_size},"rows":`;
       return sendSerializedJson(reply, Buffer.from(`${head}${rows}}`));

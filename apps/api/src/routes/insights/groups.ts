@@ -14,6 +14,9 @@ import { ownProject, RANGE_SECONDS } from './projects';
 
 const GROUP_BY: Record<'session' | 'user', GroupBy> = { session: 'session_id', user: 'end_user_identifier' };
 
+/** The start of a time range ending now; null for all time. */
+const sinceOf = (range: string) => (range === 'na' ? null : new Date(Date.now() - RANGE_SECONDS[range] * 1000));
+
 /** Traces grouped by session or by user, and one group's traces as a conversation. */
 export default async function traceGroupRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
@@ -31,12 +34,13 @@ export default async function traceGroupRoutes(base: FastifyInstance) {
     },
     async (req) => {
       const b = req.body;
-      const since = b.time_range === 'na' ? null : new Date(Date.now() - RANGE_SECONDS[b.time_range] * 1000);
+      const since = sinceOf(b.time_range);
       const rows = await traceGroups(app.sql, {
         organizationId: req.organizationId,
         projectId: await ownProject(app, req.organizationId, b.project_uuid),
         by: GROUP_BY[b.by],
         since,
+        search: b.search?.trim() || null,
         page: b.page,
         pageSize: b.page_size,
       });
@@ -65,6 +69,7 @@ export default async function traceGroupRoutes(base: FastifyInstance) {
         projectId: await ownProject(app, req.organizationId, b.project_uuid),
         by: GROUP_BY[b.by],
         key: b.key,
+        since: sinceOf(b.time_range),
       });
       return sendSerializedJson(reply, Buffer.from(`{"key":${JSON.stringify(b.key)},"traces":${traces}}`));
     },

@@ -7,6 +7,7 @@ import {
   createPromptVersion,
   deployPromptVersion,
   findDeployment,
+  listDeploymentMoves,
   listDeployments,
   listPromptVersions,
   transaction,
@@ -15,6 +16,7 @@ import {
 } from '@sightline/db';
 import {
   DeploymentCreateSchema,
+  DeploymentHistorySchema,
   DeploymentSchema,
   DetailSchema,
   errorResponses,
@@ -36,6 +38,11 @@ const recordedDeployment = ({ deployment_id, prompt_version: v }: Deployment) =>
   deployment_id,
   prompt_version: { id: v.id, name: v.name, version_number: v.version_number },
 });
+
+/** How many moves a deployment's history answers: far more than a page shows, few enough to send at once. */
+const HISTORY_LIMIT = 100;
+type RecordedDeployment = ReturnType<typeof recordedDeployment>;
+const movedVersion = (recorded: unknown) => (recorded as RecordedDeployment | null)?.prompt_version ?? null;
 
 /** Prompt versions and their deployments: the management side of POST /deployed-prompt. */
 export default async function promptRoutes(base: FastifyInstance) {
@@ -110,5 +117,33 @@ export default async function promptRoutes(base: FastifyInstance) {
       },
     },
     async (req) => (await listDeployments(app.sql, req.organizationId)).map(deploymentToWire),
+  );
+
+  app.get(
+    '/deployments/:deployment_id/history',
+    {
+      config: { access: 'read' },
+      schema: {
+        params: z.object({ deployment_id: UrlText.pipe(z.string().min(1).max(255)) }),
+        response: { 200: DeploymentHistorySchema, 404: DetailSchema, ...errorResponses },
+        summary: "A deployment's moves, newest first: each version it moved from and to, who moved it and when",
+        tags: ['prompts'],
+      },
+    },
+    async (req) => {
+      const { deployment_id } = req.params;
+      if (!(await findDeployment(app.sql, req.organizationId, deployment_id))) throw notFound('deployment');
+      const rows = await listDeploymentMoves(app.sql, req.organizationId, deployment_id, HISTORY_LIMIT);
+      return {
+        deployment_id,
+        // Each entry is recorded by POST /deployments, the only writer of this kind, always with `after`.
+        moves: rows.map((r) => ({
+          at: r.at.toISOString(),
+          by: { label: r.actor_label, role: r.actor_role },
+          from: movedVersion(r.before),
+          to: movedVersion(r.after)!,
+        })),
+      };
+    },
   );
 }

@@ -1,10 +1,12 @@
-import { ActionIcon, Badge, Group, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Group, Highlight, Text, Tooltip } from '@mantine/core';
+import { useElementSize } from '@mantine/hooks';
 import { IconAlertCircleFilled, IconChevronDown, IconChevronRight } from '@tabler/icons-react';
 import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useMemo, useRef, type FocusEvent, type KeyboardEvent } from 'react';
-import { formatCost, formatLatency, formatTokens } from '../../lib/format';
+import { formatCost, formatCount, formatLatency, formatTokens } from '../../lib/format';
 import { KIND_COLORS } from '../../theme';
 import { barOf, visibleNodes, type SpanTree as Tree } from '../../lib/span-tree';
+import { axisTicks } from '../../lib/timeline-axis';
 
 const ROW = 30;
 // Deep chains (an agent loop of thousands of steps) would push names off screen: indentation stops
@@ -19,7 +21,11 @@ type Props = {
   selected: string | null;
   onSelect: (id: string) => void;
   height: number | string;
+  /** A search within the trace: the spans it shows (matches and their ancestors) and its matches, by place. */
+  search?: TreeSearch | null;
 };
+
+export type TreeSearch = { text: string; kept: Uint8Array; matched: Uint8Array };
 
 /** Each span's place among its siblings (from 1): only a window of the tree is in the page, so items say it. */
 function placesAmongSiblings(tree: Tree): Int32Array {
@@ -38,9 +44,13 @@ function placesAmongSiblings(tree: Tree): Int32Array {
  * to its first child, Left collapses it or goes to its parent, Home/End and PageUp/PageDown jump, Enter
  * (or Space) selects the focused span as a click does. The focused item stays drawn and scrolled into
  * view however far the virtual window has moved.
+ *
+ * A collapsed span says how many failed spans it hides. A search draws only its matches and the spans on
+ * the way to them (dimmed), the matching part of each name marked.
  */
-export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height }: Props) {
-  const rows = useMemo(() => visibleNodes(tree, collapsed), [tree, collapsed]);
+export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height, search }: Props) {
+  const kept = search?.kept;
+  const rows = useMemo(() => visibleNodes(tree, collapsed, kept), [tree, collapsed, kept]);
   const position = useMemo(() => new Map(rows.map((n, i) => [n, i])), [rows]);
   const places = useMemo(() => placesAmongSiblings(tree), [tree]);
   const scroller = useRef<HTMLDivElement>(null);
@@ -118,6 +128,10 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
   };
 
   const total = (tree.endMs - tree.startMs) / 1000;
+  // As many labels as the axis's width holds, the rows' gridlines under them.
+  const axis = useElementSize();
+  const ticks = axisTicks(total, axis.width);
+  const gridlines = ticks.filter((t) => t.at > 0 && t.at < 1);
   return (
     <div style={{ display: 'flex', flexDirection: 'column', height }}>
       <div
@@ -127,21 +141,21 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
         <Text size="xs" c="dimmed" fw={600} px="sm" style={{ flex: `0 0 ${TREE_WIDTH}` }}>
           SPAN
         </Text>
-        <div style={{ flex: 1, position: 'relative', marginRight: 12 }}>
-          {(total > 0 ? [0, 0.25, 0.5, 0.75, 1] : [0]).map((f) => (
+        <div ref={axis.ref} style={{ flex: 1, position: 'relative', marginRight: 12 }} data-testid="timeline-axis">
+          {ticks.map(({ at, label }) => (
             <Text
-              key={f}
+              key={at}
               size="xs"
               c="dimmed"
               ff="monospace"
               style={{
                 position: 'absolute',
-                left: `${f * 100}%`,
-                transform: f === 1 ? 'translateX(-100%)' : f > 0 ? 'translateX(-50%)' : undefined,
+                left: `${at * 100}%`,
+                transform: at === 1 ? 'translateX(-100%)' : at > 0 ? 'translateX(-50%)' : undefined,
                 whiteSpace: 'nowrap',
               }}
             >
-              {formatLatency(total * f)}
+              {label}
             </Text>
           ))}
         </div>
@@ -165,6 +179,8 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
             const bar = barOf(tree, node);
             const kind = s.kind ?? 'span';
             const color = s.status === 'error' ? 'red' : (KIND_COLORS[kind] ?? 'gray');
+            // A span a search shows only on the way to its matches reads dimmed.
+            const onTheWay = search != null && !search.matched[index];
             return (
               <div
                 key={s.trace_id}
@@ -231,10 +247,19 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
                     size="sm"
                     truncate
                     fw={s.trace_id === selected ? 600 : 400}
+                    c={onTheWay ? 'dimmed' : undefined}
                     style={{ flex: 1, minWidth: 0 }}
                     title={s.trace_name ?? ''}
                   >
-                    {s.trace_name || (
+                    {s.trace_name ? (
+                      search ? (
+                        <Highlight span inherit highlight={search.text}>
+                          {s.trace_name}
+                        </Highlight>
+                      ) : (
+                        s.trace_name
+                      )
+                    ) : (
                       <Text span c="dimmed" size="sm">
                         unnamed
                       </Text>
@@ -244,6 +269,11 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
                     <Tooltip label="Error">
                       <IconAlertCircleFilled size={14} color="var(--mantine-color-red-6)" aria-label="error" />
                     </Tooltip>
+                  )}
+                  {!open && node.failedBelow > 0 && (
+                    <Badge size="xs" variant="light" color="red" radius="sm" style={{ flexShrink: 0 }}>
+                      {formatCount(node.failedBelow)} failed below
+                    </Badge>
                   )}
                   <Text size="xs" c="dimmed" ff="monospace" style={{ flexShrink: 0, whiteSpace: 'nowrap' }}>
                     {s.total_tokens || s.input_tokens || s.output_tokens
@@ -257,8 +287,8 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
                   </Text>
                 </Group>
                 <div style={{ flex: 1, position: 'relative', height: '100%', marginRight: 12 }} aria-hidden>
-                  {[0.25, 0.5, 0.75].map((f) => (
-                    <div key={f} className="gridline" style={{ left: `${f * 100}%` }} />
+                  {gridlines.map(({ at }) => (
+                    <div key={at} className="gridline" style={{ left: `${at * 100}%` }} />
                   ))}
                   {bar && (
                     <div

@@ -75,8 +75,9 @@ describe('the compare page', () => {
     expect(within(cases).getByText('Target: Within 30 days')).toBeTruthy();
     expect(within(cases).getByText('Refunds take a while.')).toBeTruthy();
     expect(within(cases).getByText('Not in this run')).toBeTruthy();
+    // The trace leads back here: its header links to this comparison.
     expect(within(cases).getByRole('link', { name: 'Open trace' }).getAttribute('href')).toBe(
-      `/projects/${PROJECT_UUID}/traces/f0000000-0000-4000-8000-00000000000a`,
+      `/projects/${PROJECT_UUID}/traces/f0000000-0000-4000-8000-00000000000a?compare=${EXPERIMENT_A}%2C${EXPERIMENT_B}&baseline=${EXPERIMENT_A}`,
     );
   });
 
@@ -110,5 +111,72 @@ describe('the compare page', () => {
     await waitFor(() =>
       expect(requestsTo('compareRows').at(-1)!.body).toMatchObject({ baseline_uuid: EXPERIMENT_A, page: 1 }),
     );
+  });
+
+  it('shows the cases a count stands for when it is clicked, and all of them again', async () => {
+    server.use(
+      compareAsAsked(),
+      answer('compareRows', (request) =>
+        compareRows((request.body as { outcome?: unknown }).outcome ? { total: 8 } : {}),
+      ),
+    );
+    const page = open(BOTH);
+    const metrics = await screen.findByRole('table', { name: 'Metrics by run' });
+    const improved = within(metrics).getByRole('button', {
+      name: 'Show the 8 cases where new-prompt improved on accuracy',
+    });
+    expect(
+      within(metrics).getByRole('button', { name: 'Show the 1 case where new-prompt regressed on accuracy' }),
+    ).toBeTruthy();
+    expect(
+      within(metrics).getByRole('button', {
+        name: 'Show the 3 cases where new-prompt matched the baseline on accuracy',
+      }),
+    ).toBeTruthy();
+    await userEvent.click(improved);
+
+    await waitFor(() =>
+      expect(requestsTo('compareRows').at(-1)!.body).toMatchObject({
+        outcome: { run_uuid: EXPERIMENT_B, kind: 'score', metric: 'accuracy', change: 'improved' },
+        page: 1,
+      }),
+    );
+    expect(Object.fromEntries(page.search())).toMatchObject({
+      cases: 'improved',
+      run: EXPERIMENT_B,
+      metric: 'accuracy',
+    });
+    expect(await screen.findByText('Cases where new-prompt improved on accuracy')).toBeTruthy();
+    expect(screen.getByRole('status').textContent).toBe('8 cases shown');
+    expect(
+      within(metrics)
+        .getByRole('button', { name: 'Showing the 8 cases where new-prompt improved on accuracy' })
+        .getAttribute('aria-pressed'),
+    ).toBe('true');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Show all cases' }));
+    await waitFor(() => expect(page.search().get('cases')).toBeNull());
+    expect(requestsTo('compareRows').at(-1)!.body).not.toHaveProperty('outcome');
+    expect(await screen.findByText('Test cases')).toBeTruthy();
+  });
+
+  it('opens on the cases the URL names, and says when none match', async () => {
+    server.use(compareAsAsked(), answer('compareRows', compareRows({ total: 0, rows: [] })));
+    open(`${BOTH}&cases=regressed&run=${EXPERIMENT_B}&kind=latency`);
+    expect(await screen.findByRole('heading', { name: 'No test cases to show' })).toBeTruthy();
+    expect(screen.getByText('Cases where new-prompt regressed on latency')).toBeTruthy();
+    expect(requestsTo('compareRows')[0]!.body).toMatchObject({
+      outcome: { run_uuid: EXPERIMENT_B, kind: 'latency', change: 'regressed' },
+    });
+  });
+
+  it('shows the case of the trace a link names', async () => {
+    const trace = 'f0000000-0000-4000-8000-00000000000a';
+    server.use(compareAsAsked(), answer('compareRows', compareRows({ total: 1 })));
+    open(`${BOTH}&trace=${trace}`);
+    expect(await screen.findByText('The case of trace f0000000')).toBeTruthy();
+    expect(requestsTo('compareRows')[0]!.body).toMatchObject({ trace_id: trace });
+    const cases = await screen.findByRole('table', { name: 'Test cases side by side' });
+    expect(within(cases).getByText('Refunds take a while.')).toBeTruthy();
   });
 });

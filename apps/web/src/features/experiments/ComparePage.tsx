@@ -2,6 +2,7 @@ import {
   Alert,
   Anchor,
   Badge,
+  Button,
   Group,
   Pagination,
   Paper,
@@ -11,10 +12,18 @@ import {
   Table,
   Text,
   Tooltip,
+  UnstyledButton,
 } from '@mantine/core';
-import { IconInfoCircle } from '@tabler/icons-react';
+import { IconFilter, IconInfoCircle } from '@tabler/icons-react';
 import { Link, useParams } from 'react-router';
-import type { CompareCell, CompareMetric, CompareResult, CompareRows } from '../../api/types';
+import type {
+  CompareCell,
+  CompareMetric,
+  CompareOutcome,
+  CompareResult,
+  CompareRows,
+  Comparison,
+} from '../../api/types';
 import { ProjectHeader } from '../../components/ProjectHeader';
 import { WordDiff } from '../../components/WordDiff';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
@@ -22,7 +31,7 @@ import { useUrlState } from '../../hooks/use-url-state';
 import { formatCost, formatCount, formatLatency, formatScore } from '../../lib/format';
 import { useCompare, useCompareRows } from './api';
 import { cellValue, formatDifference, formatP, TONE_COLOR, toneOf, verdict } from './lib/compare';
-import { compareCodec } from './url-state';
+import { compareCodec, type CompareView } from './url-state';
 
 const ROWS_PER_PAGE = 20;
 
@@ -39,7 +48,8 @@ const formatValue = (kind: CompareMetric['kind'], v: number | null) =>
  */
 export default function ComparePage() {
   const { projectUuid = '' } = useParams();
-  const [{ ids, baseline, page }, setView] = useUrlState(compareCodec);
+  const [view, setView] = useUrlState(compareCodec);
+  const { ids, baseline } = view;
   const request = { experiment_uuids: ids, baseline_uuid: baseline ?? '' };
   const result = useCompare(request);
 
@@ -53,7 +63,8 @@ export default function ComparePage() {
           <Select
             label="Baseline"
             value={baseline}
-            onChange={(v) => v && setView({ baseline: v, page: 1 })}
+            // Outcomes are against the baseline: another one counts other cases.
+            onChange={(v) => v && setView({ baseline: v, page: 1, outcome: null })}
             data={result.data.experiments.map((e) => ({ value: e.uuid, label: `${e.name} · ${e.run_name}` }))}
             allowDeselect={false}
             w={320}
@@ -87,13 +98,12 @@ export default function ComparePage() {
       ) : (
         <>
           <CasesNote result={result.data} />
-          <MetricsTable result={result.data} />
-          <CompareRowsPanel
+          <MetricsTable
             result={result.data}
-            page={page}
-            onPage={(p) => setView({ page: p })}
-            projectUuid={projectUuid}
+            outcome={view.outcome}
+            onOutcome={(outcome) => setView({ outcome, trace: null, page: 1 })}
           />
+          <CompareRowsPanel result={result.data} view={view} onView={setView} projectUuid={projectUuid} />
         </>
       )}
     </Stack>
@@ -118,7 +128,94 @@ function CasesNote({ result }: { result: CompareResult }) {
   );
 }
 
-function MetricsTable({ result }: { result: CompareResult }) {
+const CHANGE_WORDS: Record<CompareOutcome['change'], string> = {
+  improved: 'improved on',
+  regressed: 'regressed on',
+  unchanged: 'matched the baseline on',
+};
+
+/** "new-prompt improved on accuracy": what an outcome filter shows, in words. */
+function outcomeText(result: CompareResult, o: CompareOutcome) {
+  const run = result.experiments.find((e) => e.uuid === o.run_uuid);
+  return `${run?.run_name ?? run?.name ?? o.run_uuid} ${CHANGE_WORDS[o.change]} ${o.metric ?? o.kind}`;
+}
+
+const sameOutcome = (a: CompareOutcome | null, b: CompareOutcome) =>
+  !!a &&
+  a.run_uuid === b.run_uuid &&
+  a.kind === b.kind &&
+  (a.metric ?? null) === (b.metric ?? null) &&
+  a.change === b.change;
+
+/** The improved / regressed / same counts, each a toggle that shows those cases below. */
+function OutcomeCounts({
+  result,
+  metric,
+  comparison: c,
+  outcome,
+  onOutcome,
+}: {
+  result: CompareResult;
+  metric: CompareMetric;
+  comparison: Comparison;
+  outcome: CompareOutcome | null;
+  onOutcome: (outcome: CompareOutcome | null) => void;
+}) {
+  const counts = [
+    ['improved', c.improved, 'teal'],
+    ['regressed', c.regressed, 'red'],
+    ['unchanged', c.unchanged, undefined],
+  ] as const;
+  return (
+    <Group gap={4} justify="flex-end" wrap="nowrap">
+      {counts.map(([change, count, color], i) => {
+        const o: CompareOutcome = {
+          run_uuid: c.uuid,
+          kind: metric.kind,
+          ...(metric.kind === 'score' && { metric: metric.name }),
+          change,
+        };
+        const active = sameOutcome(outcome, o);
+        return (
+          <Group key={change} gap={4} wrap="nowrap">
+            {i > 0 && (
+              <Text span c="dimmed" inherit>
+                /
+              </Text>
+            )}
+            <UnstyledButton
+              disabled={count === 0 && !active}
+              aria-pressed={active}
+              aria-label={`${active ? 'Showing' : 'Show'} the ${formatCount(count)} case${count === 1 ? '' : 's'} where ${outcomeText(result, o)}`}
+              onClick={() => onOutcome(active ? null : o)}
+              px={4}
+              style={{
+                borderRadius: 'var(--mantine-radius-sm)',
+                textDecoration: count ? 'underline dotted' : undefined,
+                background: active ? 'var(--mantine-color-default-hover)' : undefined,
+                cursor: count || active ? 'pointer' : 'default',
+              }}
+            >
+              <Text span c={color} inherit fw={active ? 700 : undefined}>
+                {formatCount(count)}
+              </Text>
+            </UnstyledButton>
+          </Group>
+        );
+      })}
+    </Group>
+  );
+}
+
+function MetricsTable({
+  result,
+  outcome,
+  onOutcome,
+}: {
+  result: CompareResult;
+  outcome: CompareOutcome | null;
+  onOutcome: (outcome: CompareOutcome | null) => void;
+}) {
   const runs = result.experiments;
   const metrics = withValues(result.metrics);
   if (!metrics.length)
@@ -190,14 +287,13 @@ function MetricsTable({ result }: { result: CompareResult }) {
                           </Group>
                         </Table.Td>
                         <Table.Td ta="right" ff="monospace" fz="sm">
-                          <Text span c="teal" inherit>
-                            {formatCount(c.improved)}
-                          </Text>{' '}
-                          /{' '}
-                          <Text span c="red" inherit>
-                            {formatCount(c.regressed)}
-                          </Text>{' '}
-                          / {formatCount(c.unchanged)}
+                          <OutcomeCounts
+                            result={result}
+                            metric={m}
+                            comparison={c}
+                            outcome={outcome}
+                            onOutcome={onOutcome}
+                          />
                         </Table.Td>
                       </>
                     ) : (
@@ -218,27 +314,84 @@ function MetricsTable({ result }: { result: CompareResult }) {
 
 function CompareRowsPanel({
   result,
-  page,
-  onPage,
+  view,
+  onView,
   projectUuid,
 }: {
   result: CompareResult;
-  page: number;
-  onPage: (page: number) => void;
+  view: CompareView;
+  onView: (change: Partial<CompareView>) => void;
   projectUuid: string;
 }) {
+  const { page, outcome, trace } = view;
   const rows = useCompareRows({
     experiment_uuids: result.experiments.map((e) => e.uuid),
     baseline_uuid: result.baseline_uuid,
     page,
     page_size: ROWS_PER_PAGE,
+    ...(outcome && { outcome }),
+    ...(trace && { trace_id: trace }),
   });
-  if (rows.isPending) return <LoadingState label="Loading the test cases" />;
-  if (rows.isError) return <ErrorState error={rows.error} onRetry={() => rows.refetch()} />;
+  // Where a case's trace links: back here, to this comparison, from its header.
+  const back = new URLSearchParams({ compare: view.ids.join(','), baseline: result.baseline_uuid });
+  const shown = outcome
+    ? `Cases where ${outcomeText(result, outcome)}`
+    : trace
+      ? `The case of trace ${trace.slice(0, 8)}`
+      : null;
+  const heading = (
+    <Group justify="space-between" wrap="nowrap">
+      <Text fw={600}>{shown ?? 'Test cases'}</Text>
+      {shown && (
+        <Button
+          size="compact-sm"
+          variant="light"
+          leftSection={<IconFilter size={14} />}
+          onClick={() => onView({ outcome: null, trace: null, page: 1 })}
+        >
+          Show all cases
+        </Button>
+      )}
+    </Group>
+  );
+  if (rows.isPending)
+    return (
+      <Stack gap="sm">
+        {heading}
+        <LoadingState label="Loading the test cases" />
+      </Stack>
+    );
+  if (rows.isError)
+    return (
+      <Stack gap="sm">
+        {heading}
+        <ErrorState error={rows.error} onRetry={() => rows.refetch()} />
+      </Stack>
+    );
   const pages = Math.ceil(rows.data.total / ROWS_PER_PAGE);
+  if (rows.data.total === 0)
+    return (
+      <Stack gap="sm">
+        {heading}
+        <Paper withBorder radius="md">
+          <EmptyState title="No test cases to show">
+            <Text size="sm" c="dimmed">
+              {trace
+                ? 'This trace is no sample of the runs compared here. Show all cases, or open the comparison of its own experiment.'
+                : 'No case matches. Show all cases, or pick another count above.'}
+            </Text>
+          </EmptyState>
+        </Paper>
+      </Stack>
+    );
   return (
     <Stack gap="sm">
-      <Text fw={600}>Test cases</Text>
+      {heading}
+      {shown && (
+        <Text size="sm" c="dimmed" role="status">
+          {formatCount(rows.data.total)} case{rows.data.total === 1 ? '' : 's'} shown
+        </Text>
+      )}
       <Paper withBorder radius="md">
         <ScrollArea>
           <Table
@@ -264,7 +417,7 @@ function CompareRowsPanel({
             </Table.Thead>
             <Table.Tbody>
               {rows.data.rows.map((row) => (
-                <CompareRow key={row.key} row={row} result={result} projectUuid={projectUuid} />
+                <CompareRow key={row.key} row={row} result={result} projectUuid={projectUuid} back={back} />
               ))}
             </Table.Tbody>
           </Table>
@@ -273,7 +426,7 @@ function CompareRowsPanel({
       {pages > 1 && (
         <Pagination
           value={page}
-          onChange={onPage}
+          onChange={(p) => onView({ page: p })}
           total={pages}
           size="sm"
           getControlProps={(control) => ({ 'aria-label': `${control} page of test cases` })}
@@ -287,10 +440,12 @@ function CompareRow({
   row,
   result,
   projectUuid,
+  back,
 }: {
   row: CompareRows['rows'][number];
   result: CompareResult;
   projectUuid: string;
+  back: URLSearchParams;
 }) {
   const baseIndex = result.experiments.findIndex((e) => e.uuid === result.baseline_uuid);
   const base = row.runs[baseIndex];
@@ -314,6 +469,7 @@ function CompareRow({
               base={i === baseIndex ? null : base}
               metrics={result.metrics}
               projectUuid={projectUuid}
+              back={back}
             />
           ) : (
             <Text size="xs" c="dimmed" fs="italic">
@@ -331,11 +487,13 @@ function RunCell({
   base,
   metrics,
   projectUuid,
+  back,
 }: {
   cell: CompareCell;
   base: CompareCell | null | undefined;
   metrics: CompareMetric[];
   projectUuid: string;
+  back: URLSearchParams;
 }) {
   return (
     <Stack gap={6}>
@@ -372,7 +530,7 @@ function RunCell({
           );
         })}
       </Group>
-      <Anchor component={Link} to={`/projects/${projectUuid}/traces/${cell.trace_id}`} size="xs">
+      <Anchor component={Link} to={`/projects/${projectUuid}/traces/${cell.trace_id}?${back}`} size="xs">
         Open trace
       </Anchor>
     </Stack>

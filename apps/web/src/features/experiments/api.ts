@@ -4,13 +4,12 @@ import type {
   CompareRequest,
   CompareResult,
   CompareRows,
+  CompareRowsRequest,
   ExperimentListRequest,
   ExperimentSamples,
   ExperimentSamplesRequest,
   ExperimentSummary,
 } from '../../api/types';
-
-type CompareRowsRequest = CompareRequest & { page: number; page_size: number };
 
 const experimentKeys = {
   all: ['experiments'] as const,

@@ -85,10 +85,33 @@ describe("an experiment's samples in the URL", () => {
 });
 
 const compareArb: fc.Arbitrary<CompareView> = fc.uniqueArray(fc.uuid(), { maxLength: 5 }).chain((ids) =>
-  fc.record({
-    ids: fc.constant(ids),
-    baseline: ids.length ? fc.constantFrom(...ids) : fc.constant(null),
-    page: fc.integer({ min: 1, max: 1000 }),
+  (ids.length ? fc.constantFrom(...ids) : fc.constant(null)).chain((baseline) => {
+    const others = ids.filter((id) => id !== baseline);
+    const outcome = others.length
+      ? fc.option(
+          fc.oneof(
+            fc.record({
+              run_uuid: fc.constantFrom(...others),
+              kind: fc.constant('score' as const),
+              metric: fc.string({ minLength: 1 }),
+              change: fc.constantFrom('improved' as const, 'regressed' as const, 'unchanged' as const),
+            }),
+            fc.record({
+              run_uuid: fc.constantFrom(...others),
+              kind: fc.constantFrom('latency' as const, 'cost' as const),
+              change: fc.constantFrom('improved' as const, 'regressed' as const, 'unchanged' as const),
+            }),
+          ),
+          { nil: null },
+        )
+      : fc.constant(null);
+    return fc.record({
+      ids: fc.constant(ids),
+      baseline: fc.constant(baseline),
+      page: fc.integer({ min: 1, max: 1000 }),
+      outcome,
+      trace: fc.option(fc.uuid(), { nil: null }),
+    });
   }),
 );
 
@@ -106,13 +129,34 @@ describe('a comparison in the URL', () => {
       ids: ['a', 'b'],
       baseline: 'a',
       page: 1,
+      outcome: null,
+      trace: null,
     });
-    expect(compareCodec.parse(new URLSearchParams(''))).toEqual({ ids: [], baseline: null, page: 1 });
+    expect(compareCodec.parse(new URLSearchParams(''))).toEqual({
+      ids: [],
+      baseline: null,
+      page: 1,
+      outcome: null,
+      trace: null,
+    });
     fc.assert(
-      fc.property(junk('ids', 'baseline', 'page'), (params) => {
+      fc.property(junk('ids', 'baseline', 'page', 'cases', 'run', 'kind', 'metric', 'trace'), (params) => {
         const view = compareCodec.parse(new URLSearchParams(params));
         expect(viaLink(compareCodec, view)).toEqual(view);
       }),
     );
+  });
+
+  it('reads the cases shown: those a run improved on, regressed on or left the same, by a metric', () => {
+    const view = compareCodec.parse(new URLSearchParams('ids=a,b&baseline=a&cases=improved&run=b&metric=accuracy'));
+    expect(view.outcome).toEqual({ run_uuid: 'b', kind: 'score', metric: 'accuracy', change: 'improved' });
+    expect(compareCodec.parse(new URLSearchParams('ids=a,b&cases=regressed&run=b&kind=latency')).outcome).toEqual({
+      run_uuid: 'b',
+      kind: 'latency',
+      change: 'regressed',
+    });
+    // The baseline against itself, a run not compared, a score without its name: all the cases.
+    for (const query of ['cases=improved&run=a&metric=m', 'cases=improved&run=c&metric=m', 'cases=improved&run=b'])
+      expect(compareCodec.parse(new URLSearchParams(`ids=a,b&baseline=a&${query}`)).outcome).toBeNull();
   });
 });

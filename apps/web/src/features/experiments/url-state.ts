@@ -1,3 +1,4 @@
+import type { CompareOutcome } from '../../api/types';
 import type { FilterCondition } from '../../lib/filter-fields';
 import { readFilter, writeFilter } from '../../lib/trace-view';
 import { oneOf, readPage, type UrlCodec } from '../../lib/url-codec';
@@ -41,24 +42,64 @@ export const samplesCodec: UrlCodec<SamplesView> = {
   },
 };
 
-/** A comparison: the experiments (2 to 5), the one the others are compared with, the page of test cases. */
-export type CompareView = { ids: string[]; baseline: string | null; page: number };
+const CHANGES = ['improved', 'regressed', 'unchanged'] as const;
+const KINDS = ['score', 'latency', 'cost'] as const;
+
+/**
+ * A comparison: the experiments (2 to 5), the one the others are compared with, the page of test cases;
+ * and which cases show: those where a run improved on the baseline by a metric (or regressed, or stayed
+ * the same), or the case of one sample (a trace), or all of them.
+ */
+export type CompareView = {
+  ids: string[];
+  baseline: string | null;
+  page: number;
+  outcome: CompareOutcome | null;
+  trace: string | null;
+};
+
+/** The outcome the parameters name, when it is one the comparison counts: a compared run, not the baseline. */
+function readOutcome(params: URLSearchParams, ids: string[], baseline: string | null): CompareOutcome | null {
+  const change = params.get('cases');
+  const run = params.get('run');
+  const kind = params.get('kind') ?? 'score';
+  const metric = params.get('metric');
+  if (!CHANGES.some((c) => c === change) || !KINDS.some((k) => k === kind)) return null;
+  if (run === null || run === baseline || !ids.includes(run)) return null;
+  if ((kind === 'score') !== (metric !== null && metric !== '')) return null;
+  return {
+    run_uuid: run,
+    kind: kind as CompareOutcome['kind'],
+    ...(kind === 'score' && { metric }),
+    change: change as CompareOutcome['change'],
+  };
+}
 
 export const compareCodec: UrlCodec<CompareView> = {
   parse: (params) => {
     const ids = (params.get('ids') ?? '').split(',').filter(Boolean);
-    const baseline = params.get('baseline');
+    const named = params.get('baseline');
+    const baseline = named !== null && ids.includes(named) ? named : (ids[0] ?? null);
     return {
       ids,
-      baseline: baseline !== null && ids.includes(baseline) ? baseline : (ids[0] ?? null),
+      baseline,
       page: readPage(params),
+      outcome: readOutcome(params, ids, baseline),
+      trace: params.get('trace') || null,
     };
   },
-  write: ({ ids, baseline, page }) => {
+  write: ({ ids, baseline, page, outcome, trace }) => {
     const params = new URLSearchParams();
     if (ids.length) params.set('ids', ids.join(','));
     if (baseline) params.set('baseline', baseline);
     params.set('page', String(page));
+    if (outcome) {
+      params.set('cases', outcome.change);
+      params.set('run', outcome.run_uuid);
+      if (outcome.kind !== 'score') params.set('kind', outcome.kind);
+      if (outcome.metric) params.set('metric', outcome.metric);
+    }
+    if (trace) params.set('trace', trace);
     return params;
   },
 };

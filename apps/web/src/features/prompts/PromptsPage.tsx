@@ -20,16 +20,18 @@ import { diffLines } from 'diff';
 import { useMemo, useState } from 'react';
 import { errorMessage } from '../../api/client';
 import { usePermissions } from '../../api/roles';
-import type { PromptVersion } from '../../api/types';
+import type { Deployment, PromptVersion } from '../../api/types';
 import { DiffParts } from '../../components/WordDiff';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { Timestamp } from '../../components/ui/Timestamp';
 import { useUrlState } from '../../hooks/use-url-state';
 import { oneOf } from '../../lib/url-codec';
 import { useDeploy, useDeployments, usePromptVersions } from './api';
+import { DeploymentHistory } from './components/DeploymentHistory';
+import { MoveDeploymentModal, type DeploymentMove } from './components/MoveDeploymentModal';
 import { Playground } from './components/Playground';
 import { promptsOf, promptText, type Prompt } from './lib/prompts';
-import { promptsCodec, TABS } from './url-state';
+import { BLANK, promptsCodec, TABS } from './url-state';
 
 /**
  * Prompts by name: their versions (immutable), the deployments pointing at them, a diff between any two
@@ -45,6 +47,13 @@ export default function PromptsPage() {
   );
   const { tab } = view;
   const selected = prompts.find((p) => p.name === view.name) ?? prompts[0];
+  // The playground opens the version the URL names, else the selected prompt's newest; blank when asked.
+  const opened =
+    view.version === BLANK
+      ? null
+      : ((view.version !== null ? versions.data?.find((v) => String(v.id) === view.version) : undefined) ??
+        selected?.versions[0] ??
+        null);
 
   if (versions.isPending || deployments.isPending) return <LoadingState label="Loading the prompts" />;
   if (versions.isError) return <ErrorState error={versions.error} onRetry={() => versions.refetch()} />;
@@ -66,7 +75,9 @@ export default function PromptsPage() {
                 label={p.name}
                 description={`${p.versions.length} version${p.versions.length === 1 ? '' : 's'}${p.deployments.length ? ` · ${p.deployments.length} deployed` : ''}`}
                 active={p.name === selected?.name}
-                onClick={() => set({ name: p.name, tab: tab === 'playground' ? 'playground' : 'versions' })}
+                onClick={() =>
+                  set({ name: p.name, tab: tab === 'playground' ? 'playground' : 'versions', version: null })
+                }
               />
             ))}
           </Paper>
@@ -80,7 +91,11 @@ export default function PromptsPage() {
             </Tabs.List>
             <Tabs.Panel value="versions">
               {selected ? (
-                <VersionsPanel prompt={selected} onOpen={(v) => set({ tab: 'playground', version: String(v.id) })} />
+                <VersionsPanel
+                  prompt={selected}
+                  deployments={deployments.data}
+                  onOpen={(v) => set({ tab: 'playground', version: String(v.id) })}
+                />
               ) : (
                 <EmptyState title="No prompts yet">
                   <Text size="sm" c="dimmed">
@@ -92,10 +107,10 @@ export default function PromptsPage() {
             <Tabs.Panel value="diff">{selected && <DiffPanel prompt={selected} />}</Tabs.Panel>
             <Tabs.Panel value="playground">
               <Playground
-                key={view.version ?? 'blank'}
+                key={opened ? opened.id : 'blank'}
                 versions={versions.data}
-                initial={versions.data.find((v) => String(v.id) === view.version) ?? null}
-                onOpen={(v) => set({ name: v.name, version: String(v.id) })}
+                initial={opened}
+                onOpen={(v) => set(v ? { name: v.name, version: String(v.id) } : { version: BLANK })}
               />
             </Tabs.Panel>
           </Tabs>
@@ -105,67 +120,105 @@ export default function PromptsPage() {
   );
 }
 
-function VersionsPanel({ prompt, onOpen }: { prompt: Prompt; onOpen: (v: PromptVersion) => void }) {
+function VersionsPanel({
+  prompt,
+  deployments,
+  onOpen,
+}: {
+  prompt: Prompt;
+  /** Every deployment, of any prompt: a new deployment's id may name one of them. */
+  deployments: Deployment[];
+  onOpen: (v: PromptVersion) => void;
+}) {
   const { canWrite } = usePermissions();
+  const [move, setMove] = useState<DeploymentMove | null>(null);
   return (
-    <Paper withBorder radius="md">
-      <Table aria-label={`Versions of ${prompt.name}`} verticalSpacing="sm" horizontalSpacing="md">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Version</Table.Th>
-            <Table.Th>Model</Table.Th>
-            <Table.Th>Created</Table.Th>
-            <Table.Th>Deployed as</Table.Th>
-            <Table.Th />
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {prompt.versions.map((v) => (
-            <Table.Tr key={v.id}>
-              <Table.Td fw={600}>v{v.version_number}</Table.Td>
-              <Table.Td ff="monospace" fz="sm">
-                {v.provider}/{v.model}
-              </Table.Td>
-              <Table.Td>
-                <Timestamp value={v.created_at} size="sm" />
-              </Table.Td>
-              <Table.Td>
-                <Group gap={4}>
-                  {prompt.deployments
-                    .filter((d) => d.prompt_version.id === v.id)
-                    .map((d) => (
-                      <Badge key={d.deployment_id} variant="light" tt="none">
-                        {d.deployment_id}
-                      </Badge>
-                    ))}
-                </Group>
-              </Table.Td>
-              <Table.Td>
-                <Group gap="xs" justify="flex-end" wrap="nowrap">
-                  <Button size="xs" variant="subtle" onClick={() => onOpen(v)}>
-                    Open in playground
-                  </Button>
-                  {canWrite && <DeployMenu version={v} prompt={prompt} />}
-                </Group>
-              </Table.Td>
+    <Stack gap="md">
+      <Paper withBorder radius="md">
+        <Table aria-label={`Versions of ${prompt.name}`} verticalSpacing="sm" horizontalSpacing="md">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Version</Table.Th>
+              <Table.Th>Model</Table.Th>
+              <Table.Th>Created</Table.Th>
+              <Table.Th>Deployed as</Table.Th>
+              <Table.Th />
             </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {prompt.versions.map((v) => (
+              <Table.Tr key={v.id}>
+                <Table.Td fw={600}>v{v.version_number}</Table.Td>
+                <Table.Td ff="monospace" fz="sm">
+                  {v.provider}/{v.model}
+                </Table.Td>
+                <Table.Td>
+                  <Timestamp value={v.created_at} size="sm" />
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4}>
+                    {prompt.deployments
+                      .filter((d) => d.prompt_version.id === v.id)
+                      .map((d) => (
+                        <Badge key={d.deployment_id} variant="light" tt="none">
+                          {d.deployment_id}
+                        </Badge>
+                      ))}
+                  </Group>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap="xs" justify="flex-end" wrap="nowrap">
+                    <Button size="xs" variant="subtle" onClick={() => onOpen(v)}>
+                      Open in playground
+                    </Button>
+                    {canWrite && <DeployMenu version={v} prompt={prompt} deployments={deployments} onMove={setMove} />}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Paper>
+      {prompt.deployments.length > 0 && (
+        <Stack gap="xs" component="section" aria-label="Deployments">
+          <Title order={4}>Deployments</Title>
+          {prompt.deployments.map((d) => (
+            <DeploymentHistory key={d.deployment_id} deployment={d} canWrite={canWrite} onMove={setMove} />
           ))}
-        </Table.Tbody>
-      </Table>
-    </Paper>
+        </Stack>
+      )}
+      {move && <MoveDeploymentModal move={move} onClose={() => setMove(null)} />}
+    </Stack>
   );
 }
 
 /**
- * Deploys a version: moves one of the prompt's deployments to it, or creates a deployment with a new id. A
- * popover dialog (focus kept inside, Escape closes), not a menu: a menu holds menu items, not a form.
+ * Deploys a version: moves one of the prompt's deployments to it (once confirmed), or creates a deployment
+ * with a new id. A popover dialog (focus kept inside, Escape closes), not a menu: a menu holds menu items,
+ * not a form.
  */
-function DeployMenu({ version, prompt }: { version: PromptVersion; prompt: Prompt }) {
+function DeployMenu({
+  version,
+  prompt,
+  deployments,
+  onMove,
+}: {
+  version: PromptVersion;
+  prompt: Prompt;
+  deployments: Deployment[];
+  onMove: (move: DeploymentMove) => void;
+}) {
   const deploy = useDeploy();
   const [id, setId] = useState('');
   const [opened, setOpened] = useState(false);
   const run = (deployment_id: string | null) => {
     setOpened(false);
+    // An id that names a deployment (of this prompt or another) moves it: that asks first, like the list.
+    const existing = deployments.find((d) => d.deployment_id === deployment_id);
+    if (existing) {
+      onMove({ deploymentId: existing.deployment_id, from: existing.prompt_version, to: version });
+      return;
+    }
     deploy.mutate(
       { prompt_version_id: version.id, deployment_id },
       {

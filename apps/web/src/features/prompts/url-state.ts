@@ -2,7 +2,13 @@ import { oneOf, type UrlCodec } from '../../lib/url-codec';
 
 export const TABS = ['versions', 'diff', 'playground'] as const;
 
-/** The prompt picked, its tab, and the version the playground starts from (by id). */
+/** `version` for a playground that starts from a blank prompt rather than the selected prompt's newest version. */
+export const BLANK = 'blank';
+
+/**
+ * The prompt picked, its tab, and the version the playground starts from (by id, or BLANK; none names the
+ * selected prompt's newest).
+ */
 export type PromptsView = { tab: (typeof TABS)[number]; name: string | null; version: string | null };
 
 export const promptsCodec: UrlCodec<PromptsView> = {

@@ -1,37 +1,49 @@
 import {
   Anchor,
   Badge,
+  Button,
   Drawer,
   Group,
   Pagination,
   Paper,
   SegmentedControl,
+  Select,
   Stack,
   Table,
   Text,
   ThemeIcon,
 } from '@mantine/core';
 import { IconMessage, IconUser } from '@tabler/icons-react';
-import { Link, useParams } from 'react-router';
-import type { TraceGroup } from '../../api/types';
+import { useParams } from 'react-router';
 import { ProjectHeader } from '../../components/ProjectHeader';
-import { Payload } from '../../components/ui/Payload';
+import { SearchBox } from '../../components/ui/SearchBox';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { Timestamp } from '../../components/ui/Timestamp';
 import { useUrlState } from '../../hooks/use-url-state';
 import { formatCost, formatCount, formatLatency, formatScore } from '../../lib/format';
+import { isTimeRange, TIME_RANGE_LABELS } from '../../lib/trace-view';
 import { oneOf } from '../../lib/url-codec';
-import { useTraceGroup, useTraceGroups } from './api';
-import { GROUPINGS, sessionsCodec, type SessionsView } from './url-state';
+import { useTraceGroups } from './api';
+import { Conversation } from './Conversation';
+import { GROUPINGS, sessionsCodec } from './url-state';
 
-type By = SessionsView['by'];
 const PAGE_SIZE = 50;
 
 export default function SessionsPage() {
   const { projectUuid = '' } = useParams();
-  const [{ by, page, key }, set] = useUrlState(sessionsCodec);
-  const groups = useTraceGroups({ project_uuid: projectUuid, by, page, page_size: PAGE_SIZE });
+  const [{ by, search, range, page, key }, set] = useUrlState(sessionsCodec);
+  const groups = useTraceGroups({
+    project_uuid: projectUuid,
+    by,
+    page,
+    page_size: PAGE_SIZE,
+    // Left out when unset, so that the request reads as the view does.
+    ...(search.trim() && { search: search.trim() }),
+    ...(range !== 'na' && { time_range: range }),
+  });
   const noun = by === 'session' ? 'session' : 'user';
+  const narrowed = !!search.trim() || range !== 'na';
+  const reset = () => set({ search: '', range: 'na', page: 1 });
   return (
     <Stack gap="md">
       <ProjectHeader
@@ -50,6 +62,27 @@ export default function SessionsPage() {
           />
         }
       />
+      <Group gap="xs" wrap="wrap">
+        <SearchBox
+          label={by === 'session' ? 'Search session ids' : 'Search users'}
+          width={260}
+          value={search}
+          onSearch={(s) => set({ search: s, page: 1 })}
+        />
+        <Select
+          aria-label="Time range"
+          w={160}
+          data={Object.entries(TIME_RANGE_LABELS).map(([value, label]) => ({ value, label }))}
+          value={range}
+          allowDeselect={false}
+          onChange={(r) => r && isTimeRange(r) && set({ range: r, page: 1 })}
+        />
+        {narrowed && (
+          <Button variant="subtle" color="gray" onClick={reset}>
+            Reset
+          </Button>
+        )}
+      </Group>
       <Paper withBorder radius="md">
         {groups.isPending ? (
           <LoadingState label={`Loading the ${noun}s`} />
@@ -57,6 +90,16 @@ export default function SessionsPage() {
           <Stack p="md">
             <ErrorState error={groups.error} onRetry={() => groups.refetch()} />
           </Stack>
+        ) : groups.data.results.length === 0 && narrowed ? (
+          <EmptyState title={`No ${noun} matches`}>
+            <Text size="sm" c="dimmed">
+              Widen the time range or change the search (
+              {by === 'session' ? 'part of a session id' : 'part of a user identifier'}).
+            </Text>
+            <Button variant="light" onClick={reset}>
+              Reset
+            </Button>
+          </EmptyState>
         ) : groups.data.results.length === 0 ? (
           <EmptyState title={`No ${noun}s yet`}>
             <Text size="sm" c="dimmed">
@@ -168,92 +211,16 @@ export default function SessionsPage() {
           </Group>
         }
       >
-        {key && <Conversation projectUuid={projectUuid} by={by} groupKey={key} />}
+        {key && (
+          <Conversation
+            projectUuid={projectUuid}
+            by={by}
+            groupKey={key}
+            range={range}
+            onOpenSession={(sessionId) => set({ by: 'session', key: sessionId, search: '', page: 1 })}
+          />
+        )}
       </Drawer>
     </Stack>
-  );
-}
-
-function Conversation({ projectUuid, by, groupKey }: { projectUuid: string; by: By; groupKey: string }) {
-  const group = useTraceGroup({ project_uuid: projectUuid, by, key: groupKey });
-  if (group.isPending) return <LoadingState label="Loading the conversation" />;
-  if (group.isError) return <ErrorState error={group.error} onRetry={() => group.refetch()} />;
-  if (!group.data.traces.length) return <EmptyState title="No traces in this group" />;
-  return (
-    <Stack gap="lg" aria-label="Conversation">
-      {group.data.traces.map((t, i) => (
-        <Turn key={t.trace_id} n={i + 1} trace={t} projectUuid={projectUuid} />
-      ))}
-    </Stack>
-  );
-}
-
-/** A chat message's text when the payload is one (a string, or {content|text|input|query|question}). */
-function textOf(value: unknown): string | null {
-  if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
-    const o = value as Record<string, unknown>;
-    for (const k of ['content', 'text', 'message', 'input', 'query', 'question', 'output', 'answer']) {
-      if (typeof o[k] === 'string' && Object.keys(o).length <= 2) return o[k] as string;
-    }
-  }
-  return null;
-}
-
-function Turn({ n, trace, projectUuid }: { n: number; trace: TraceGroup['traces'][number]; projectUuid: string }) {
-  return (
-    <Stack gap={6} data-testid="turn">
-      <Group gap="xs" justify="space-between">
-        <Group gap="xs">
-          <Badge variant="outline" color="gray" size="sm">
-            #{n}
-          </Badge>
-          <Timestamp value={trace.start_timestamp} size="xs" c="dimmed" />
-        </Group>
-        <Anchor component={Link} to={`/projects/${projectUuid}/traces/${trace.trace_id}`} size="xs">
-          Open the trace
-        </Anchor>
-      </Group>
-      <Bubble role="Input" color="blue" value={trace.inputs} />
-      <Bubble role="Output" color="violet" value={trace.output} align="end" />
-    </Stack>
-  );
-}
-
-function Bubble({
-  role,
-  color,
-  value,
-  align = 'start',
-}: {
-  role: string;
-  color: string;
-  value: unknown;
-  align?: 'start' | 'end';
-}) {
-  const text = textOf(value);
-  return (
-    <Paper
-      withBorder
-      radius="md"
-      p="sm"
-      maw="85%"
-      style={{
-        alignSelf: align === 'end' ? 'flex-end' : 'flex-start',
-        background: `var(--mantine-color-${color}-light)`,
-      }}
-    >
-      {/* The light variant's own text colour: it reads on the tint in both schemes. */}
-      <Text size="xs" fw={600} c={`var(--mantine-color-${color}-light-color)`} mb={4}>
-        {role}
-      </Text>
-      {text != null ? (
-        <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-          {text}
-        </Text>
-      ) : (
-        <Payload value={value} label={`the ${role.toLowerCase()}`} maxHeight={240} />
-      )}
-    </Paper>
   );
 }

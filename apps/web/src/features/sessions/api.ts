@@ -1,8 +1,9 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
-import type { TraceGroup, TraceGroups, TraceGroupsRequest } from '../../api/types';
+import type { TimeRange, TraceGroup, TraceGroups, TraceGroupsRequest } from '../../api/types';
 
-type GroupRequest = { project_uuid: string; by: 'session' | 'user'; key: string | null };
+/** `time_range` left out: all time. */
+type GroupRequest = { project_uuid: string; by: 'session' | 'user'; key: string | null; time_range?: TimeRange };
 
 const groupKeys = {
   all: ['trace-groups'] as const,

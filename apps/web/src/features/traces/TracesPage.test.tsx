@@ -18,6 +18,7 @@ const open = (query = '') =>
     path: '/projects/:projectUuid/traces',
   });
 const lastRequest = () => requestsTo('traces').at(-1)!.body;
+const sentFilters = () => (lastRequest() as { filters?: unknown[] }).filters;
 const rowNames = () =>
   within(screen.getByRole('table', { name: 'Traces' }))
     .getAllByRole('link')
@@ -133,6 +134,178 @@ describe('the traces page', () => {
     streams[0]!.emit('trace', JSON.stringify(fresh));
     await waitFor(() => expect(rowNames()).toEqual(['fresh-trace', 'answer-question', 'classify-ticket']));
     expect(screen.getByText('3 traces')).toBeTruthy();
+  });
+
+  describe('several filters', () => {
+    const link = (...pairs: [string, string][]) => `?${new URLSearchParams(pairs).toString()}`;
+    const chips = () =>
+      within(screen.getByRole('list', { name: 'Conditions of this view' }))
+        .getAllByRole('listitem')
+        .map((li) => li.textContent);
+
+    it('reads every filter of a link: a chip each, all in the request', async () => {
+      server.use(answer('traces', tracePage(ROWS)));
+      const page = open(
+        link(
+          ['filter', '["trace_name","equals","rag-query"]'],
+          ['filter', '["metadata","equals","prod","env"]'],
+          ['filter', '["latency","greater_than","2"]'],
+          ['status', 'error'],
+          ['range', '24h'],
+        ),
+      );
+      await screen.findByRole('table', { name: 'Traces' });
+      expect(lastRequest()).toMatchObject({
+        filters: [
+          { field: 'trace_name', operator: 'equals', value: 'rag-query' },
+          { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' },
+          { field: 'latency', operator: 'greater_than', value: '2' },
+        ],
+        status: 'error',
+        time_range: '24h',
+        include_experiments: false,
+      });
+      expect(chips()).toEqual([
+        'last 24 hours',
+        'status error',
+        'name equals rag-query',
+        'metadata.env equals prod',
+        'latency (s) > 2',
+      ]);
+
+      await userEvent.click(screen.getByRole('button', { name: 'Remove metadata.env equals prod' }));
+      await waitFor(() => expect(sentFilters()).toHaveLength(2));
+      expect(page.search().getAll('filter')).toEqual([
+        '["trace_name","equals","rag-query"]',
+        '["latency","greater_than","2"]',
+      ]);
+      await userEvent.click(screen.getByRole('button', { name: 'Remove status error' }));
+      await waitFor(() => expect(lastRequest()).toMatchObject({ status: null }));
+      expect(page.search().get('status')).toBeNull();
+    });
+
+    it('reads a link of old with its one filter', async () => {
+      server.use(answer('traces', tracePage(ROWS)));
+      open('?filter=metadata&key=env&op=equals&value=prod');
+      await screen.findByRole('table', { name: 'Traces' });
+      expect(sentFilters()).toEqual([{ field: 'metadata', key: 'env', operator: 'equals', value: 'prod' }]);
+      expect(chips()).toEqual(['metadata.env equals prod']);
+    });
+
+    it('adds a filter to those of the view', async () => {
+      server.use(answer('traces', tracePage(ROWS)));
+      const page = open(link(['filter', '["trace_name","equals","rag-query"]']));
+      await screen.findByRole('table', { name: 'Traces' });
+      await userEvent.click(screen.getByRole('button', { name: 'Add filter' }));
+      const form = await screen.findByRole('form', { name: 'New filter' });
+      await userEvent.click(within(form).getByRole('combobox', { name: 'Field' }));
+      await userEvent.click(await screen.findByRole('option', { name: 'User' }));
+      await userEvent.type(within(form).getByRole('textbox', { name: 'Value' }), 'ann');
+      await userEvent.click(within(form).getByRole('button', { name: 'Add' }));
+      await waitFor(() => expect(sentFilters()).toHaveLength(2));
+      expect(page.search().getAll('filter')).toEqual([
+        '["trace_name","equals","rag-query"]',
+        '["end_user_identifier","equals","ann"]',
+      ]);
+      expect(chips()).toEqual(['name equals rag-query', 'user equals ann']);
+    });
+
+    it('leaves experiment runs out unless they are included', async () => {
+      server.use(answer('traces', tracePage(ROWS)));
+      const page = open();
+      await screen.findByRole('table', { name: 'Traces' });
+      expect(lastRequest()).toMatchObject({ include_experiments: false });
+      await userEvent.click(screen.getByRole('switch', { name: 'Include experiment runs' }));
+      await waitFor(() => expect(lastRequest()).toMatchObject({ include_experiments: true }));
+      expect(page.search().get('experiments')).toBe('1');
+      await userEvent.click(screen.getByRole('button', { name: 'Remove experiment runs included' }));
+      await waitFor(() => expect(lastRequest()).toMatchObject({ include_experiments: false }));
+    });
+  });
+
+  it('sorts by a column when its header is clicked, and says so', async () => {
+    server.use(answer('traces', tracePage(ROWS)));
+    const page = open();
+    await screen.findByRole('table', { name: 'Traces' });
+    const header = (name: string) => screen.getByRole('columnheader', { name: new RegExp(`^${name}`) });
+    expect(header('Start').getAttribute('aria-sort')).toBe('descending');
+    expect(header('Cost').getAttribute('aria-sort')).toBe('none');
+    // Columns the listing cannot sort by have no sort state.
+    expect(header('Status').getAttribute('aria-sort')).toBeNull();
+
+    await userEvent.click(within(header('Cost')).getByRole('button'));
+    await waitFor(() => expect(lastRequest()).toMatchObject({ sort: 'costliest', page: 1 }));
+    expect(page.search().get('sort')).toBe('costliest');
+    expect(header('Cost').getAttribute('aria-sort')).toBe('descending');
+    expect(header('Start').getAttribute('aria-sort')).toBe('none');
+
+    await userEvent.click(within(header('Cost')).getByRole('button'));
+    await waitFor(() => expect(lastRequest()).toMatchObject({ sort: 'cheapest' }));
+    expect(header('Cost').getAttribute('aria-sort')).toBe('ascending');
+
+    await userEvent.click(within(header('Tokens')).getByRole('button'));
+    await waitFor(() => expect(lastRequest()).toMatchObject({ sort: 'most_tokens' }));
+    await userEvent.click(within(header('Name')).getByRole('button'));
+    await waitFor(() => expect(lastRequest()).toMatchObject({ sort: 'name_asc' }));
+    expect(header('Name').getAttribute('aria-sort')).toBe('ascending');
+  });
+
+  describe('content columns', () => {
+    const CONTENT_ROWS = [
+      traceRow({
+        input_preview: '{"question": "How do I export to CSV?"}',
+        output_preview: 'Use the export button.\nThen pick CSV.',
+        metadata_values: { environment: 'staging' },
+      }),
+      traceRow({
+        trace_id: 'a0000000-0000-4000-8000-000000000002',
+        trace_name: 'classify-ticket',
+        status: 'error',
+        error: 'RateLimitError: 429 Too Many Requests\n    at callProvider (provider.ts:88:11)',
+      }),
+    ];
+    beforeEach(() => localStorage.removeItem(`sightline.traceContent.${PROJECT_UUID}`));
+    const headers = () =>
+      within(screen.getByRole('table', { name: 'Traces' }))
+        .getAllByRole('columnheader')
+        .map((th) => th.textContent);
+
+    it('shows the input, the output and a metadata key chosen in the column menu, kept for the project', async () => {
+      server.use(answer('traces', tracePage(CONTENT_ROWS)));
+      open();
+      await screen.findByRole('table', { name: 'Traces' });
+      expect(lastRequest()).toMatchObject({ content: false, metadata_keys: [] });
+      await userEvent.click(screen.getByRole('button', { name: 'Columns' }));
+      const menu = await screen.findByRole('group', { name: 'Content columns' });
+      await userEvent.click(within(menu).getByRole('checkbox', { name: 'Input' }));
+      await userEvent.click(within(menu).getByRole('checkbox', { name: 'Output' }));
+      await userEvent.type(within(menu).getByRole('textbox', { name: 'Metadata key' }), 'environment{Enter}');
+      await waitFor(() => expect(lastRequest()).toMatchObject({ content: true, metadata_keys: ['environment'] }));
+      expect(headers()).toEqual(expect.arrayContaining(['Name', 'Input', 'Output', 'environment']));
+      // A payload's first line; JSON in monospace.
+      const input = screen.getByText('{"question": "How do I export to CSV?"}');
+      expect(getComputedStyle(input).fontFamily).toMatch(/monospace/);
+      expect(getComputedStyle(screen.getByText('Use the export button.')).fontFamily).not.toMatch(/monospace/);
+      expect(screen.getByText('Use the export button.')).toBeTruthy();
+      expect(screen.getByText('staging')).toBeTruthy();
+      expect(JSON.parse(localStorage.getItem(`sightline.traceContent.${PROJECT_UUID}`)!)).toMatchObject({
+        input: true,
+        output: true,
+        metadata: ['environment'],
+      });
+    });
+
+    it('shows the error message when the view lists failed traces, unless it is turned off', async () => {
+      server.use(answer('traces', tracePage(CONTENT_ROWS)));
+      open('?status=error');
+      await screen.findByRole('table', { name: 'Traces' });
+      expect(headers()).toContain('Error');
+      expect(screen.getByText('RateLimitError: 429 Too Many Requests')).toBeTruthy();
+      await userEvent.click(screen.getByRole('button', { name: 'Columns' }));
+      const menu = await screen.findByRole('group', { name: 'Content columns' });
+      await userEvent.click(within(menu).getByRole('checkbox', { name: 'Error message' }));
+      await waitFor(() => expect(headers()).not.toContain('Error'));
+    });
   });
 
   describe('add to queue', () => {

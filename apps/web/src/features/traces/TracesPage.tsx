@@ -1,8 +1,7 @@
-import { Button, Group, Pagination, Paper, Select, Stack, Text, TextInput } from '@mantine/core';
-import { useDebouncedCallback } from '@mantine/hooks';
-import { IconArrowUp, IconSearch } from '@tabler/icons-react';
+import { Button, Group, Pagination, Paper, Select, Stack, Switch, Text } from '@mantine/core';
+import { IconArrowUp } from '@tabler/icons-react';
 import type { RowSelectionState } from '@tanstack/react-table';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useProjects } from '../../api/projects';
 import { usePermissions } from '../../api/roles';
@@ -11,8 +10,8 @@ import type { TraceRow } from '../../api/types';
 import { AddToDataset } from '../../components/AddToDataset';
 import { AddToQueue } from '../../components/AddToQueue';
 import { ClientSetup } from '../../components/ClientSetup';
-import { FilterBuilder } from '../../components/FilterBuilder';
 import { ProjectHeader } from '../../components/ProjectHeader';
+import { SearchBox } from '../../components/ui/SearchBox';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { useUrlState } from '../../hooks/use-url-state';
 import { formatCount } from '../../lib/format';
@@ -29,7 +28,9 @@ import {
 import { keyOf, oneOf } from '../../lib/url-codec';
 import { useTraces } from './api';
 import { LiveControl } from './components/LiveControl';
+import { FilterChips } from './components/FilterChips';
 import { ColumnChooser, TracesTable } from './components/TracesTable';
+import { showsError, useContentColumns } from './lib/content-columns';
 import { useLiveRows } from './lib/use-live-rows';
 
 const STATUS_OPTIONS = [
@@ -47,7 +48,16 @@ export default function TracesPage() {
   const reset = () => setUrlView(DEFAULT_VIEW);
   const navigate = useNavigate();
   const project = useProjects().data?.find((p) => p.uuid === projectUuid);
-  const traces = useTraces(requestFromView(view, projectUuid));
+  const [chosenContent, setContent] = useContentColumns(projectUuid);
+  const content = useMemo(
+    () => ({ ...chosenContent, error: showsError(chosenContent, view.status) }),
+    [chosenContent, view.status],
+  );
+  const traces = useTraces({
+    ...requestFromView(view, projectUuid),
+    content: content.input || content.output,
+    metadata_keys: content.metadata,
+  });
   const { apiKey } = useSession();
   const { canWrite } = usePermissions();
   // Traces picked for "Add to dataset" and "Add to queue", by id: kept across pages until added.
@@ -61,7 +71,7 @@ export default function TracesPage() {
   const live = useLiveRows(projectUuid, view, traces.data?.results, refetch);
   const rows = live.rows;
   const traceLink = (r: TraceRow) => `/projects/${projectUuid}/traces/${r.trace_id}`;
-  const narrowed = !!(view.search || view.filter || view.status || view.range !== 'na');
+  const narrowed = !!(view.search || view.filters.length || view.status || view.range !== 'na' || view.experiments);
 
   return (
     <Stack gap="sm" h="calc(100vh - 56px - 2 * var(--mantine-spacing-md))">
@@ -73,7 +83,13 @@ export default function TracesPage() {
       />
 
       <Group gap="xs" wrap="wrap">
-        <SearchBox value={view.search} onSearch={(search) => setView({ search })} />
+        <SearchBox
+          label="Search inputs, output and metadata"
+          placeholder="Search inputs, output, metadata…"
+          width={300}
+          value={view.search}
+          onSearch={(search) => setView({ search })}
+        />
         <Select
           aria-label="Time range"
           w={160}
@@ -98,7 +114,11 @@ export default function TracesPage() {
           allowDeselect={false}
           onChange={(status) => setView({ status: oneOf(STATUSES, status, '') })}
         />
-        <FilterBuilder value={view.filter} onChange={(filter) => setView({ filter })} />
+        <Switch
+          label="Include experiment runs"
+          checked={view.experiments}
+          onChange={(e) => setView({ experiments: e.currentTarget.checked })}
+        />
         {narrowed && (
           <Button variant="subtle" color="gray" onClick={reset}>
             Reset
@@ -115,8 +135,10 @@ export default function TracesPage() {
             onAdded={() => setSelection({})}
           />
         )}
-        <ColumnChooser />
+        <ColumnChooser content={content} onContentChange={(change) => setContent((c) => ({ ...c, ...change }))} />
       </Group>
+
+      <FilterChips view={view} onChange={setView} />
 
       {live.pending > 0 && (
         <Button
@@ -153,7 +175,7 @@ export default function TracesPage() {
           ) : narrowed ? (
             <EmptyState title="No trace matches this view">
               <Text size="sm" c="dimmed">
-                Widen the time range, change the filter or the search, or reset the view.
+                Widen the time range, remove a filter or change the search, or reset the view.
               </Text>
               <Button variant="light" onClick={reset}>
                 Reset the view
@@ -175,6 +197,9 @@ export default function TracesPage() {
             fresh={live.fresh}
             onReadingChange={live.setReading}
             height="100%"
+            sort={view.sort}
+            onSort={(sort) => setView({ sort })}
+            content={content}
             {...(canWrite && { selection, onSelectionChange: setSelection })}
           />
         )}
@@ -213,30 +238,5 @@ export default function TracesPage() {
         </Group>
       )}
     </Stack>
-  );
-}
-
-function SearchBox({ value, onSearch }: { value: string; onSearch: (s: string) => void }) {
-  const [text, setText] = useState(value);
-  // Typing searches once it settles; a new `value` from the URL (back, a link) only resets the box.
-  const search = useDebouncedCallback((s: string) => s.trim() !== value.trim() && onSearch(s), 350);
-  useEffect(() => setText(value), [value]);
-  return (
-    <TextInput
-      aria-label="Search inputs, output and metadata"
-      placeholder="Search inputs, output, metadata…"
-      leftSection={<IconSearch size={16} />}
-      w={300}
-      value={text}
-      onChange={(e) => {
-        setText(e.currentTarget.value);
-        search(e.currentTarget.value);
-      }}
-      onKeyDown={(e) => {
-        if (e.key !== 'Enter') return;
-        search.cancel();
-        onSearch(text);
-      }}
-    />
   );
 }

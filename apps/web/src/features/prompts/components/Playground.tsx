@@ -4,6 +4,7 @@ import {
   Button,
   Grid,
   Group,
+  NumberInput,
   Paper,
   Select,
   Stack,
@@ -21,7 +22,7 @@ import { usePermissions } from '../../../api/roles';
 import type { CompletionDone, PromptVersion, PromptVersionCreate } from '../../../api/types';
 import { formatCost, formatCount, formatLatency } from '../../../lib/format';
 import { useCreatePromptVersion } from '../api';
-import { templateVariables } from '../lib/prompts';
+import { modelParams, paramFields, templateVariables, type ParamFields } from '../lib/prompts';
 
 type Message = { role: PromptVersionCreate['messages'][number]['role']; content: string };
 const ROLES: Message['role'][] = ['system', 'user', 'assistant'];
@@ -50,14 +51,15 @@ export function Playground({
 }: {
   versions: PromptVersion[];
   initial: PromptVersion | null;
-  /** Opens a version here: one chosen to start from, or one just saved. */
-  onOpen: (v: PromptVersion) => void;
+  /** Opens a version here (one chosen to start from, or one just saved), or a blank prompt (null). */
+  onOpen: (v: PromptVersion | null) => void;
 }) {
   const { canWrite } = usePermissions();
   const [name, setName] = useState(initial?.name ?? '');
   const [provider, setProvider] = useState(initial?.provider ?? 'openai');
   const [model, setModel] = useState(initial?.model ?? 'gpt-4o-mini');
   const [messages, setMessages] = useState<Message[]>(() => messagesOf(initial));
+  const [params, setParams] = useState<ParamFields>(() => paramFields(initial?.model_params));
   const [values, setValues] = useState<Record<string, string>>({});
   const [answer, setAnswer] = useState('');
   const [done, setDone] = useState<CompletionDone | null>(null);
@@ -77,7 +79,7 @@ export function Playground({
     const body = {
       project_name: PLAYGROUND_PROJECT,
       trace_name: name ? `playground: ${name}` : 'playground',
-      llm_configuration: { provider, model, messages },
+      llm_configuration: { provider, model, messages, model_params: modelParams(params, initial?.model_params) },
       inputs: Object.fromEntries(variables.map((v) => [v, values[v] ?? ''])),
     };
     try {
@@ -99,7 +101,7 @@ export function Playground({
   };
   const saveVersion = () =>
     save.mutate(
-      { name: name.trim(), provider, model, messages, model_params: initial?.model_params ?? null },
+      { name: name.trim(), provider, model, messages, model_params: modelParams(params, initial?.model_params) },
       {
         onSuccess: (v) => {
           notifications.show({ color: 'teal', message: `Saved ${v.name} v${v.version_number}.` });
@@ -120,16 +122,15 @@ export function Playground({
               placeholder="A blank prompt"
               data={versions.map((v) => ({ value: String(v.id), label: `${v.name} v${v.version_number}` }))}
               value={initial ? String(initial.id) : null}
-              onChange={(id) => {
-                const v = versions.find((x) => String(x.id) === id);
-                if (v) onOpen(v);
-              }}
+              onChange={(id) => onOpen(versions.find((x) => String(x.id) === id) ?? null)}
               searchable
+              clearable
               w={240}
             />
             <TextInput label="Provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)} w={120} />
             <TextInput label="Model" value={model} onChange={(e) => setModel(e.currentTarget.value)} w={180} />
           </Group>
+          <ParamsFields value={params} onChange={(change) => setParams({ ...params, ...change })} />
           {messages.map((m, i) => (
             <Paper key={i} withBorder radius="md" p="xs">
               <Group justify="space-between" mb={4}>
@@ -274,6 +275,66 @@ function RunFigures({ done }: { done: CompletionDone }) {
           Open its trace
         </Anchor>
       )}
+    </Group>
+  );
+}
+
+const FORMATS = [
+  { value: 'text', label: 'Text' },
+  { value: 'json_object', label: 'JSON object' },
+];
+
+/** Temperature, max tokens, top_p and the response format; a field left empty is the provider's default. */
+function ParamsFields({ value, onChange }: { value: ParamFields; onChange: (change: Partial<ParamFields>) => void }) {
+  return (
+    <Group align="flex-end" gap="sm" role="group" aria-label="Model parameters">
+      <NumberInput
+        label="Temperature"
+        placeholder="default"
+        min={0}
+        max={2}
+        step={0.1}
+        decimalScale={2}
+        clampBehavior="strict"
+        value={value.temp}
+        onChange={(v) => onChange({ temp: v })}
+        w={120}
+      />
+      <NumberInput
+        label="Max tokens"
+        placeholder="default"
+        min={1}
+        step={1}
+        allowDecimal={false}
+        allowNegative={false}
+        value={value.max_length}
+        onChange={(v) => onChange({ max_length: v })}
+        w={120}
+      />
+      <NumberInput
+        label="Top p"
+        placeholder="default"
+        min={0}
+        max={1}
+        step={0.05}
+        decimalScale={2}
+        clampBehavior="strict"
+        value={value.top_p}
+        onChange={(v) => onChange({ top_p: v })}
+        w={120}
+      />
+      <Select
+        label="Response format"
+        data={
+          value.response_format === 'json_schema'
+            ? [...FORMATS, { value: 'json_schema', label: 'JSON schema' }]
+            : FORMATS
+        }
+        value={value.response_format}
+        onChange={(v) => v && onChange({ response_format: v as ParamFields['response_format'] })}
+        allowDeselect={false}
+        w={160}
+      />
     </Group>
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment, PromptVersion } from '../../../api/types';
-import { promptsOf, promptText, templateVariables } from './prompts';
+import { modelParams, paramFields, promptsOf, promptText, templateVariables } from './prompts';
 
 const version = (name: string, version_number: number, content = 'Hi {{name}}'): PromptVersion => ({
   id: version_number + (name === 'b' ? 100 : 0),
@@ -31,5 +31,24 @@ describe('prompts', () => {
     expect(promptText(version('a', 1))).toBe(
       'model: gpt-4o-mini\nprovider: openai\ntemperature: 0\n\n[user]\nHi {{name}}',
     );
+  });
+
+  it('edits temperature, max tokens, top_p and the response format, and keeps the other parameters', () => {
+    const stored = { temp: 0.2, max_length: 300, presence_penalty: 0.5, response_format: { type: 'json_object' } };
+    const fields = paramFields(stored);
+    expect(fields).toEqual({ temp: 0.2, max_length: 300, top_p: '', response_format: 'json_object' });
+    expect(modelParams({ ...fields, top_p: 0.9, max_length: '' }, stored)).toEqual({
+      presence_penalty: 0.5,
+      temp: 0.2,
+      top_p: 0.9,
+      response_format: { type: 'json_object' },
+    });
+    expect(modelParams(paramFields(null), null)).toBeNull();
+    expect(modelParams({ ...paramFields(null), response_format: 'json_object' }, null)).toEqual({
+      response_format: { type: 'json_object' },
+    });
+    // A JSON schema the playground cannot edit goes back as it was.
+    const schema = { response_format: { type: 'json_schema', json_schema: { name: 'answer' } } };
+    expect(modelParams(paramFields(schema), schema)).toEqual(schema);
   });
 });

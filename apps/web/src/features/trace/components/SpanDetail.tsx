@@ -27,6 +27,7 @@ import { ErrorState, LoadingState } from '../../../components/ui/StateViews';
 import { Timestamp } from '../../../components/ui/Timestamp';
 import { chatOf } from '../../../lib/chat';
 import { formatCost, formatCount, formatLatency, formatScore } from '../../../lib/format';
+import { EvalVersions } from './EvalVersions';
 
 type Props = {
   skeleton: SkeletonSpan;
@@ -244,6 +245,7 @@ function SpanBody({ span }: { span: Span }) {
                 No scores on this span. Evaluations and clients add them.
               </Text>
             )}
+            <EvalVersions traceId={span.trace_id} />
             <KeyValues
               rows={[['Feedback score', span.feedback_score == null ? null : formatScore(span.feedback_score)]]}
             />

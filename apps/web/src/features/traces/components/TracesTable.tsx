@@ -1,6 +1,19 @@
-import { Anchor, Checkbox, Popover, Button, Stack, Table, Text } from '@mantine/core';
+import {
+  ActionIcon,
+  Anchor,
+  Button,
+  Checkbox,
+  Divider,
+  Group,
+  Popover,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  UnstyledButton,
+} from '@mantine/core';
 import { useLocalStorage } from '@mantine/hooks';
-import { IconColumns } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconArrowsSort, IconColumns, IconX } from '@tabler/icons-react';
 import {
   createColumnHelper,
   flexRender,
@@ -11,12 +24,13 @@ import {
   type VisibilityState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import type { TraceRow } from '../../../api/types';
+import type { TraceRow, TraceSort } from '../../../api/types';
 import { Chips, scoreChips, StatusBadge } from '../../../components/TraceCells';
 import { Timestamp } from '../../../components/ui/Timestamp';
 import { formatCost, formatCount, formatLatency, formatScore, formatTokens } from '../../../lib/format';
+import { compactText, MAX_METADATA_COLUMNS, metadataText, type ContentColumns } from '../lib/content-columns';
 
 const column = createColumnHelper<TraceRow>();
 const mono = { ff: 'monospace', size: 'sm' } as const;
@@ -27,7 +41,7 @@ const TRACE_COLUMNS = [
   column.accessor('start_timestamp', {
     id: 'start',
     header: 'Start',
-    size: 130,
+    size: 170,
     cell: (c) => <Timestamp value={c.getValue()} size="sm" />,
   }),
   column.accessor('latency', {
@@ -66,8 +80,9 @@ const TRACE_COLUMNS = [
   column.accessor('status', {
     id: 'status',
     header: 'Status',
-    // Wide enough for "SUCCESS" in a wide fallback font (DejaVu Sans): a cut status reads as another one.
-    size: 104,
+    // Wide enough for "SUCCESS" in a wide fallback font (DejaVu Sans), with the cell's padding: a cut status
+    // reads as another one.
+    size: 120,
     cell: ({ row: { original: r } }) => <StatusBadge status={r.status} error={r.error} />,
   }),
   column.accessor('scores', {
@@ -76,7 +91,7 @@ const TRACE_COLUMNS = [
     size: 240,
     cell: (c) => <Chips items={scoreChips(c.getValue())} color="indigo" />,
   }),
-  column.accessor('tags', { id: 'tags', header: 'Tags', size: 150, cell: (c) => <Chips items={c.getValue()} /> }),
+  column.accessor('tags', { id: 'tags', header: 'Tags', size: 220, cell: (c) => <Chips items={c.getValue()} /> }),
   column.accessor('end_user_identifier', {
     id: 'user',
     header: 'User',
@@ -120,6 +135,68 @@ const TRACE_COLUMNS = [
     ),
   }),
 ];
+/** A payload's first line in a cell, in monospace when it is JSON; the whole start on hover. */
+function ContentCell({ text }: { text: string | null | undefined }) {
+  const compact = compactText(text);
+  if (!compact)
+    return (
+      <Text span size="sm" c="dimmed">
+        –
+      </Text>
+    );
+  return (
+    <Text span size="sm" ff={compact.json ? 'monospace' : undefined} title={text ?? undefined}>
+      {compact.line}
+    </Text>
+  );
+}
+
+/** The content columns chosen, after the name: input, output, error message, then each metadata key. */
+function contentColumns(content: ContentColumns & { error: boolean }) {
+  const columns = [];
+  if (content.input)
+    columns.push(
+      column.accessor('input_preview', {
+        id: 'input',
+        header: 'Input',
+        size: 260,
+        enableHiding: false,
+        cell: (c) => <ContentCell text={c.getValue()} />,
+      }),
+    );
+  if (content.output)
+    columns.push(
+      column.accessor('output_preview', {
+        id: 'output',
+        header: 'Output',
+        size: 260,
+        enableHiding: false,
+        cell: (c) => <ContentCell text={c.getValue()} />,
+      }),
+    );
+  if (content.error)
+    columns.push(
+      column.accessor('error', {
+        id: 'error',
+        header: 'Error',
+        size: 260,
+        enableHiding: false,
+        cell: (c) => <ContentCell text={c.getValue()} />,
+      }),
+    );
+  for (const key of content.metadata)
+    columns.push(
+      column.display({
+        id: `metadata:${key}`,
+        header: key,
+        size: 160,
+        enableHiding: false,
+        cell: ({ row: { original: r } }) => <ContentCell text={metadataText(r.metadata_values?.[key])} />,
+      }),
+    );
+  return columns;
+}
+
 /** The checkbox column of a table whose rows can be picked (for "Add to dataset"). */
 const SELECT_COLUMN = column.display({
   id: 'select',
@@ -143,6 +220,32 @@ const SELECT_COLUMN = column.display({
   ),
 });
 const DEFAULT_HIDDEN: VisibilityState = { feedback: false, spans: false };
+
+type Direction = 'ascending' | 'descending';
+/** The columns a header click sorts by: the listing's order each way, and the way a first click sorts. */
+const COLUMN_SORTS: Record<string, { ascending: TraceSort; descending: TraceSort; first: Direction }> = {
+  name: { ascending: 'name_asc', descending: 'name_desc', first: 'ascending' },
+  start: { ascending: 'oldest', descending: 'newest', first: 'descending' },
+  latency: { ascending: 'fastest', descending: 'slowest', first: 'descending' },
+  tokens: { ascending: 'fewest_tokens', descending: 'most_tokens', first: 'descending' },
+  cost: { ascending: 'cheapest', descending: 'costliest', first: 'descending' },
+  feedback: { ascending: 'worst_feedback', descending: 'best_feedback', first: 'descending' },
+};
+
+/** How the column sorts the table now, if it does. */
+function directionOf(columnId: string, sort: TraceSort | undefined): Direction | undefined {
+  const sorts = COLUMN_SORTS[columnId];
+  if (!sorts || !sort) return undefined;
+  return sorts.ascending === sort ? 'ascending' : sorts.descending === sort ? 'descending' : undefined;
+}
+
+/** The order a click on the column's header asks for: its first way, or the other way when already sorted so. */
+function nextSort(columnId: string, sort: TraceSort | undefined): TraceSort {
+  const sorts = COLUMN_SORTS[columnId]!;
+  const now = directionOf(columnId, sort);
+  const other: Direction = sorts.first === 'ascending' ? 'descending' : 'ascending';
+  return sorts[now === sorts.first ? other : sorts.first];
+}
 const ROW_HEIGHT = 41;
 
 type Props = {
@@ -157,6 +260,11 @@ type Props = {
   /** Picked rows by trace id; without it the table has no checkboxes. */
   selection?: RowSelectionState;
   onSelectionChange?: OnChangeFn<RowSelectionState>;
+  /** The listing's order; with `onSort`, the headers of sortable columns sort the table when clicked. */
+  sort?: TraceSort;
+  onSort?: (sort: TraceSort) => void;
+  /** The content columns shown beside the figures (the error column's choice already made). */
+  content?: ContentColumns & { error: boolean };
 };
 
 export function TracesTable({
@@ -168,13 +276,20 @@ export function TracesTable({
   height,
   selection,
   onSelectionChange,
+  sort,
+  onSort,
+  content,
 }: Props) {
   const [visibility, setVisibility] = useLocalStorage<VisibilityState>({
     key: 'sightline.traceColumns',
     defaultValue: DEFAULT_HIDDEN,
   });
   const selectable = !!selection;
-  const columns = useMemo(() => (selectable ? [SELECT_COLUMN, ...TRACE_COLUMNS] : TRACE_COLUMNS), [selectable]);
+  const columns = useMemo(() => {
+    const [name, ...figures] = TRACE_COLUMNS;
+    const all = [name!, ...(content ? contentColumns(content) : []), ...figures];
+    return selectable ? [SELECT_COLUMN, ...all] : all;
+  }, [selectable, content]);
   const table = useReactTable({
     data: rows,
     columns,
@@ -233,15 +348,36 @@ export function TracesTable({
             {table
               .getFlatHeaders()
               .filter((h) => h.column.getIsVisible())
-              .map((h) => (
-                <Table.Th
-                  key={h.id}
-                  ta={(h.column.columnDef.meta as { align?: 'right' } | undefined)?.align}
-                  style={{ whiteSpace: 'nowrap' }}
-                >
-                  {flexRender(h.column.columnDef.header, h.getContext())}
-                </Table.Th>
-              ))}
+              .map((h) => {
+                const align = (h.column.columnDef.meta as { align?: 'right' } | undefined)?.align;
+                const sortable = onSort && COLUMN_SORTS[h.column.id];
+                const direction = directionOf(h.column.id, sort);
+                const Arrow =
+                  direction === 'ascending' ? IconArrowUp : direction === 'descending' ? IconArrowDown : IconArrowsSort;
+                return (
+                  <Table.Th
+                    key={h.id}
+                    ta={align}
+                    style={{ whiteSpace: 'nowrap' }}
+                    aria-sort={sortable ? (direction ?? 'none') : undefined}
+                  >
+                    {sortable ? (
+                      <UnstyledButton
+                        onClick={() => onSort(nextSort(h.column.id, sort))}
+                        fw={700}
+                        fz="sm"
+                        title={`Sort by ${String(h.column.columnDef.header).toLowerCase()}`}
+                        style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}
+                      >
+                        {flexRender(h.column.columnDef.header, h.getContext())}
+                        <Arrow size={14} aria-hidden opacity={direction ? 1 : 0.4} />
+                      </UnstyledButton>
+                    ) : (
+                      flexRender(h.column.columnDef.header, h.getContext())
+                    )}
+                  </Table.Th>
+                );
+              })}
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -301,12 +437,29 @@ export function TracesTable({
   );
 }
 
-/** Which columns the table shows (the name always), remembered in this browser. */
-export function ColumnChooser() {
+/**
+ * Which columns the table shows (the name always), remembered in this browser; and the project's content
+ * columns: input, output, error message and metadata keys.
+ */
+export function ColumnChooser({
+  content,
+  onContentChange,
+}: {
+  content: ContentColumns & { error: boolean };
+  onContentChange: (change: Partial<ContentColumns>) => void;
+}) {
   const [visibility, setVisibility] = useLocalStorage<VisibilityState>({
     key: 'sightline.traceColumns',
     defaultValue: DEFAULT_HIDDEN,
   });
+  const [key, setKey] = useState('');
+  const newKey = key.trim();
+  const canAdd = !!newKey && !content.metadata.includes(newKey) && content.metadata.length < MAX_METADATA_COLUMNS;
+  const addKey = () => {
+    if (!canAdd) return;
+    onContentChange({ metadata: [...content.metadata, newKey] });
+    setKey('');
+  };
   return (
     // Focus moves into the list when it opens (it is drawn at the end of the page, out of the tab order).
     <Popover position="bottom-end" shadow="md" withArrow trapFocus>
@@ -315,7 +468,62 @@ export function ColumnChooser() {
           Columns
         </Button>
       </Popover.Target>
-      <Popover.Dropdown>
+      <Popover.Dropdown maw={300}>
+        <Stack gap={8} role="group" aria-label="Content columns">
+          <Text size="xs" fw={700} c="dimmed">
+            Content (this project)
+          </Text>
+          <Checkbox
+            label="Input"
+            checked={content.input}
+            onChange={(e) => onContentChange({ input: e.currentTarget.checked })}
+          />
+          <Checkbox
+            label="Output"
+            checked={content.output}
+            onChange={(e) => onContentChange({ output: e.currentTarget.checked })}
+          />
+          <Checkbox
+            label="Error message"
+            checked={content.error}
+            onChange={(e) => onContentChange({ error: e.currentTarget.checked })}
+          />
+          {content.metadata.map((k) => (
+            <Group key={k} gap={4} wrap="nowrap" justify="space-between">
+              <Text size="sm" ff="monospace" truncate title={k}>
+                metadata.{k}
+              </Text>
+              <ActionIcon
+                variant="subtle"
+                color="gray"
+                size="sm"
+                aria-label={`Remove the metadata.${k} column`}
+                onClick={() => onContentChange({ metadata: content.metadata.filter((m) => m !== k) })}
+              >
+                <IconX size={14} />
+              </ActionIcon>
+            </Group>
+          ))}
+          <Group gap={4} wrap="nowrap" align="flex-end">
+            <TextInput
+              size="xs"
+              label="Metadata key"
+              placeholder="environment"
+              value={key}
+              onChange={(e) => setKey(e.currentTarget.value)}
+              onKeyDown={(e) => {
+                if (e.key !== 'Enter') return;
+                e.preventDefault();
+                addKey();
+              }}
+              style={{ flex: 1 }}
+            />
+            <Button size="xs" variant="default" onClick={addKey} disabled={!canAdd}>
+              Add column
+            </Button>
+          </Group>
+        </Stack>
+        <Divider my="sm" />
         <Stack gap={8} role="group" aria-label="Visible columns">
           {TRACE_COLUMNS.filter((c) => c.enableHiding !== false).map((c) => (
             <Checkbox
