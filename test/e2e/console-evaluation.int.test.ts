@@ -227,7 +227,8 @@ describe('datasets in the console', { timeout: 60_000 }, () => {
 
   it('adds traces picked in the traces table to the dataset, all at once', async () => {
     const before = await count();
-    await page.goto(`${session.origin}/projects/${projectUuid}/traces`);
+    // The test cases' traces are an experiment run's: the traces page shows them once asked to.
+    await page.goto(`${session.origin}/projects/${projectUuid}/traces?experiments=1`);
     const picks = page.getByRole('table', { name: 'Traces' }).getByRole('checkbox', { name: 'Select qa-case' });
     await picks.first().waitFor();
     await session.expectIdle('the traces of the test cases');

@@ -53,7 +53,11 @@ describe('a provider that refuses for overload', () => {
   it("waits out a 429's Retry-After, with every call to that provider paused, and answers", async () => {
     h.gw.openai.plan({ status: 429, retryAfter: '1' });
     const first = timed(() => complete(openai('first')));
-    await sleep(150); // the refusal has paused the provider by now
+    // Once the refusal has marked the lane hot, its pause follows in the same step: a fixed sleep here
+    // raced the refusal on a busy machine.
+    const { redis, keys } = h.gw.stack.app;
+    while ((await redis.zcard(keys.lanesHot)) === 0) await sleep(20);
+    await sleep(100);
     const second = timed(() => complete(openai('second')));
     const [a, b] = await Promise.all([first, second]);
     expect(a.value.json()).toMatchObject({ status: 'success', content: 'echo: first' });

@@ -29,7 +29,7 @@ export function AppLayout() {
             <Anchor component={Link} to="/projects" underline="never" c="inherit" aria-label="Sightline, projects">
               <Logo />
             </Anchor>
-            <Group gap={4} component="nav" aria-label="Main">
+            <Group gap={4} component="nav" aria-label="Main" wrap="nowrap">
               <NavButton to="/projects" label="Projects" />
               <NavButton to="/datasets" label="Datasets" />
               <NavButton to="/prompts" label="Prompts" />
@@ -93,10 +93,11 @@ function Account() {
           <VisuallyHidden>Account: </VisuallyHidden>
           <Group gap={8} wrap="nowrap">
             <div style={{ textAlign: 'right', lineHeight: 1.15 }}>
-              <Text size="sm" fw={600} truncate maw={220}>
+              {/* Narrower below 1200 px, so that the navigation holds on one line at 1024. */}
+              <Text size="sm" fw={600} truncate maw={{ base: 120, lg: 220 }} title={me.organization_name}>
                 {me.organization_name}
               </Text>
-              <Text size="xs" c="dimmed" truncate maw={220}>
+              <Text size="xs" c="dimmed" truncate maw={{ base: 120, lg: 220 }} title={me.label ?? undefined}>
                 {me.label ?? 'unlabelled key'}
               </Text>
             </div>

@@ -180,7 +180,8 @@ function OutcomeCounts({
           <Group key={change} gap={4} wrap="nowrap">
             {i > 0 && (
               <Text span c="dimmed" inherit>
-                /
+                {/* Spaced in the text as on screen, for copying and for screen readers. */}
+                {' / '}
               </Text>
             )}
             <UnstyledButton
@@ -263,7 +264,7 @@ function MetricsTable({
                         {run.run_name ?? run.name}
                       </Text>
                     </Table.Td>
-                    <Table.Td ta="right" ff="monospace">
+                    <Table.Td ta="right" ff="monospace" style={{ whiteSpace: 'nowrap' }}>
                       {formatValue(m.kind, mean?.mean ?? null)}
                     </Table.Td>
                     {c && v ? (
@@ -281,7 +282,7 @@ function MetricsTable({
                             <Badge variant={v.tone === 'same' ? 'default' : 'light'} color={TONE_COLOR[v.tone]}>
                               {v.label}
                             </Badge>
-                            <Text size="xs" c="dimmed">
+                            <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
                               {formatP(c.p_value)}, n = {formatCount(c.pairs)}
                             </Text>
                           </Group>
