@@ -187,6 +187,155 @@ describe('the dashboard', () => {
   });
 });
 
+describe('the dashboard of the traces page’s filters', () => {
+  /** The one clock of these traces. */
+  const NOW = Date.now();
+  const at = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOString();
+  // Each root's cost is that of its one LLM call.
+  const FILTERED = [
+    { name: 'rag-query', env: 'prod', user: 'ann', cost: 0.3, model: 'gpt-4o-mini', status: 'success' },
+    { name: 'rag-query', env: 'prod', user: 'bob', cost: 0.1, model: 'claude-3-5-haiku', status: 'error' },
+    { name: 'rag-query', env: 'staging', user: 'ann', cost: 0.5, model: 'gpt-4o-mini', status: 'success' },
+    { name: 'agent', env: 'prod', user: 'ann', cost: 0.2, model: 'gpt-4o-mini', status: 'error' },
+    {
+      name: 'rag-query',
+      env: 'prod',
+      user: 'ann',
+      cost: 0.9,
+      model: 'gpt-4o-mini',
+      status: 'success',
+      experiment: true,
+    },
+  ];
+  let project: string;
+  const ragInProd = [
+    { field: 'trace_name', operator: 'equals', value: 'rag-query' },
+    { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' },
+  ];
+  const board = async (body: object, k = key) => {
+    const res = await call(stack.app, k, 'POST', '/dashboard', { project_uuid: project, time_range: '24h', ...body });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+
+  beforeAll(async () => {
+    project = (await call(stack.app, key, 'POST', '/project', { name: 'insights-filters' })).json().uuid;
+    const experiment = (
+      await call(stack.app, key, 'POST', '/experiment', { name: 'qa', project_uuid: project, run_name: 'one' })
+    ).json().uuid;
+    const spans = FILTERED.flatMap((t, i) => {
+      const root = randomUUID();
+      return [
+        {
+          trace_id: root,
+          project_uuid: project,
+          trace_name: t.name,
+          metadata: { env: t.env },
+          end_user_identifier: t.user,
+          status: t.status,
+          latency: 1,
+          start_timestamp: at(60 - i),
+          ...(t.experiment && { experiment_uuid: experiment }),
+        },
+        {
+          trace_id: randomUUID(),
+          root_trace_id: root,
+          parent_trace_id: root,
+          project_uuid: project,
+          trace_name: 'llm',
+          cost: t.cost,
+          configuration: { model: t.model },
+          start_timestamp: at(60 - i),
+        },
+      ];
+    });
+    expect((await call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs: spans })).statusCode).toBe(200);
+    expect((await readTrace(stack.app, key, spans.at(-2)!.trace_id)).statusCode).toBe(200);
+    // Another organization's traces of the same name and metadata, in a project of the same name.
+    const theirs = (await call(stack.app, other.key, 'POST', '/project', { name: 'insights-filters' })).json().uuid;
+    const root = randomUUID();
+    const batch = [{ trace_id: root, project_uuid: theirs, trace_name: 'rag-query', metadata: { env: 'prod' } }];
+    expect((await call(stack.app, other.key, 'POST', '/trace_logs/batch', { trace_logs: batch })).statusCode).toBe(200);
+    expect((await readTrace(stack.app, other.key, root)).statusCode).toBe(200);
+  });
+
+  it('counts the traces every filter matches, as the traces page lists them', async () => {
+    const d = await board({ filters: ragInProd });
+    const listed = await call(stack.app, key, 'POST', '/traces', {
+      project_uuid: project,
+      time_range: '24h',
+      filters: ragInProd,
+    });
+    expect(d.totals.traces).toBe(listed.json().total);
+    expect(d.totals).toMatchObject({ traces: 2, errors: 1, error_rate: 0.5, cost: expect.closeTo(0.4, 10) });
+    expect(d.cost_by_model).toEqual([
+      { model: 'gpt-4o-mini', calls: 1, cost: expect.closeTo(0.3, 10) },
+      { model: 'claude-3-5-haiku', calls: 1, cost: expect.closeTo(0.1, 10) },
+    ]);
+    // A third filter narrows further; every filter of the list must hold.
+    const ann = await board({
+      filters: [...ragInProd, { field: 'end_user_identifier', operator: 'in', value: 'ann' }],
+    });
+    expect(ann.totals).toMatchObject({ traces: 1, errors: 0, cost: expect.closeTo(0.3, 10) });
+    // Without filters: production's four traces.
+    expect((await board({})).totals).toMatchObject({ traces: 4, errors: 2, cost: expect.closeTo(1.1, 10) });
+  });
+
+  it('plots errors and the cost of each model in the same buckets as the traces', async () => {
+    const d = await board({});
+    const starts = new Set(d.buckets.map((b: { start: string }) => b.start));
+    const byModel = (d.cost_by_model_buckets as { start: string; model: string; calls: number; cost: number }[]).reduce(
+      (m, b) => {
+        expect(starts.has(b.start)).toBe(true);
+        return m.set(b.model, (m.get(b.model) ?? 0) + b.cost);
+      },
+      new Map<string, number>(),
+    );
+    for (const m of d.cost_by_model) expect(byModel.get(m.model)).toBeCloseTo(m.cost, 10);
+    expect(d.buckets.reduce((n: number, b: { errors: number }) => n + b.errors, 0)).toBe(2);
+  });
+
+  it('leaves experiment runs out unless they are asked for', async () => {
+    expect((await board({ filters: ragInProd })).totals.traces).toBe(2);
+    const all = await board({ filters: ragInProd, include_experiments: true });
+    expect(all.totals).toMatchObject({ traces: 3, cost: expect.closeTo(1.3, 10) });
+    expect(all.cost_by_model[0]).toEqual({ model: 'gpt-4o-mini', calls: 2, cost: expect.closeTo(1.2, 10) });
+  });
+
+  it('keeps each organization to its own traces', async () => {
+    const res = await call(stack.app, other.key, 'POST', '/dashboard', { project_uuid: project, filters: ragInProd });
+    expect(res.statusCode).toBe(404);
+    const mine = await board({ filters: ragInProd, include_experiments: true });
+    expect(mine.totals.traces).toBe(3);
+  });
+
+  it('refuses a bad filter with 422, naming its place in the list', async () => {
+    const refused = async (filters: object[]) => {
+      const res = await call(stack.app, key, 'POST', '/dashboard', { project_uuid: project, filters });
+      expect(res.statusCode, res.body).toBe(422);
+      return res.json().detail[0].loc;
+    };
+    expect(await refused([ragInProd[0]!, { field: 'no_such_field', operator: 'equals', value: 'x' }])).toEqual([
+      'body',
+      'filters',
+      1,
+      'field',
+    ]);
+    expect(await refused([{ field: 'latency', operator: 'like', value: 'x' }])).toEqual([
+      'body',
+      'filters',
+      0,
+      'operator',
+    ]);
+    expect(await refused([ragInProd[0]!, ragInProd[1]!, { field: 'trace_name', operator: 'sounds_like' }])).toEqual([
+      'body',
+      'filters',
+      2,
+      'operator',
+    ]);
+  });
+});
+
 describe('sessions and users', () => {
   it('groups traces by session and by user with counts, cost, errors and feedback', async () => {
     const sessions = (

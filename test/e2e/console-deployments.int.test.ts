@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { writeSpans } from '../support/console-data';
+import { writeExperimentRun } from '../support/console-data';
 import { useConsole } from '../support/console-browser';
 
 // A deployment moved and rolled back in a real browser against the processes `npm start` runs: each move
@@ -120,29 +120,20 @@ describe('a comparison’s cases in the console', { timeout: 60_000 }, () => {
 
   /** One run over six questions: each a root trace with its correctness score. */
   async function run(runName: string, correct: (i: number) => number) {
-    const experiment = await call('POST', '/experiment', {
+    const experiment = await writeExperimentRun(session.api, session.keys.admin, {
+      projectUuid,
       name: 'faq-eval',
-      project_uuid: projectUuid,
-      run_name: runName,
-    });
-    const start = Date.now() - 60_000;
-    await writeSpans(
-      session.api,
-      session.keys.admin,
-      Array.from({ length: CASES }, (_, i) => ({
-        trace_id: randomUUID(),
-        project_uuid: projectUuid,
-        experiment_uuid: experiment.uuid,
+      runName,
+      cases: CASES,
+      caseOf: (i) => ({
         trace_name: 'faq-case',
-        start_timestamp: new Date(start + i * 1000).toISOString(),
         latency: 1,
         inputs: { question: `Question ${i}?` },
         target: `Answer ${i}`,
         output: correct(i) ? `Answer ${i}` : `Not sure about ${i}`,
         scores: [{ name: 'correct', score: correct(i) }],
-      })),
-    );
-    await call('POST', `/experiment/${experiment.uuid}/finished`, {});
+      }),
+    });
     runs[runName] = experiment.uuid;
   }
 

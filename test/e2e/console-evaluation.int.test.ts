@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAI } from '../fakes/fake-openai';
-import { writeSpans } from '../support/console-data';
+import { sumCase, writeExperimentRun, writeSpans } from '../support/console-data';
 import { useConsole } from '../support/console-browser';
 
 // Experiments and datasets in the console, in a real browser against the processes `npm start` runs: two
@@ -37,27 +37,14 @@ async function post(path: string, body: object): Promise<any> {
 
 /** One run over the dataset: each test case a root trace with its correctness score. */
 async function run(runName: string, correct: (i: number) => number) {
-  const experiment = await post('/experiment', { name: 'qa-eval', project_uuid: projectUuid, run_name: runName });
-  const start = Date.now() - 60_000;
-  const ids = Array.from({ length: CASES }, () => randomUUID());
-  firstTrace[runName] = ids[0];
-  await writeSpans(
-    session.api,
-    session.keys.admin,
-    Array.from({ length: CASES }, (_, i) => ({
-      trace_id: ids[i],
-      project_uuid: projectUuid,
-      experiment_uuid: experiment.uuid,
-      trace_name: 'qa-case',
-      start_timestamp: new Date(start + i * 1000).toISOString(),
-      latency: 1 + (i % 5) / 10,
-      inputs: { question: `What is ${i} + ${i}?` },
-      target: String(2 * i),
-      output: correct(i) ? `The answer is ${2 * i}.` : `The answer is ${2 * i + 1}, I think.`,
-      scores: [{ name: 'correct', score: correct(i) }],
-    })),
-  );
-  await post(`/experiment/${experiment.uuid}/finished`, {});
+  const experiment = await writeExperimentRun(session.api, session.keys.admin, {
+    projectUuid,
+    name: 'qa-eval',
+    runName,
+    cases: CASES,
+    caseOf: sumCase(correct),
+  });
+  firstTrace[runName] = experiment.traceIds[0];
   runs[runName] = experiment.uuid;
 }
 

@@ -518,6 +518,15 @@ export function endpoints(t: Targets): Endpoint[] {
       bodies: [
         { project_uuid: t.projectUuid, time_range: '24h' },
         { project_uuid: t.projectUuid, from: '2026-01-01T00:00:00Z', to: '2026-01-02 00:00:00' },
+        {
+          project_uuid: t.projectUuid,
+          time_range: '7d',
+          filters: [
+            { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' },
+            { field: 'latency', operator: 'greater_than', value: '1' },
+          ],
+          include_experiments: true,
+        },
       ],
     },
     {

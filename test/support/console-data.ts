@@ -175,3 +175,55 @@ export function wideTrace(project: string, n: number, startMs = Date.now() - 60_
   }));
   return { root: ids[0]!, spans };
 }
+
+/**
+ * A finished experiment run: one root trace per case (`caseOf(i)` its fields: name, inputs, target, output,
+ * scores, latency), started a second apart a minute ago. Answers the run's uuid and its traces' ids.
+ */
+export async function writeExperimentRun(
+  base: string,
+  key: string,
+  run: {
+    projectUuid: string;
+    name: string;
+    runName: string;
+    cases: number;
+    caseOf: (i: number) => Record<string, unknown>;
+  },
+): Promise<{ uuid: string; traceIds: string[] }> {
+  const post = async (path: string, body: object): Promise<{ uuid: string }> => {
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 200) throw new Error(`${path} refused: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { uuid: string };
+  };
+  const { uuid } = await post('/experiment', { name: run.name, project_uuid: run.projectUuid, run_name: run.runName });
+  const start = Date.now() - 60_000;
+  const traceIds = Array.from({ length: run.cases }, () => randomUUID());
+  await writeSpans(
+    base,
+    key,
+    traceIds.map((trace_id, i) => ({
+      trace_id,
+      project_uuid: run.projectUuid,
+      experiment_uuid: uuid,
+      start_timestamp: iso(start + i * 1000),
+      ...run.caseOf(i),
+    })),
+  );
+  await post(`/experiment/${uuid}/finished`, {});
+  return { uuid, traceIds };
+}
+
+/** A sum question answered right (correct(i) = 1) or wrong, with its score: the experiments' test cases. */
+export const sumCase = (correct: (i: number) => number) => (i: number) => ({
+  trace_name: 'qa-case',
+  latency: 1 + (i % 5) / 10,
+  inputs: { question: `What is ${i} + ${i}?` },
+  target: String(2 * i),
+  output: correct(i) ? `The answer is ${2 * i}.` : `The answer is ${2 * i + 1}, I think.`,
+  scores: [{ name: 'correct', score: correct(i) }],
+});

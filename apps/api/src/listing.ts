@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { FilterInput } from '@sightline/core';
 import type { RootQuery } from '@sightline/db';
 import type { GetTraceLogsSchema, TraceSort } from '@sightline/schemas';
 import type { z } from 'zod';
@@ -28,12 +29,7 @@ export async function rootQueryOf(
     projectId,
     includeExperiments: body.include_experiments,
     filter: body,
-    filters: body.filters?.map((f) => ({
-      filter_field: f.field,
-      filter_key: f.key,
-      filter_operator: f.operator,
-      filter_value: f.value,
-    })),
+    filters: filterInputsOf(body.filters),
     timeRange: body.time_range,
     status: body.status,
     search: body.search,
@@ -42,6 +38,15 @@ export async function rootQueryOf(
     pageSize: body.page_size,
   };
 }
+
+/** A body's `filters` as the filter compiler takes them (the listing's and the dashboard's). */
+export const filterInputsOf = (filters: ListingBody['filters']): FilterInput[] | undefined =>
+  filters?.map((f) => ({
+    filter_field: f.field,
+    filter_key: f.key,
+    filter_operator: f.operator,
+    filter_value: f.value,
+  }));
 
 /**
  * A page's JSON around its results, which are already JSON (a `[...]` array). `more` says that pages may

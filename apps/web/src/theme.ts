@@ -1,4 +1,5 @@
 import {
+  Badge,
   createTheme,
   darken,
   DrawerCloseButton,
@@ -20,6 +21,9 @@ export const theme = createTheme({
   // A keyboard user sees where focus is; a mouse click shows no ring.
   focusRing: 'auto',
   components: {
+    // A badge is a status or a verdict ("SIGNIFICANTLY BETTER"): read whole, never cut to fit a narrow column
+    // (the column, or the table in its scrolling box, grows). A chip of free text opts out with its own style.
+    Badge: Badge.extend({ styles: { root: { flexShrink: 0, minWidth: 'max-content' } } }),
     // Icon-only buttons the kit draws without a name.
     ModalCloseButton: ModalCloseButton.extend({ defaultProps: { 'aria-label': 'Close' } }),
     DrawerCloseButton: DrawerCloseButton.extend({ defaultProps: { 'aria-label': 'Close' } }),

@@ -1,15 +1,31 @@
+import type { FilterInput } from '@sightline/core';
 import type { Sql } from './client';
+import { rootConditions } from './root-listing';
 import { traceStart } from './trace-start';
 import { traceTotal } from './trace-total';
 
 // Aggregates for the console's dashboard and its sessions and users pages. A trace's tokens and cost are
 // counted as everywhere in the console: the root's own value when the client set one there, else the sum
 // over the trace's spans (trace-total.ts), so that the dashboard adds up to the traces table. They count
-// production traffic alone: traces logged by an experiment run are left out, as the traces page leaves them.
+// production traffic alone: traces logged by an experiment run are left out, as the traces page leaves them
+// (the dashboard takes them in when asked, as the traces page does).
 
 const utc = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 
-export type Window = { organizationId: string; projectId: string; from: Date; to: Date; bucketSeconds: number };
+/**
+ * The dashboard's window over a project's roots: its time and buckets, and which roots it takes as the
+ * traces listing chooses them (rootConditions): production's alone unless `includeExperiments`, and every
+ * filter of `filters`.
+ */
+export type Window = {
+  organizationId: string;
+  projectId: string;
+  from: Date;
+  to: Date;
+  bucketSeconds: number;
+  includeExperiments?: boolean;
+  filters?: readonly FilterInput[];
+};
 
 type Figures = {
   traces: number;
@@ -21,10 +37,13 @@ type Figures = {
   output_tokens: number;
   cost: number;
 };
+type ModelCost = { model: string; calls: number; cost: number };
 export type Dashboard = {
   buckets: (Figures & { start: string })[];
   totals: Figures;
-  models: { model: string; calls: number; cost: number }[];
+  models: ModelCost[];
+  /** The cost and calls of each of `models`, bucket by bucket (a bucket without a call left out). */
+  modelBuckets: (ModelCost & { start: string })[];
   scores: { name: string; start: string; mean: number; count: number }[];
   feedback: { start: string; mean: number; count: number }[];
 };
@@ -38,12 +57,15 @@ type SpanSums = {
   trace_cost: number | null;
   cost: number | null;
 };
-type RootFigures = Omit<Dashboard, 'models'>;
+type RootFigures = Omit<Dashboard, 'models' | 'modelBuckets'>;
+
+/** The models the dashboard lists, costliest first. */
+const MODELS_SHOWN = 20;
 
 /**
  * Every figure of the dashboard: per bucket and in total, traces, errors, latency percentiles, tokens and
- * cost; cost and calls by model (over the spans with a model); the mean of each score of the roots and of
- * their feedback, per bucket.
+ * cost; cost and calls by model (over the spans with a model), in total and per bucket; the mean of each
+ * score of the roots and of their feedback, per bucket. Throws FilterError for a bad filter.
  *
  * Two statements run side by side, each on a core of its own: the roots' figures, and the sums over the
  * roots' spans. A trace's tokens and cost are its root's when set there, else the sum over its spans; so
@@ -52,12 +74,16 @@ type RootFigures = Omit<Dashboard, 'models'>;
  * is 46k roots and 233k spans (read from `spans_by_root` alone): one statement doing both took 0.5 s.
  */
 export async function dashboard(sql: Sql, w: Window): Promise<Dashboard> {
-  const [sums, [roots]] = await Promise.all([spanSums(sql, w), rootFigures(sql, w)]);
+  const roots = windowRoots(w);
+  const [sums, [figures]] = await Promise.all([
+    sql.unsafe<SpanSums[]>(spanSumsSql(roots), roots.params as never[]),
+    sql.unsafe<RootFigures[]>(rootFiguresSql(roots), roots.params as never[]),
+  ]);
   const byBucket = new Map<string, SpanSums[]>();
   for (const s of sums) byBucket.set(s.bucket, [...(byBucket.get(s.bucket) ?? []), s]);
   const add = (own: unknown, of: SpanSums[], pick: (s: SpanSums) => number | null) =>
     Number(own ?? 0) + of.reduce((n, s) => n + (pick(s) ?? 0), 0);
-  const buckets = roots.buckets.map((b) => {
+  const buckets = figures.buckets.map((b) => {
     const of = byBucket.get(b.start) ?? [];
     return {
       ...b,
@@ -67,84 +93,101 @@ export async function dashboard(sql: Sql, w: Window): Promise<Dashboard> {
     };
   });
   const total = (key: 'input_tokens' | 'output_tokens' | 'cost') => buckets.reduce((n, b) => n + b[key], 0);
-  const models = new Map<string, { model: string; calls: number; cost: number }>();
+  const models = new Map<string, ModelCost>();
   for (const s of sums) {
     if (s.model === null) continue;
     const m = models.get(s.model) ?? { model: s.model, calls: 0, cost: 0 };
     models.set(s.model, { model: s.model, calls: m.calls + s.calls, cost: m.cost + (s.cost ?? 0) });
   }
+  const shown = [...models.values()].sort((a, b) => b.cost - a.cost || b.calls - a.calls).slice(0, MODELS_SHOWN);
+  const names = new Set(shown.map((m) => m.model));
   return {
-    ...roots,
+    ...figures,
     buckets,
     totals: {
-      ...roots.totals,
+      ...figures.totals,
       input_tokens: total('input_tokens'),
       output_tokens: total('output_tokens'),
       cost: total('cost'),
     },
-    models: [...models.values()].sort((a, b) => b.cost - a.cost || b.calls - a.calls).slice(0, 20),
+    models: shown,
+    modelBuckets: sums
+      .filter((s) => s.model !== null && names.has(s.model))
+      .map((s) => ({ start: s.bucket, model: s.model!, calls: s.calls, cost: s.cost ?? 0 }))
+      .sort((a, b) => a.start.localeCompare(b.start) || a.model.localeCompare(b.model)),
   };
 }
 
 /**
- * The condition on `spans r` that keeps the window's production roots, by their start as the listing shows it
- * (traceStart): two ranges, of spans_roots and of spans_roots_unstarted.
+ * The window's roots as a condition on `spans s`: those the listing would choose (rootConditions), by their
+ * start as the listing shows it (traceStart), as two ranges: of spans_roots and of spans_roots_unstarted.
+ * The window's start, end and bucket follow the selection's parameters.
  */
-const inWindow = (sql: Sql, w: Window) => sql`
-  r.organization_id = ${w.organizationId} and r.project_id = ${w.projectId} and r.created and r.depth = 0
-    and r.experiment_uuid is null and ((r.start_ts >= ${w.from} and r.start_ts < ${w.to})
-      or (r.start_ts is null and r.created_at >= ${w.from} and r.created_at < ${w.to}))`;
-const bucketOf = (sql: Sql, w: Window) =>
-  sql`date_bin(${`${w.bucketSeconds} seconds`}::interval, ${sql.unsafe(traceStart('r'))}, ${w.from})`;
+function windowRoots(w: Window) {
+  const { conditions, params } = rootConditions({
+    organizationId: w.organizationId,
+    projectId: w.projectId,
+    includeExperiments: w.includeExperiments ?? false,
+    filters: w.filters,
+  });
+  const from = `$${params.push(w.from.toISOString())}::timestamptz`;
+  const to = `$${params.push(w.to.toISOString())}::timestamptz`;
+  const bucket = `$${params.push(`${w.bucketSeconds} seconds`)}::interval`;
+  conditions.push(
+    `((s.start_ts >= ${from} and s.start_ts < ${to}) or (s.start_ts is null and s.created_at >= ${from} and s.created_at < ${to}))`,
+  );
+  return { where: conditions.join(' and '), params, bucketOf: `date_bin(${bucket}, ${traceStart('s')}, ${from})` };
+}
+type WindowRoots = ReturnType<typeof windowRoots>;
 
 /** The window's spans summed by bucket (of their root) and model; sums of tokens and cost count only the
  * spans whose root has no value of its own. */
-function spanSums(sql: Sql, w: Window) {
-  return sql<SpanSums[]>`
-    select ${sql.unsafe(utc('b'))} as bucket, c.model, count(c.model)::int as calls,
-      sum(c.input_tokens) filter (where r.input_tokens is null)::float8 as input_tokens,
-      sum(c.output_tokens) filter (where r.output_tokens is null)::float8 as output_tokens,
-      sum(c.cost) filter (where r.cost is null) as trace_cost, sum(c.cost) as cost
-    from spans r
+function spanSumsSql(roots: WindowRoots) {
+  return `
+    select ${utc('b')} as bucket, c.model, count(c.model)::int as calls,
+      sum(c.input_tokens) filter (where s.input_tokens is null)::float8 as input_tokens,
+      sum(c.output_tokens) filter (where s.output_tokens is null)::float8 as output_tokens,
+      sum(c.cost) filter (where s.cost is null) as trace_cost, sum(c.cost) as cost
+    from spans s
     -- Each trace's spans through the index by root, root by root (OFFSET 0 keeps the subquery from being
     -- flattened into a merge join that read every span of the organization).
     cross join lateral (
       select c.model, c.input_tokens, c.output_tokens, c.cost from spans c
-      where c.organization_id = ${w.organizationId} and c.root_trace_id = r.trace_id and c.created offset 0
+      where c.organization_id = $1 and c.root_trace_id = s.trace_id and c.created offset 0
     ) c
-    cross join lateral (select ${bucketOf(sql, w)} as b) b
-    where ${inWindow(sql, w)}
+    cross join lateral (select ${roots.bucketOf} as b) b
+    where ${roots.where}
     group by b, c.model`;
 }
 
 /** Traces, errors, latency, the roots' own tokens and cost, scores and feedback: per bucket and in total. */
-function rootFigures(sql: Sql, w: Window) {
+function rootFiguresSql(roots: WindowRoots) {
   const stats = `
     count(*)::int as traces, count(*) filter (where r.status = 'error')::int as errors,
     percentile_cont(0.5) within group (order by r.latency) as latency_p50,
     percentile_cont(0.95) within group (order by r.latency) as latency_p95,
     percentile_cont(0.99) within group (order by r.latency) as latency_p99`;
-  return sql<RootFigures[]>`
+  return `
     with roots as materialized (
-      select r.status, r.latency, r.scores, r.feedback_score, r.input_tokens, r.output_tokens, r.cost,
-        ${bucketOf(sql, w)} as bucket
-      from spans r where ${inWindow(sql, w)}
+      select s.status, s.latency, s.scores, s.feedback_score, s.input_tokens, s.output_tokens, s.cost,
+        ${roots.bucketOf} as bucket
+      from spans s where ${roots.where}
     )
     select
       (select coalesce(json_agg(b order by b.start), '[]') from (
-        select ${sql.unsafe(utc('r.bucket'))} as start, ${sql.unsafe(stats)},
+        select ${utc('r.bucket')} as start, ${stats},
           sum(r.input_tokens)::float8 as input_tokens, sum(r.output_tokens)::float8 as output_tokens, sum(r.cost) as cost
         from roots r group by r.bucket
       ) b) as buckets,
-      (select row_to_json(a) from (select ${sql.unsafe(stats)} from roots r) a) as totals,
+      (select row_to_json(a) from (select ${stats} from roots r) a) as totals,
       (select coalesce(json_agg(x order by x.name, x.start), '[]') from (
-        select e->>'name' as name, ${sql.unsafe(utc('r.bucket'))} as start, avg((e->>'score')::float8) as mean, count(*)::int as count
+        select e->>'name' as name, ${utc('r.bucket')} as start, avg((e->>'score')::float8) as mean, count(*)::int as count
         from roots r, jsonb_array_elements(case when jsonb_typeof(r.scores) = 'array' then r.scores end) e
         where jsonb_typeof(e->'score') = 'number' and e->>'name' is not null
         group by 1, r.bucket
       ) x) as scores,
       (select coalesce(json_agg(f order by f.start), '[]') from (
-        select ${sql.unsafe(utc('r.bucket'))} as start, avg(r.feedback_score) as mean, count(*)::int as count
+        select ${utc('r.bucket')} as start, avg(r.feedback_score) as mean, count(*)::int as count
         from roots r where r.feedback_score is not null group by r.bucket
       ) f) as feedback`;
 }

@@ -63,8 +63,18 @@ export type RootQuery = {
   pageSize: number;
 };
 
-/** The listing's SQL: root spans, newest first. Throws FilterError for a bad filter. */
-export function rootListingSql(q: RootQuery): { count: string; matching: string; page: string; params: unknown[] } {
+/** Which roots a listing (or the dashboard) takes, apart from time, search, status and order. */
+export type RootSelection = Pick<
+  RootQuery,
+  'organizationId' | 'projectId' | 'experimentUuid' | 'includeExperiments' | 'filter' | 'filters'
+>;
+
+/**
+ * The conditions on the root spans `s` of a selection, and their parameters: the organization is $1 and the
+ * project $2, the others follow. The listing and the dashboard both choose their roots with them, so that they
+ * count the same traces through the same indexes. Throws FilterError for a bad filter.
+ */
+export function rootConditions(q: RootSelection): { conditions: string[]; params: unknown[] } {
   const params: unknown[] = [q.organizationId, q.projectId];
   // No "$2 is null or ..." disjunction: it would keep the planner from using the project's index.
   const conditions = [
@@ -87,6 +97,12 @@ export function rootListingSql(q: RootQuery): { count: string; matching: string;
       params.push(...compiled.params);
     }
   }
+  return { conditions, params };
+}
+
+/** The listing's SQL: root spans, newest first. Throws FilterError for a bad filter. */
+export function rootListingSql(q: RootQuery): { count: string; matching: string; page: string; params: unknown[] } {
+  const { conditions, params } = rootConditions(q);
   const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
   if (interval) conditions.push(startsSince('s', `now() - $${params.push(interval)}::interval`));
   if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);

@@ -1,14 +1,22 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common';
-import { TIME_RANGES } from './trace-log';
+import { GetTraceLogsSchema, TIME_RANGES } from './trace-log';
 
-/** The window: `from`/`to` when given, else the last `time_range` (7 days by default). */
+/**
+ * The window: `from`/`to` when given, else the last `time_range` (7 days by default); the traces counted in it
+ * are those POST /traces lists for the same `filters` and `include_experiments`.
+ */
 export const DashboardRequestSchema = z
   .object({
     project_uuid: Uuid,
     time_range: z.enum(TIME_RANGES).exclude(['na']).default('7d'),
     from: Timestamp.nullish(),
     to: Timestamp.nullish(),
+    filters: GetTraceLogsSchema.shape.filters,
+    include_experiments: z
+      .boolean()
+      .default(false)
+      .describe('whether traces logged by an experiment run are counted: production traffic alone unless asked'),
   })
   .refine((r) => !r.from || !r.to || r.from < r.to, { message: 'from must be before to', path: ['from'] });
 
@@ -28,7 +36,14 @@ export const DashboardSchema = z.object({
   bucket_seconds: z.number().int(),
   totals: z.object({ ...Figures, error_rate: z.number().nullable() }),
   buckets: z.array(z.object({ start: z.string(), ...Figures })).describe('buckets with no trace are left out'),
-  cost_by_model: z.array(z.object({ model: z.string(), calls: z.number().int(), cost: z.number() })),
+  cost_by_model: z
+    .array(z.object({ model: z.string(), calls: z.number().int(), cost: z.number() }))
+    .describe('the 20 costliest models, costliest first'),
+  cost_by_model_buckets: z
+    .array(z.object({ start: z.string(), model: z.string(), calls: z.number().int(), cost: z.number() }))
+    .describe(
+      "each of cost_by_model's models bucket by bucket, in the order of the buckets (a bucket without a call left out)",
+    ),
   scores: z.array(z.object({ name: z.string(), start: z.string(), mean: z.number(), count: z.number().int() })),
   feedback: z.array(z.object({ start: z.string(), mean: z.number(), count: z.number().int() })),
 });

@@ -74,7 +74,13 @@ export function ProjectTablePage<T>({
           </EmptyState>
         ) : (
           <Table.ScrollContainer minWidth={minWidth}>
-            <Table verticalSpacing="sm" horizontalSpacing="md" aria-label={label}>
+            {/* On a narrow screen the table scrolls in its box; the cell of actions stays in view at its right. */}
+            <Table
+              verticalSpacing="sm"
+              horizontalSpacing="md"
+              aria-label={label}
+              className={actions ? 'sticky-actions' : undefined}
+            >
               <Table.Thead>
                 <Table.Tr>
                   {columns.map((c) => (

@@ -41,7 +41,8 @@ export function Chips({ items, max = 2, color = 'gray' }: { items: string[]; max
           tt="none"
           fw={500}
           maw={150}
-          style={{ flexShrink: 1 }}
+          style={{ flexShrink: 1, minWidth: 0 }}
+          title={t}
         >
           {t}
         </Badge>

@@ -21,6 +21,17 @@ export function formatCost(usd: number | null | undefined): string {
   return `$${usd.toFixed(2)}`;
 }
 
+/**
+ * One precision for a column of costs, so that their digits line up: as many decimals as formatCost gives the
+ * smallest non-zero cost (two at least), trailing zeros kept ($0.001740 under $0.001749).
+ */
+export function costColumnFormatter(costs: readonly number[]): (usd: number | null | undefined) => string {
+  const smallest = Math.min(...costs.filter((c) => c > 0));
+  const decimals =
+    Number.isFinite(smallest) && smallest < 1 ? Math.min(6, 3 - Math.floor(Math.log10(Math.max(smallest, 1e-6)))) : 2;
+  return (usd) => (usd == null ? '–' : `$${usd.toFixed(decimals)}`);
+}
+
 const integer = new Intl.NumberFormat();
 export const formatCount = (n: number | null | undefined) => (n == null ? '–' : integer.format(n));
 
@@ -33,8 +44,9 @@ export function formatTokens(
   return formatCount(sum);
 }
 
+// A tenth of a percent below 10% (1.5%, not 2%); none at 0, so that an axis reads 0%, 15%, 30%.
 export const formatPercent = (fraction: number | null | undefined) =>
-  fraction == null ? '–' : `${(fraction * 100).toFixed(fraction < 0.1 ? 1 : 0)}%`;
+  fraction == null ? '–' : `${(fraction * 100).toFixed(fraction < 0.1 && fraction !== 0 ? 1 : 0)}%`;
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

@@ -169,6 +169,10 @@ export const dashboard = (over: Partial<Fixture<'dashboard'>['totals']> = {}): F
     { model: 'gpt-4o-mini', calls: 4000, cost: 2.5 },
     { model: 'claude-sonnet', calls: 321, cost: 10 },
   ],
+  cost_by_model_buckets: [
+    { start: '2026-03-01T00:00:00.000Z', model: 'claude-sonnet', calls: 321, cost: 10 },
+    { start: '2026-03-01T00:00:00.000Z', model: 'gpt-4o-mini', calls: 4000, cost: 2.5 },
+  ],
   scores: [],
   feedback: [],
 });
@@ -188,6 +192,7 @@ export const emptyDashboard: Fixture<'dashboard'> = {
   }),
   buckets: [],
   cost_by_model: [],
+  cost_by_model_buckets: [],
 };
 
 type Group = ItemOf<Fixture<'traceGroups'>['results']>;

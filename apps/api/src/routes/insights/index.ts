@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { dashboard, type Window } from '@sightline/db';
 import { DashboardRequestSchema, DashboardSchema, DetailSchema, errorResponses } from '@sightline/schemas';
+import { filterInputsOf } from '../../listing';
 import groups from './groups';
 import { ownProject, RANGE_SECONDS } from './projects';
 
@@ -20,7 +21,8 @@ export default async function insightRoutes(base: FastifyInstance) {
       schema: {
         body: DashboardRequestSchema,
         response: { 200: DashboardSchema, 404: DetailSchema, ...errorResponses },
-        summary: "A project's traces, errors, latency, tokens, cost, scores and feedback over a window, in buckets",
+        summary:
+          "A project's traces, errors, latency, tokens, cost (by model), scores and feedback over a window, in buckets, for the traces page's filters",
         tags: ['console'],
       },
     },
@@ -36,8 +38,10 @@ export default async function insightRoutes(base: FastifyInstance) {
         from,
         to,
         bucketSeconds,
+        includeExperiments: b.include_experiments,
+        filters: filterInputsOf(b.filters),
       };
-      const { buckets, totals, models, scores, feedback } = await dashboard(app.sql, w);
+      const { buckets, totals, models, modelBuckets, scores, feedback } = await dashboard(app.sql, w);
       return {
         from: iso(from),
         to: iso(to),
@@ -45,6 +49,7 @@ export default async function insightRoutes(base: FastifyInstance) {
         totals: { ...totals, error_rate: totals.traces ? totals.errors / totals.traces : null },
         buckets,
         cost_by_model: models,
+        cost_by_model_buckets: modelBuckets,
         scores,
         feedback,
       } as never;

@@ -12,7 +12,6 @@ const ROW = 30;
 // Deep chains (an agent loop of thousands of steps) would push names off screen: indentation stops
 // growing past this depth, and the depth is written instead.
 const MAX_INDENT = 24;
-const TREE_WIDTH = '58%';
 
 type Props = {
   tree: Tree;
@@ -133,12 +132,13 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
   const ticks = axisTicks(total, axis.width);
   const gridlines = ticks.filter((t) => t.at > 0 && t.at < 1);
   return (
-    <div style={{ display: 'flex', flexDirection: 'column', height }}>
+    // The names column's share of the width grows as the pane narrows (app.css): names are what a reader needs.
+    <div className="span-tree-pane" style={{ display: 'flex', flexDirection: 'column', height }}>
       <div
         style={{ display: 'flex', borderBottom: '1px solid var(--mantine-color-default-border)', padding: '6px 0' }}
         aria-hidden
       >
-        <Text size="xs" c="dimmed" fw={600} px="sm" style={{ flex: `0 0 ${TREE_WIDTH}` }}>
+        <Text size="xs" c="dimmed" fw={600} px="sm" className="span-tree-names">
           SPAN
         </Text>
         <div ref={axis.ref} style={{ flex: 1, position: 'relative', marginRight: 12 }} data-testid="timeline-axis">
@@ -208,7 +208,8 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
                   wrap="nowrap"
                   pl={6 + Math.min(node.depth, MAX_INDENT) * 14}
                   pr="xs"
-                  style={{ flex: `0 0 ${TREE_WIDTH}`, minWidth: 0 }}
+                  className="span-tree-names"
+                  style={{ minWidth: 0 }}
                 >
                   {node.childCount ? (
                     <ActionIcon
@@ -275,11 +276,19 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
                       {formatCount(node.failedBelow)} failed below
                     </Badge>
                   )}
-                  <Text size="xs" c="dimmed" ff="monospace" style={{ flexShrink: 0, whiteSpace: 'nowrap' }}>
-                    {s.total_tokens || s.input_tokens || s.output_tokens
-                      ? `${formatTokens(s.input_tokens, s.output_tokens, s.total_tokens)} tok · `
-                      : ''}
-                    {s.cost ? `${formatCost(s.cost)} · ` : ''}
+                  <Text
+                    size="xs"
+                    c="dimmed"
+                    ff="monospace"
+                    className="span-figures"
+                    style={{ flexShrink: 0, whiteSpace: 'nowrap' }}
+                  >
+                    <span className="span-figures-extra">
+                      {s.total_tokens || s.input_tokens || s.output_tokens
+                        ? `${formatTokens(s.input_tokens, s.output_tokens, s.total_tokens)} tok · `
+                        : ''}
+                      {s.cost ? `${formatCost(s.cost)} · ` : ''}
+                    </span>
                     {formatLatency(
                       s.latency ??
                         (node.endMs != null && node.startMs != null ? (node.endMs - node.startMs) / 1000 : null),

@@ -1,4 +1,4 @@
-import { Anchor, Breadcrumbs, Group, Text, Title } from '@mantine/core';
+import { Anchor, Box, Breadcrumbs, Group, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 
@@ -21,7 +21,8 @@ export function PageHeading({
   right?: ReactNode;
 }) {
   return (
-    <Group justify="space-between" align="flex-end" wrap="nowrap">
+    // What stands on the right moves below the title on a narrow screen rather than being squeezed.
+    <Group justify="space-between" align="flex-end" gap="xs">
       <div style={{ minWidth: 0 }}>
         <Breadcrumbs fz="sm">
           {crumbs.map((c, i) =>
@@ -43,7 +44,11 @@ export function PageHeading({
           {beside}
         </Group>
       </div>
-      {right}
+      {right && (
+        <Box ml="auto" maw="100%" style={{ flexShrink: 0 }}>
+          {right}
+        </Box>
+      )}
     </Group>
   );
 }

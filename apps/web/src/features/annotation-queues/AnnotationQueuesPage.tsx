@@ -32,7 +32,7 @@ export default function AnnotationQueuesPage() {
       empty="A queue brings traces to reviewers one at a time: fill it with a sample of the project's traces, and each reviewer annotates the next one by the queue's criteria, with its instructions in view."
       label="Annotation queues"
       columns={['Queue', 'Criteria', 'Progress', 'Reviewers']}
-      minWidth={1000}
+      minWidth={960}
       row={(q) => (
         <QueueRow
           key={q.id}

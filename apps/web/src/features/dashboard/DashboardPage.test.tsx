@@ -59,8 +59,8 @@ describe('the dashboard', () => {
           .map((c) => c.textContent),
       ),
     ).toEqual([
-      ['gpt-4o-mini', '4,000', '$2.50'],
-      ['claude-sonnet', '321', '$10.00'],
+      ['gpt-4o-mini', '4,000', '$2.50', '20%'],
+      ['claude-sonnet', '321', '$10.00', '80%'],
     ]);
   });
 
@@ -68,7 +68,12 @@ describe('the dashboard', () => {
     server.use(answer('dashboard', dashboard()));
     const page = open('?range=24h');
     await screen.findByRole('table', { name: 'Cost by model' });
-    expect(requestsTo('dashboard')[0]!.body).toEqual({ project_uuid: PROJECT_UUID, time_range: '24h' });
+    expect(requestsTo('dashboard')[0]!.body).toEqual({
+      project_uuid: PROJECT_UUID,
+      time_range: '24h',
+      filters: [],
+      include_experiments: false,
+    });
     const range = screen.getByRole('combobox', { name: 'Time range' }) as HTMLInputElement;
     expect(range.value).toBe('Last 24 hours');
 
@@ -83,5 +88,117 @@ describe('the dashboard', () => {
     open('?range=na');
     await screen.findByRole('table', { name: 'Cost by model' });
     expect(requestsTo('dashboard')[0]!.body).toMatchObject({ time_range: '7d' });
+  });
+
+  it('plots the error rate and the cost of each model over time, with their figures in words', async () => {
+    server.use(answer('dashboard', dashboard()));
+    open();
+    const errors = await screen.findByRole('region', { name: 'Error rate' });
+    expect(within(errors).getByText('1.0% over the range')).toBeTruthy();
+    const byModel = screen.getByRole('region', { name: 'Cost by model over time' });
+    expect(within(byModel).getByText('$12.50 over 4,321 calls')).toBeTruthy();
+    expect(screen.getByRole('region', { name: 'Traces and errors' })).toBeTruthy();
+  });
+
+  it('gives the costs of the models one precision, so that they line up', async () => {
+    const models = [
+      { model: 'gpt-4o-mini', calls: 9, cost: 0.001749 },
+      { model: 'gpt-4.1', calls: 9, cost: 0.00174 },
+      { model: 'claude-3-5-haiku', calls: 9, cost: 0.0016 },
+    ];
+    server.use(answer('dashboard', { ...dashboard(), cost_by_model: models, cost_by_model_buckets: [] }));
+    open();
+    const table = await screen.findByRole('table', { name: 'Cost by model' });
+    const costs = within(table)
+      .getAllByRole('row')
+      .slice(1)
+      .map((r) => within(r).getAllByRole('cell')[2]!.textContent);
+    expect(costs).toEqual(['$0.001749', '$0.001740', '$0.001600']);
+  });
+
+  it('says when no model was called', async () => {
+    server.use(answer('dashboard', { ...dashboard(), cost_by_model: [], cost_by_model_buckets: [] }));
+    open();
+    const byModel = await screen.findByRole('region', { name: 'Cost by model over time' });
+    expect(within(byModel).getByText('No model calls in this range.')).toBeTruthy();
+  });
+
+  describe("the traces page's filters", () => {
+    const link = (...pairs: [string, string][]) => `?${new URLSearchParams(pairs).toString()}`;
+    const chips = () =>
+      within(screen.getByRole('list', { name: 'Conditions of this view' }))
+        .getAllByRole('listitem')
+        .map((li) => li.textContent);
+    const lastBody = () => requestsTo('dashboard').at(-1)!.body as Record<string, unknown>;
+
+    it('reads every filter of a link: a chip each, all in the request', async () => {
+      server.use(answer('dashboard', dashboard()));
+      const page = open(
+        link(
+          ['range', '24h'],
+          ['filter', '["trace_name","equals","rag-query"]'],
+          ['filter', '["metadata","equals","prod","env"]'],
+          ['experiments', '1'],
+        ),
+      );
+      await screen.findByRole('table', { name: 'Cost by model' });
+      expect(lastBody()).toEqual({
+        project_uuid: PROJECT_UUID,
+        time_range: '24h',
+        filters: [
+          { field: 'trace_name', operator: 'equals', value: 'rag-query' },
+          { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' },
+        ],
+        include_experiments: true,
+      });
+      expect(chips()).toEqual(['name equals rag-query', 'metadata.env equals prod', 'experiment runs included']);
+      expect((screen.getByRole('switch', { name: 'Include experiment runs' }) as HTMLInputElement).checked).toBe(true);
+
+      await userEvent.click(screen.getByRole('button', { name: 'Remove name equals rag-query' }));
+      await waitFor(() => expect(lastBody().filters).toHaveLength(1));
+      expect(page.search().getAll('filter')).toEqual(['["metadata","equals","prod","env"]']);
+      expect(page.search().get('range')).toBe('24h');
+      await userEvent.click(screen.getByRole('button', { name: 'Remove experiment runs included' }));
+      await waitFor(() => expect(lastBody()).toMatchObject({ include_experiments: false }));
+      expect(page.search().get('experiments')).toBeNull();
+    });
+
+    it('adds a filter, and includes experiment runs, in the URL', async () => {
+      server.use(answer('dashboard', dashboard()));
+      const page = open();
+      await screen.findByRole('table', { name: 'Cost by model' });
+      await userEvent.click(screen.getByRole('button', { name: 'Add filter' }));
+      const form = await screen.findByRole('form', { name: 'New filter' });
+      await userEvent.click(within(form).getByRole('combobox', { name: 'Field' }));
+      await userEvent.click(await screen.findByRole('option', { name: 'User' }));
+      await userEvent.type(within(form).getByRole('textbox', { name: 'Value' }), 'ann');
+      await userEvent.click(within(form).getByRole('button', { name: 'Add' }));
+      await waitFor(() =>
+        expect(lastBody().filters).toEqual([{ field: 'end_user_identifier', operator: 'equals', value: 'ann' }]),
+      );
+      expect(page.search().getAll('filter')).toEqual(['["end_user_identifier","equals","ann"]']);
+      await userEvent.click(screen.getByRole('switch', { name: 'Include experiment runs' }));
+      await waitFor(() => expect(lastBody()).toMatchObject({ include_experiments: true }));
+      expect(page.search().get('experiments')).toBe('1');
+    });
+
+    it('says when no trace matches the filters, and what to do', async () => {
+      server.use(answer('dashboard', emptyDashboard));
+      open(link(['filter', '["trace_name","equals","nothing"]']));
+      expect(
+        await screen.findByRole('heading', { name: 'No traces match these filters in the last 7 days' }),
+      ).toBeTruthy();
+      expect(screen.getByText('Remove a filter, or pick a longer time range.')).toBeTruthy();
+    });
+
+    it('keeps the filters on the way to the traces page', async () => {
+      server.use(answer('dashboard', dashboard()));
+      const page = open(link(['filter', '["trace_name","equals","rag-query"]'], ['experiments', '1']));
+      await screen.findByRole('table', { name: 'Cost by model' });
+      await userEvent.click(screen.getByRole('tab', { name: 'Traces' }));
+      expect(await screen.findByText(new RegExp(`^Now at /projects/${PROJECT_UUID}/traces\\?`))).toBeTruthy();
+      expect(page.search().getAll('filter')).toEqual(['["trace_name","equals","rag-query"]']);
+      expect(page.search().get('experiments')).toBe('1');
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Group, Paper, Select, SimpleGrid, Stack, Switch, Table, Text, Title } from '@mantine/core';
 import { useMemo, type ReactElement, type ReactNode } from 'react';
 import { useParams } from 'react-router';
 import {
@@ -14,20 +14,32 @@ import {
   BarChart,
 } from 'recharts';
 import type { Dashboard } from '../../api/types';
+import { FilterChips } from '../../components/FilterChips';
 import { ProjectHeader } from '../../components/ProjectHeader';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { useUrlState } from '../../hooks/use-url-state';
-import { formatCost, formatCount, formatLatency, formatPercent, formatScore } from '../../lib/format';
+import {
+  costColumnFormatter,
+  formatCost,
+  formatCount,
+  formatLatency,
+  formatPercent,
+  formatScore,
+} from '../../lib/format';
 import { isTimeRange, TIME_RANGE_LABELS } from '../../lib/trace-view';
 import { useDashboard } from './api';
-import { fillBuckets } from './lib/dashboard';
-import { dashboardCodec, type DashboardView } from './url-state';
+import { costByModel, fillBuckets, OTHER_MODELS } from './lib/dashboard';
+import { dashboardCodec, requestFromView, type DashboardView } from './url-state';
 
 type Range = DashboardView['range'];
+/** What the chips show of the view: the range is the select's. */
+type Narrowing = Pick<DashboardView, 'filters' | 'experiments'>;
 const RANGES = Object.entries(TIME_RANGE_LABELS)
   .filter(([value]) => value !== 'na')
   .map(([value, label]) => ({ value, label }));
 const COLORS = ['#4c6ef5', '#f76707', '#12b886', '#e64980', '#7950f2', '#fab005', '#15aabf', '#82c91e'];
+const ERROR_COLOR = '#fa5252';
+const OTHER_COLOR = '#868e96';
 
 function tickOf(bucketSeconds: number) {
   const fmt = new Intl.DateTimeFormat(
@@ -41,8 +53,8 @@ function tickOf(bucketSeconds: number) {
 
 export default function DashboardPage() {
   const { projectUuid = '' } = useParams();
-  const [{ range }, setView] = useUrlState(dashboardCodec);
-  const dashboard = useDashboard({ project_uuid: projectUuid, time_range: range });
+  const [view, setView] = useUrlState(dashboardCodec);
+  const dashboard = useDashboard(requestFromView(view, projectUuid));
   return (
     <Stack gap="md">
       <ProjectHeader
@@ -50,31 +62,62 @@ export default function DashboardPage() {
         section="dashboard"
         title="Dashboard"
         right={
-          <Select
-            aria-label="Time range"
-            w={170}
-            data={RANGES}
-            value={range}
-            allowDeselect={false}
-            onChange={(r) => r && isTimeRange(r) && r !== 'na' && setView({ range: r })}
-          />
+          <Group gap="sm" wrap="nowrap">
+            <Switch
+              label="Include experiment runs"
+              checked={view.experiments}
+              onChange={(e) => setView({ experiments: e.currentTarget.checked })}
+            />
+            <Select
+              aria-label="Time range"
+              w={170}
+              data={RANGES}
+              value={view.range}
+              allowDeselect={false}
+              onChange={(r) => r && isTimeRange(r) && r !== 'na' && setView({ range: r })}
+            />
+          </Group>
         }
+      />
+      {/* The time range is the select's: it has no chip, as the dashboard always has one. */}
+      <FilterChips<Narrowing>
+        view={{ filters: view.filters, experiments: view.experiments }}
+        onChange={(change) => setView(change)}
       />
       {dashboard.isPending ? (
         <LoadingState label="Loading the dashboard" />
       ) : dashboard.isError ? (
         <ErrorState error={dashboard.error} title="Could not load the dashboard" onRetry={() => dashboard.refetch()} />
       ) : (
-        <DashboardBody data={dashboard.data} range={range} updating={dashboard.isPlaceholderData} />
+        <DashboardBody
+          data={dashboard.data}
+          range={view.range}
+          filtered={view.filters.length > 0}
+          updating={dashboard.isPlaceholderData}
+        />
       )}
     </Stack>
   );
 }
 
-function DashboardBody({ data, range, updating }: { data: Dashboard; range: Range; updating: boolean }) {
+function DashboardBody({
+  data,
+  range,
+  filtered,
+  updating,
+}: {
+  data: Dashboard;
+  range: Range;
+  filtered: boolean;
+  updating: boolean;
+}) {
   const t = data.totals;
   const tick = useMemo(() => tickOf(data.bucket_seconds), [data.bucket_seconds]);
   const series = useMemo(() => fillBuckets(data), [data]);
+  const byModel = useMemo(() => costByModel(data, series), [data, series]);
+  const modelsCost = data.cost_by_model.reduce((n, m) => n + m.cost, 0);
+  const modelCalls = data.cost_by_model.reduce((n, m) => n + m.calls, 0);
+  const modelCost = useMemo(() => costColumnFormatter(data.cost_by_model.map((m) => m.cost)), [data.cost_by_model]);
   // Means by name on the same time grid as the other charts: a bucket without a score leaves a gap.
   const scores = useMemo(() => {
     const names = [...new Set(data.scores.map((s) => s.name))].sort();
@@ -111,9 +154,13 @@ function DashboardBody({ data, range, updating }: { data: Dashboard; range: Rang
       </SimpleGrid>
       {t.traces === 0 ? (
         <Paper withBorder radius="md">
-          <EmptyState title={`No traces in the ${TIME_RANGE_LABELS[range].toLowerCase()}`}>
+          <EmptyState
+            title={`No traces ${filtered ? 'match these filters ' : ''}in the ${TIME_RANGE_LABELS[range].toLowerCase()}`}
+          >
             <Text size="sm" c="dimmed">
-              Pick a longer time range, or send traces to this project.
+              {filtered
+                ? 'Remove a filter, or pick a longer time range.'
+                : 'Pick a longer time range, or send traces to this project.'}
             </Text>
           </EmptyState>
         </Paper>
@@ -123,12 +170,21 @@ function DashboardBody({ data, range, updating }: { data: Dashboard; range: Rang
             <BarChart data={series}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
               <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
-              <YAxis allowDecimals={false} fontSize={11} width={40} />
-              <Tooltip labelFormatter={(l) => tick(String(l))} />
+              <YAxis allowDecimals={false} fontSize={11} width={50} tickFormatter={(v: number) => formatCount(v)} />
+              <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatCount(Number(v))} />
               <Legend />
               <Bar dataKey="traces" name="Traces" fill={COLORS[0]} />
-              <Bar dataKey="errors" name="Errors" fill="#fa5252" />
+              <Bar dataKey="errors" name="Errors" fill={ERROR_COLOR} />
             </BarChart>
+          </ChartCard>
+          <ChartCard title="Error rate" summary={`${formatPercent(t.error_rate)} over the range`}>
+            <LineChart data={series}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
+              <YAxis fontSize={11} width={50} domain={[0, 'auto']} tickFormatter={(v: number) => formatPercent(v)} />
+              <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatPercent(Number(v))} />
+              <Line type="linear" dataKey="errorRate" name="Error rate" stroke={ERROR_COLOR} dot={{ r: 2 }} />
+            </LineChart>
           </ChartCard>
           <ChartCard title="Latency">
             <LineChart data={series}>
@@ -139,7 +195,7 @@ function DashboardBody({ data, range, updating }: { data: Dashboard; range: Rang
               <Legend />
               <Line type="monotone" dataKey="p50" name="p50" stroke={COLORS[2]} dot={{ r: 2 }} connectNulls />
               <Line type="monotone" dataKey="p95" name="p95" stroke={COLORS[1]} dot={{ r: 2 }} connectNulls />
-              <Line type="monotone" dataKey="p99" name="p99" stroke="#fa5252" dot={{ r: 2 }} connectNulls />
+              <Line type="monotone" dataKey="p99" name="p99" stroke={ERROR_COLOR} dot={{ r: 2 }} connectNulls />
             </LineChart>
           </ChartCard>
           <ChartCard title="Tokens">
@@ -161,6 +217,31 @@ function DashboardBody({ data, range, updating }: { data: Dashboard; range: Rang
             </BarChart>
           </ChartCard>
           <ChartCard
+            title="Cost by model over time"
+            summary={
+              byModel.models.length ? `${formatCost(modelsCost)} over ${formatCount(modelCalls)} calls` : undefined
+            }
+            empty={byModel.models.length === 0 ? 'No model calls in this range.' : undefined}
+          >
+            <BarChart data={byModel.rows}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
+              <YAxis fontSize={11} width={70} tickFormatter={(v: number) => formatCost(v)} />
+              <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatCost(Number(v))} />
+              {/* Costliest first, as the table lists them (and the bars stack from the bottom). */}
+              <Legend itemSorter={(item) => byModel.models.indexOf(String(item.dataKey))} />
+              {byModel.models.map((m, i) => (
+                <Bar
+                  key={m}
+                  dataKey={m}
+                  name={m}
+                  stackId="cost"
+                  fill={m === OTHER_MODELS ? OTHER_COLOR : COLORS[i % COLORS.length]}
+                />
+              ))}
+            </BarChart>
+          </ChartCard>
+          <ChartCard
             title="Scores and feedback (mean)"
             empty={scores.rows.length === 0 ? 'No scores or feedback in this range.' : undefined}
           >
@@ -168,7 +249,7 @@ function DashboardBody({ data, range, updating }: { data: Dashboard; range: Rang
               <LineChart data={scores.rows}>
                 <CartesianGrid strokeDasharray="3 3" vertical={false} />
                 <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
-                <YAxis fontSize={11} width={40} />
+                <YAxis fontSize={11} width={40} tickFormatter={(v: number) => formatScore(v)} />
                 <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatScore(Number(v))} />
                 <Legend />
                 {scores.names.map((n, i) => (
@@ -199,15 +280,21 @@ function DashboardBody({ data, range, updating }: { data: Dashboard; range: Rang
                     <Table.Th>Model</Table.Th>
                     <Table.Th ta="right">Calls</Table.Th>
                     <Table.Th ta="right">Cost</Table.Th>
+                    <Table.Th ta="right">Share</Table.Th>
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
                   {data.cost_by_model.map((m) => (
                     <Table.Tr key={m.model}>
                       <Table.Td ff="monospace">{m.model}</Table.Td>
-                      <Table.Td ta="right">{formatCount(m.calls)}</Table.Td>
                       <Table.Td ta="right" ff="monospace">
-                        {formatCost(m.cost)}
+                        {formatCount(m.calls)}
+                      </Table.Td>
+                      <Table.Td ta="right" ff="monospace">
+                        {modelCost(m.cost)}
+                      </Table.Td>
+                      <Table.Td ta="right" ff="monospace">
+                        {formatPercent(modelsCost ? m.cost / modelsCost : null)}
                       </Table.Td>
                     </Table.Tr>
                   ))}
@@ -249,11 +336,27 @@ function StatCard({
   );
 }
 
-function ChartCard({ title, empty, children }: { title: string; empty?: string; children: ReactElement }) {
+function ChartCard({
+  title,
+  summary,
+  empty,
+  children,
+}: {
+  title: string;
+  /** The chart's figure in words, beside its title (what a screen reader reads of it). */
+  summary?: string;
+  empty?: string;
+  children: ReactElement;
+}) {
   return (
-    <Paper withBorder radius="md" p="md">
-      <Group justify="space-between" mb="xs">
+    <Paper withBorder radius="md" p="md" component="section" aria-label={title}>
+      <Group justify="space-between" mb="xs" wrap="nowrap">
         <Title order={5}>{title}</Title>
+        {summary && (
+          <Text size="sm" c="dimmed" ff="monospace">
+            {summary}
+          </Text>
+        )}
       </Group>
       {empty ? (
         <Text size="sm" c="dimmed" h={240}>

@@ -1,14 +1,32 @@
-import type { TimeRange } from '../../api/types';
-import { TIME_RANGE_LABELS } from '../../lib/trace-view';
+import type { DashboardRequest, TimeRange } from '../../api/types';
+import { completeFilters } from '../../lib/filter-fields';
+import { DEFAULT_VIEW, TIME_RANGE_LABELS, traceViewCodec, type TraceView } from '../../lib/trace-view';
 import { keyOf, type UrlCodec } from '../../lib/url-codec';
 
-/** The dashboard's window: a time range, all time excepted (its buckets would span years). */
-export type DashboardView = { range: Exclude<TimeRange, 'na'> };
+/**
+ * The dashboard's window, a time range (all time excepted: its buckets would span years), and which traces it
+ * counts: the traces page's filters and experiment runs, written in the URL as the traces page writes them,
+ * so that a link moves between the two pages with its filters.
+ */
+export type DashboardView = { range: Exclude<TimeRange, 'na'> } & Pick<TraceView, 'filters' | 'experiments'>;
 
 export const dashboardCodec: UrlCodec<DashboardView> = {
   parse: (params) => {
     const range = keyOf(TIME_RANGE_LABELS, params.get('range'), '7d');
-    return { range: range === 'na' ? '7d' : range };
+    const { filters, experiments } = traceViewCodec.parse(params);
+    return { range: range === 'na' ? '7d' : range, filters, experiments };
   },
-  write: ({ range }) => new URLSearchParams({ range }),
+  write: ({ range, filters, experiments }) => {
+    const params = traceViewCodec.write({ ...DEFAULT_VIEW, filters, experiments });
+    params.set('range', range);
+    return params;
+  },
 };
+
+export const requestFromView = (view: DashboardView, projectUuid: string): DashboardRequest => ({
+  project_uuid: projectUuid,
+  time_range: view.range,
+  // A filter still incomplete (a hand-edited link) is not sent, as on the traces page.
+  filters: completeFilters(view.filters),
+  include_experiments: view.experiments,
+});

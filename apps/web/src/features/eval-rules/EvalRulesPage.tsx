@@ -31,7 +31,7 @@ export default function EvalRulesPage() {
       empty="A rule scores this project's new traces automatically once they settle: the metrics you choose, on the share of traces you choose, with a daily limit on what its judges spend."
       label="Evaluation rules"
       columns={['Rule', 'Metrics', 'Scores', 'Runs', 'Judge spend today', 'Latest backfill', 'Enabled']}
-      minWidth={1100}
+      minWidth={960}
       row={(r) => (
         <RuleRow
           key={r.id}

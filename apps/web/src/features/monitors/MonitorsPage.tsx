@@ -29,7 +29,7 @@ export default function MonitorsPage() {
       empty="A monitor watches a metric of this project's traces (error rate, latency, cost, a score) and tells a webhook or Slack when it crosses a threshold or strays from the usual, and again when it comes back."
       label="Monitors"
       columns={MONITOR_COLUMNS}
-      minWidth={1100}
+      minWidth={960}
       actions
       row={(m) => <MonitorRow key={m.id} monitor={m} canWrite={canWrite} onEdit={() => setEditing(m)} />}
     >

@@ -10,6 +10,7 @@ import type { TraceRow } from '../../api/types';
 import { AddToDataset } from '../../components/AddToDataset';
 import { AddToQueue } from '../../components/AddToQueue';
 import { ClientSetup } from '../../components/ClientSetup';
+import { FilterChips } from '../../components/FilterChips';
 import { ProjectHeader } from '../../components/ProjectHeader';
 import { SearchBox } from '../../components/ui/SearchBox';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
@@ -28,7 +29,6 @@ import {
 import { keyOf, oneOf } from '../../lib/url-codec';
 import { useTraces } from './api';
 import { LiveControl } from './components/LiveControl';
-import { FilterChips } from './components/FilterChips';
 import { ColumnChooser, TracesTable } from './components/TracesTable';
 import { showsError, useContentColumns } from './lib/content-columns';
 import { useLiveRows } from './lib/use-live-rows';

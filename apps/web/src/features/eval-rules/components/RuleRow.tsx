@@ -76,7 +76,7 @@ export function RuleRow({
         )}
         {rule.paused_until && <Paused until={rule.paused_until} />}
       </Table.Td>
-      <Table.Td miw={200}>
+      <Table.Td miw={160}>
         {rule.backfills[0] ? (
           <BackfillProgress rule={rule} backfill={rule.backfills[0]} canWrite={canWrite} />
         ) : (
@@ -95,7 +95,8 @@ export function RuleRow({
       </Table.Td>
       {canWrite && (
         <Table.Td>
-          <Group gap={4} wrap="nowrap" justify="flex-end">
+          {/* The actions stack on a narrow screen rather than push the table past its box. */}
+          <Group gap={4} justify="flex-end">
             <Button
               size="xs"
               variant="subtle"

@@ -1,17 +1,24 @@
 import { Badge, Button, CloseButton, Group, Popover, Stack, Text } from '@mantine/core';
 import { IconFilterPlus } from '@tabler/icons-react';
 import { useState } from 'react';
-import { FilterConditionFields } from '../../../components/FilterBuilder';
-import { describeFilter, filterOf, incomplete, NEW_FILTER, type FilterCondition } from '../../../lib/filter-fields';
-import { TIME_RANGE_LABELS, type TraceView } from '../../../lib/trace-view';
+import { describeFilter, filterOf, incomplete, NEW_FILTER, type FilterCondition } from '../lib/filter-fields';
+import { TIME_RANGE_LABELS, type TraceView } from '../lib/trace-view';
+import { FilterConditionFields } from './FilterBuilder';
 
-type Chip = { label: string; remove: Partial<TraceView> };
+/**
+ * The conditions of a view of traces: the traces page's, or those of a page that counts the same traces (the
+ * dashboard, which has its filters and experiment runs, and a time range of its own).
+ */
+type Narrowing = Pick<TraceView, 'filters' | 'experiments'> & Partial<Pick<TraceView, 'search' | 'range' | 'status'>>;
+type Chip = { label: string; remove: Partial<Narrowing> };
 
 /** Every condition of the view that narrows it, each as a chip that removes it. */
-function chipsOf(view: TraceView): Chip[] {
+function chipsOf(view: Narrowing): Chip[] {
   const chips: Chip[] = [];
-  if (view.search.trim()) chips.push({ label: `search "${view.search.trim()}"`, remove: { search: '' } });
-  if (view.range !== 'na') chips.push({ label: TIME_RANGE_LABELS[view.range].toLowerCase(), remove: { range: 'na' } });
+  const search = view.search?.trim();
+  if (search) chips.push({ label: `search "${search}"`, remove: { search: '' } });
+  if (view.range && view.range !== 'na')
+    chips.push({ label: TIME_RANGE_LABELS[view.range].toLowerCase(), remove: { range: 'na' } });
   if (view.status) chips.push({ label: `status ${view.status}`, remove: { status: '' } });
   view.filters.forEach((f, i) =>
     chips.push({
@@ -27,11 +34,19 @@ function chipsOf(view: TraceView): Chip[] {
  * The view's conditions, all of which must hold: the search, the time range, the status, each filter and
  * experiment runs, each a chip with a button that removes it; and a button that adds a filter.
  */
-export function FilterChips({ view, onChange }: { view: TraceView; onChange: (change: Partial<TraceView>) => void }) {
+export function FilterChips<V extends Narrowing>({
+  view,
+  onChange,
+}: {
+  view: V;
+  onChange: (change: Partial<V>) => void;
+}) {
   const chips = chipsOf(view);
+  // A chip removes only what the view has: a view without a search, a range or a status shows no such chip.
+  const change = (c: Partial<Narrowing>) => onChange(c as Partial<V>);
   return (
     <Group gap={6} wrap="wrap">
-      <AddFilter onAdd={(c) => onChange({ filters: [...view.filters, c] })} />
+      <AddFilter onAdd={(c) => change({ filters: [...view.filters, c] })} />
       {chips.length > 0 && (
         <Group gap={6} wrap="wrap" role="list" aria-label="Conditions of this view">
           {chips.map((chip, i) => (
@@ -45,7 +60,7 @@ export function FilterChips({ view, onChange }: { view: TraceView; onChange: (ch
               fw={500}
               maw={420}
               rightSection={
-                <CloseButton size="xs" aria-label={`Remove ${chip.label}`} onClick={() => onChange(chip.remove)} />
+                <CloseButton size="xs" aria-label={`Remove ${chip.label}`} onClick={() => change(chip.remove)} />
               }
             >
               <Text span size="sm" truncate title={chip.label}>
