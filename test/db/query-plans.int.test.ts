@@ -213,10 +213,10 @@ describe('query plan of the dashboard', () => {
     expect(
       scansWhole(
         plans.find((x) => x.includes('roots as materialized'))!,
-        'r',
+        's',
       ),
     ).toBe(false);
-    const p = plans.find((x) => x.includes('c.root_trace_id = r.trace_id'))!;
+    const p = plans.find((x) => x.includes('c.root_trace_id = s.trace_id'))!;
     expect(p).toMatch(/Index Only Scan using spans_by_root_\d+ on spans_\d+ c/);
     expect(p).not.toMatch(/Index Scan using spans_by_root/);
     expect(scansWhole(p, 'c')).toBe(false);
