@@ -312,7 +312,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     const { total } = (await res.json()) as { total: number };
     expect(total).toBeGreaterThan(0);
     await expect.poll(async () => Number((await shown.textContent())!.replace(/[^\d]/g, ''))).toBe(total);
-    await page.getByText('Cost by model').waitFor();
+    await page.getByRole('table', { name: 'Cost by model' }).waitFor();
     await page.locator('.recharts-surface').first().waitFor();
     await shot('dashboard');
     await expectIdle('the dashboard');
@@ -320,7 +320,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('combobox', { name: 'Time range' }).click();
     await page.getByRole('option', { name: 'Last 24 hours' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('24h');
-    await page.getByText('Cost by model').scrollIntoViewIfNeeded();
+    await page.getByRole('table', { name: 'Cost by model' }).scrollIntoViewIfNeeded();
     await sleep(300); // the charts' entry animation
     await shot('dashboard-24h');
   });
