@@ -133,7 +133,12 @@ describe('monitors', () => {
 
   it('tell a change of state once: firing, then resolved, never again while the state holds', async () => {
     const project = `fires-${randomUUID()}`;
-    const m = await newMonitor({ project_name: project, channels: [webhook('/fires')] });
+    // Filters every trace matches: the link opens the traces page with each of them.
+    const filters = [
+      { field: 'trace_name', operator: 'equals', value: 'answer' },
+      { field: 'trace_name', operator: 'like', value: 'ans' },
+    ];
+    const m = await newMonitor({ project_name: project, channels: [webhook('/fires')], filters });
     await traces(project, 6, { errors: 4 });
     await waitFor(() => expect(states('/fires')).toEqual([['no_data', 'firing']]));
     const [fired] = receiver.at('/fires');
@@ -143,8 +148,13 @@ describe('monitors', () => {
       monitor: { id: m.id, project },
       value: expect.closeTo(4 / 6, 9),
       threshold: 0.5,
-      console_url: `https://sightline.example.com/projects/${m.project_uuid}/traces?range=1h&status=error`,
     });
+    const link = new URL(body.console_url);
+    expect(`${link.origin}${link.pathname}`).toBe(`https://sightline.example.com/projects/${m.project_uuid}/traces`);
+    expect([link.searchParams.get('range'), link.searchParams.get('status')]).toEqual(['1h', 'error']);
+    expect(link.searchParams.getAll('filter').map((f) => JSON.parse(f))).toEqual(
+      filters.map((f) => [f.field, f.operator, f.value]),
+    );
     expect(Date.parse(body.window.to) - Date.parse(body.window.from)).toBe(60 * 60_000);
 
     // Several evaluations later, still firing: nothing more is sent.

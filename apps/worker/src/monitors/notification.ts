@@ -13,19 +13,18 @@ const RANGES: [number, string][] = [
 
 /**
  * Where the console shows the traces behind a reading: the monitor's project's traces page over the
- * window (the smallest preset range holding it), with the monitor's first filter, and errors only for an
- * error-rate monitor. The page takes one filter: the others are not in the link.
+ * window (the smallest preset range holding it), with every filter of the monitor (each a `filter` entry,
+ * `[field, operator, value, key]` as the page reads it), and errors only for an error-rate monitor.
  */
 function consoleUrl(publicUrl: string, m: Pick<Monitor, 'project_id' | 'metric' | 'filters' | 'window_minutes'>) {
   const params = new URLSearchParams();
   params.set('range', RANGES.find(([minutes]) => minutes >= m.window_minutes)?.[1] ?? '24h');
   if (m.metric === 'error_rate') params.set('status', 'error');
-  const [f] = m.filters;
-  if (f) {
-    params.set('filter', f.field);
-    if (f.key) params.set('key', f.key);
-    params.set('op', f.operator);
-    if (f.value != null) params.set('value', f.value);
+  for (const f of m.filters) {
+    const entry = f.key
+      ? [f.field, f.operator, f.value ?? '', f.key]
+      : [f.field, f.operator, ...(f.value != null ? [f.value] : [])];
+    params.append('filter', JSON.stringify(entry));
   }
   return `${publicUrl.replace(/\/+$/, '')}/projects/${m.project_id}/traces?${params}`;
 }
