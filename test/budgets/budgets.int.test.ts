@@ -23,9 +23,16 @@ const { gw, sql } = useGateway({
 const receiver = new WebhookReceiver(SECRET);
 beforeAll(() => receiver.start());
 afterAll(() => receiver.stop());
+/**
+ * How far the budgets' clock is moved: each test runs at noon UTC of today by it, so that no test's calls
+ * straddle a day's or a month's end whatever the time it runs (00:05, 23:59, the last day of a month).
+ */
+let clockOffset = 0;
 beforeEach(async () => {
   gw.openai.responseDelayMs = 0;
-  await gw.stack.app.redis.del(gw.stack.app.keys.budgetClockOffset);
+  const now = new Date();
+  clockOffset = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 12) - now.getTime();
+  await gw.stack.app.redis.set(gw.stack.app.keys.budgetClockOffset, String(clockOffset));
 });
 
 /** A fresh organization: the worker keeps an organization's budgets for a few seconds. */
@@ -173,7 +180,9 @@ describe('enforced by the gateway', () => {
     expect(b.reserved_usd).toBe(0);
     // Until the end of the UTC day, by the budgets' clock (Redis's time).
     const retryAfter = Number(res.headers['retry-after']);
-    expect(Math.abs(retryAfter - (Date.parse(b.period_ends_at) - Date.now()) / 1000)).toBeLessThan(5);
+    expect(Math.abs(retryAfter - (Date.parse(b.period_ends_at) - (Date.now() + clockOffset)) / 1000)).toBeLessThan(5);
+    // At noon by that clock: half a day.
+    expect(Math.abs(retryAfter - 43_200)).toBeLessThan(5);
     // Refused again without the provider; another project's calls still go.
     expect((await call(gw.stack.app, key, 'POST', '/completion', completion('demo'))).statusCode).toBe(429);
     expect(gw.openai.requests.length).toBe(calls);
@@ -316,7 +325,7 @@ describe('enforced by the gateway', () => {
     const [before] = await budgets(key);
     expect(before.spent_usd).toBeCloseTo(CALL_COST, 9);
     // A day later on the budgets' clock.
-    await gw.stack.app.redis.set(gw.stack.app.keys.budgetClockOffset, String(86_400_000));
+    await gw.stack.app.redis.set(gw.stack.app.keys.budgetClockOffset, String(clockOffset + 86_400_000));
     const [after] = await budgets(key);
     expect(after.spent_usd).toBe(0);
     expect(Date.parse(after.period_ends_at) - Date.parse(before.period_ends_at)).toBe(86_400_000);
