@@ -13,7 +13,7 @@ import {
   type RedisKeys,
 } from '@sightline/queues';
 import type { BudgetNotification, CompletionJob, LlmRequest } from '@sightline/schemas';
-import { describeBudgetScope } from '../monitors/notification';
+import { describeBudgetScope, usd } from '../monitors/notification';
 
 export type BudgetDeps = {
   sql: Sql;
@@ -66,8 +66,6 @@ function applies(b: StoredBudget, call: CompletionJob): boolean {
       return b.scope.end_user_identifier === call.log.end_user_identifier;
   }
 }
-
-const usd = (n: number) => `$${n.toFixed(2)}`;
 
 /**
  * The gateway's budgets: before a call, its estimated cost is reserved against every budget that applies

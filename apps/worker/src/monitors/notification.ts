@@ -97,7 +97,8 @@ export function describeBudgetScope(scope: BudgetNotification['budget']['scope']
   }
 }
 
-const usd = (n: number) => `$${n.toFixed(2)}`;
+/** An amount in a budget's words: "$4.98". */
+export const usd = (n: number) => `$${n.toFixed(2)}`;
 
 /** Slack's incoming-webhook message for a budget's alert. */
 export function budgetSlackMessage(n: BudgetNotification) {
