@@ -288,7 +288,7 @@ describe('secrets', () => {
       recordAudit(
         tx,
         org.id,
-        { keyId: adminKeyId, label: null, role: 'admin' },
+        { keyId: adminKeyId, userId: null, label: null, role: 'admin' },
         {
           action: 'update',
           target: { kind: 'monitor', id, name: 'nested' },
@@ -363,7 +363,7 @@ describe('an entry and its change', () => {
         await recordAudit(
           tx,
           org.id,
-          { keyId: adminKeyId, label: null, role: 'admin' },
+          { keyId: adminKeyId, userId: null, label: null, role: 'admin' },
           {
             action: 'create',
             target: { kind: 'route', id, name: id },

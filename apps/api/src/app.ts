@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import sse from '@fastify/sse';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ZodType } from 'zod';
@@ -27,6 +28,7 @@ import completions from './services/completions';
 import projects from './services/projects';
 import spanIntake from './services/span-intake';
 import accessRoutes from './routes/access/index';
+import signInRoutes from './routes/auth/sign-in';
 import auditLogRoutes from './routes/audit-log/index';
 import completionRoutes from './routes/completions/index';
 import consoleRoutes from './routes/console/index';
@@ -120,6 +122,8 @@ export async function buildApp(config: ApiEnv, { logger, ...options }: FastifySe
   await app.register(openapi);
   await app.register(healthRoutes);
   await app.register(admin);
+  await app.register(cookie);
+  await app.register(signInRoutes, { prefix: '/api/svc/v1/auth' });
   await app.register(authenticatedRoutes);
   await app.register(consolePlugin);
   return app;

@@ -15,3 +15,4 @@ export * from './compare';
 export * from './regex';
 export * from './agreement';
 export * from './monitor-state';
+export * from './passwords';

@@ -23,7 +23,8 @@ export type AuditChange = {
   after?: unknown;
 };
 
-export type AuditActor = { keyId: string; label: string | null; role: ApiKeyRole };
+/** Who made a change: a key, or a person (through a session: `keyId` null, `label` their email). */
+export type AuditActor = { keyId: string | null; userId: string | null; label: string | null; role: ApiKeyRole };
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
@@ -74,9 +75,9 @@ export async function recordAudit(
   const { before, after } = redactSecrets(change.before ?? null, change.after ?? null);
   const json = (v: unknown) => (v === null ? null : tx.json(v as never));
   await tx`
-    insert into audit_log (organization_id, actor_key_id, actor_label, actor_role, action, target_kind, target_id,
-      target_name, before, after)
-    values (${organizationId}, ${actor.keyId}, ${actor.label}, ${actor.role}, ${change.action}, ${change.target.kind},
+    insert into audit_log (organization_id, actor_key_id, actor_user_id, actor_label, actor_role, action, target_kind,
+      target_id, target_name, before, after)
+    values (${organizationId}, ${actor.keyId}, ${actor.userId}, ${actor.label}, ${actor.role}, ${change.action}, ${change.target.kind},
       ${String(change.target.id)}, ${change.target.name ?? null}, ${json(before)}, ${json(after)})`;
 }
 

@@ -34,6 +34,9 @@ export function redisKeys(prefix: string) {
     budgetClockOffset: `${prefix}:budget-clock-offset`,
     /** Namespace of the per-API-key request counters. */
     rateLimit: `${prefix}:rate-limit:`,
+    /** Namespaces of the sign-in counters: attempts per address, failures in a row per email. */
+    loginAttempts: `${prefix}:login-attempts`,
+    loginFailures: `${prefix}:login-failures`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -24,16 +24,24 @@ export const ApiKeyCreatedSchema = ApiKeySchema.extend({
 });
 export const ApiKeyParams = z.object({ id: Uuid });
 
-/** The caller, as its key says. */
+/** The caller: the organization and role its key or session works with, and the person signed in. */
 export const WhoAmISchema = z.object({
   organization_id: z.string(),
   organization_name: z.string(),
   role: ApiKeyRole,
-  label: z.string().nullable(),
-  key_id: z.string(),
+  label: z.string().nullable().describe("the person's email, else the key's label"),
+  key_id: z.string().nullable().describe('the key used (or that opened the session); null for a person'),
   remark_author: z
     .string()
     .describe(
-      "the `user_id` of this key's comments and annotations: its label, else `key:<key_id>`; only their author deletes a comment",
+      "the `user_id` of the caller's comments and annotations: the person's email or the key's label, else `key:<key_id>`; only their author deletes a comment",
     ),
+  user: z
+    .object({ id: z.string(), email: z.string(), name: z.string() })
+    .nullable()
+    .describe('the person signed in to the console, null for a key'),
+  organizations: z
+    .array(z.object({ id: z.string(), name: z.string(), role: ApiKeyRole }))
+    .describe("the person's organizations, to switch between; the key's alone for a key"),
+  must_change_password: z.boolean().describe('a one-time password must be replaced before anything else'),
 });

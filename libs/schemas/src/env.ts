@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseSecretsKey } from '@sightline/core';
+import { ApiKeyRole } from './access';
 
 // Shared pieces of the per-app environment schemas. Numbers are coerced; booleans accept true/1.
 export const envBoolean = z
@@ -81,6 +82,33 @@ export const ApiEnv = BaseEnv.extend({
   ADMIN_API_KEY: z.string().min(16).optional(),
   /** Lets the dashboard change queues (retry, clean, empty, pause, ...); off, it only shows them. */
   ADMIN_QUEUE_ACTIONS: envBoolean.default(false),
+  /** A console session ends after this long without a request, */
+  SESSION_IDLE_HOURS: z.coerce.number().positive().default(24),
+  /** and this long after its sign-in whatever happens. */
+  SESSION_MAX_DAYS: z.coerce.number().positive().default(14),
+  /** On a server with no person yet, the console's sign-in page offers to create this admin. */
+  BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
+  /**
+   * The console's own address (`https://sightline.example.com`), for links in invitations and the SSO
+   * redirect; unset, the address each request came to.
+   */
+  PUBLIC_URL: z.url().optional(),
+  /** Mails invitations through this server (`smtp://user:pass@host:587`); unset, links are only shown. */
+  SMTP_URL: z.url().optional(),
+  SMTP_FROM: z.string().min(3).default('Sightline <sightline@localhost>'),
+  /** Single sign-on with an OpenID Connect provider: its issuer URL and this client's id and secret. */
+  OIDC_ISSUER: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Comma-separated email domains whose people get an account at their first SSO sign-in. */
+  OIDC_ALLOWED_DOMAINS: z.string().optional(),
+  OIDC_DEFAULT_ROLE: ApiKeyRole.default('viewer'),
+  /** The organization people signing in through SSO join. */
+  OIDC_ORGANIZATION: z.string().min(1).optional(),
+  /** The provider's name on the sign-in button. */
+  OIDC_NAME: z.string().min(1).default('SSO'),
+  /** Turns password sign-in off: people sign in through SSO only. */
+  OIDC_ONLY: envBoolean.default(false),
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 

@@ -1,5 +1,6 @@
 export * from './common';
 export * from './access';
+export * from './accounts';
 export * from './audit-log';
 export * from './console';
 export * from './remarks';

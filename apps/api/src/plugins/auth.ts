@@ -1,8 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
-import { findKeyOwner, hashApiKey, type KeyOwner } from '@sightline/db';
+import { findKeyOwner, findSessionOwner, hashApiKey, type KeyOwner } from '@sightline/db';
 import { AppError } from '../errors';
+import { refuseCrossSite, sessionOf } from '../services/session-cookie';
 
 /** What a route does, for roles: `read` (viewers may), `write` (members may), `admin` (admins only). */
 type Access = 'read' | 'write' | 'admin';
@@ -11,31 +13,46 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Defaults to `read` for GET and HEAD and to `write` for every other method. */
     access?: Access;
-    /**
-     * The key may come as the `api_key` query parameter: a browser's EventSource cannot send headers.
-     * Request logs show that parameter redacted.
-     */
-    keyInQuery?: boolean;
   }
   interface FastifyRequest {
     organizationId: string;
-    /** The SHA-256 of the request's API key (base64): names the key without holding it. */
-    apiKeyHash: string;
-    /** The key's holder: its id, role and label (who comments and annotations are by). */
-    caller: Pick<KeyOwner, 'keyId' | 'role' | 'label' | 'organizationName'>;
+    /**
+     * The SHA-256 (base64) of the request's API key, or of its session cookie's id prefixed `session:`:
+     * names the credential without holding it (rate limits count by it).
+     */
+    credential: string;
+    caller: Caller;
   }
   interface FastifyInstance {
     /** Drops a revoked key from this node's cache (other nodes drop it within AUTH_CACHE_TTL_MS). */
     forgetApiKey(keyHash: Buffer): void;
     /**
-     * Calls `onRevoked` once the key (a request's `apiKeyHash`) is no longer valid, within AUTH_CACHE_TTL_MS
-     * of its revocation on any node; answers a function that stops watching.
+     * Calls `onRevoked` once the request's credential is no longer valid: a key within AUTH_CACHE_TTL_MS of
+     * its revocation on any node, a session within half of it; answers a function that stops watching.
      */
-    watchApiKey(keyHash: string, onRevoked: () => void): () => void;
+    watchCredential(req: FastifyRequest, onRevoked: (reason: string) => void): () => void;
   }
 }
 
+/**
+ * Who makes a request: an API key, or a person signed in to the console (through a session). `label` is
+ * who remarks and changes are by: the person's email, else the key's label.
+ */
+export type Caller = Pick<KeyOwner, 'role' | 'label' | 'organizationName'> & {
+  /** The key used, or the key a key's session was opened with; null for a person's session. */
+  keyId: string | null;
+  userId: string | null;
+  /** The person's name. */
+  name: string | null;
+};
+
 type Entry = { owner: KeyOwner | null; keyHash: Buffer };
+
+/** How a session's credential starts (a key's is its hash alone). */
+const SESSION = 'session:';
+
+/** What a person with a one-time password may still do: read who they are, and replace it. */
+const PASSWORD_CHANGE_ROUTES = new Set(['/api/svc/v1/me', '/api/svc/v1/auth/password']);
 
 const ALLOWED: Record<KeyOwner['role'], Access[]> = {
   admin: ['read', 'write', 'admin'],
@@ -44,9 +61,9 @@ const ALLOWED: Record<KeyOwner['role'], Access[]> = {
 };
 
 /**
- * API-key authentication and roles for every route registered after it in its scope. Keys are looked up
- * by their SHA-256; a short in-process cache keeps PostgreSQL off the hot path (unknown keys are cached
- * briefly too, so a flood of bad keys cannot reach the database).
+ * Authentication (an API key, else the console's session cookie) and roles for every route registered
+ * after it in its scope. Keys are looked up by their SHA-256; a short in-process cache keeps PostgreSQL off
+ * the hot path (unknown keys are cached briefly too, so a flood of bad keys cannot reach the database).
  */
 export default fp(
   async (app) => {
@@ -65,7 +82,7 @@ export default fp(
       },
     });
     app.decorateRequest('organizationId', '');
-    app.decorateRequest('apiKeyHash', '');
+    app.decorateRequest('credential', '');
     app.decorateRequest('caller', null as never);
     app.decorate('forgetApiKey', (keyHash: Buffer) => void cache.delete(keyHash.toString('base64')));
 
@@ -83,7 +100,19 @@ export default fp(
         return true;
       }
     };
-    app.decorate('watchApiKey', (cacheKey: string, onRevoked: () => void) => {
+    // A session is PostgreSQL's alone (no cache): a request sees its end at once, a stream within half a TTL.
+    const sessionValid = async (idHash: Buffer) => {
+      try {
+        return (await findSessionOwner(app.sql, idHash, app.config.SESSION_IDLE_HOURS, false)) != null;
+      } catch {
+        return true;
+      }
+    };
+    app.decorate('watchCredential', (req: FastifyRequest, onRevoked: (reason: string) => void) => {
+      const session = req.credential.startsWith(SESSION)
+        ? Buffer.from(req.credential.slice(SESSION.length), 'base64')
+        : null;
+      const valid = session ? () => sessionValid(session) : () => stillValid(req.credential);
       let checking = false;
       let stopped = false;
       const stop = () => {
@@ -94,11 +123,11 @@ export default fp(
         async () => {
           if (checking) return;
           checking = true;
-          const valid = await stillValid(cacheKey);
+          const ok = await valid();
           checking = false;
-          if (valid || stopped) return;
+          if (ok || stopped) return;
           stop();
-          onRevoked();
+          onRevoked(session ? 'your session has ended: sign in again' : 'API key revoked');
         },
         Math.max(50, ttl / 2),
       );
@@ -106,31 +135,57 @@ export default fp(
     });
 
     app.addHook('onRequest', async (req) => {
-      const fromQuery = req.routeOptions.config.keyInQuery ? (req.query as { api_key?: string }).api_key : undefined;
       // `Authorization: Bearer <key>` too: what OpenTelemetry exporters and most HTTP tooling send.
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-      const header = req.headers['x-api-key'] ?? req.headers['x-user-id'] ?? bearer ?? fromQuery;
+      const header = req.headers['x-api-key'] ?? req.headers['x-user-id'] ?? bearer;
       const key = Array.isArray(header) ? header[0] : header;
-      if (!key)
+      const session = key ? null : sessionOf(req);
+      if (!key && !session)
         throw new AppError(401, 'missing API key: send it in the x-api-key header or as Authorization: Bearer <key>');
+      const caller = key ? await keyCaller(req, key) : await sessionCaller(req, session!);
+      const access =
+        req.routeOptions.config.access ?? (req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write');
+      if (!ALLOWED[caller.role].includes(access)) {
+        const who = caller.userId ? 'your role' : "this API key's role";
+        throw new AppError(
+          403,
+          `${who} (${caller.role}) cannot ${access === 'admin' ? 'manage the organization' : 'write'}; ask an admin for more rights`,
+        );
+      }
+      req.organizationId = caller.organizationId;
+      req.caller = caller;
+    });
 
+    async function keyCaller(req: FastifyRequest, key: string) {
       const hash = hashApiKey(key);
       const cacheKey = hash.toString('base64');
       const known = cache.peek(cacheKey, { allowStale: true })?.owner != null;
       const { owner, keyHash } = (await cache.fetch(cacheKey, { context: hash, allowStale: known }))!;
       if (!owner || !timingSafeEqual(keyHash, hash)) throw new AppError(401, 'invalid API key');
-      const access =
-        req.routeOptions.config.access ?? (req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write');
-      if (!ALLOWED[owner.role].includes(access)) {
-        throw new AppError(
-          403,
-          `this API key's role (${owner.role}) cannot ${access === 'admin' ? 'manage the organization' : 'write'}; ask an admin for a key with more rights`,
-        );
+      req.credential = cacheKey;
+      return { ...owner, userId: null, name: null };
+    }
+
+    async function sessionCaller(req: FastifyRequest, idHash: Buffer) {
+      const owner = await findSessionOwner(app.sql, idHash, app.config.SESSION_IDLE_HOURS);
+      if (!owner) throw new AppError(401, 'your session has ended: sign in again');
+      // The cookie goes with every request the browser makes to us, whichever page asks: writes must prove
+      // they come from the console.
+      if (req.method !== 'GET' && req.method !== 'HEAD') refuseCrossSite(req);
+      if (owner.mustChangePassword && !PASSWORD_CHANGE_ROUTES.has(req.routeOptions.url ?? '')) {
+        throw new AppError(403, 'change your one-time password before anything else (POST /auth/password)');
       }
-      req.organizationId = owner.organizationId;
-      req.apiKeyHash = cacheKey;
-      req.caller = owner;
-    });
+      req.credential = `${SESSION}${idHash.toString('base64')}`;
+      return {
+        organizationId: owner.organizationId,
+        organizationName: owner.organizationName,
+        role: owner.role,
+        keyId: owner.keyId,
+        userId: owner.userId,
+        label: owner.email ?? owner.keyLabel,
+        name: owner.name,
+      };
+    }
   },
   { name: 'auth', dependencies: ['config', 'sql'] },
 );

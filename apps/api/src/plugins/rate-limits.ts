@@ -21,8 +21,8 @@ export default fp(
       redis: app.redis,
       nameSpace: app.keys.rateLimit,
       skipOnError: true,
-      // Counted per key under its hash (set by authentication), so no key is written to Redis in clear.
-      keyGenerator: (req) => req.apiKeyHash,
+      // Counted per key (or session) under its hash, set by authentication: no key is written to Redis in clear.
+      keyGenerator: (req) => req.credential,
       allowList: (req) => UNLIMITED.has(req.routeOptions.url ?? ''),
       errorResponseBuilder: (_req, context) =>
         new AppError(

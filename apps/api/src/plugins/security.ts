@@ -24,7 +24,7 @@ export function corsOrigins(setting: string | undefined): '*' | string[] | null 
  * request, which cost about 50 µs of CPU per request against about 20 µs for the same headers this way.
  *
  * CORS is off unless CORS_ORIGINS names the browser origins allowed to call the API. Credentials are never
- * allowed: keys travel in headers, not cookies, so a browser never sends them on its own.
+ * allowed: another origin's script may call with a key in a header, never with the console's cookie.
  */
 export default fp<{ config: ApiEnv }>(
   async (app, { config }) => {

@@ -3,7 +3,7 @@ import { recordAudit, type AuditChange, type Sql } from '@sightline/db';
 
 /**
  * Records in the audit log a change this request makes to the organization's configuration, by the
- * request's API key (its id, label and role). `tx` is the transaction that makes the change:
+ * request's API key or person (their id, label and role). `tx` is the transaction that makes the change:
  *
  *   return transaction(app.sql, async (tx) => {
  *     const before = await findThing(tx, req.organizationId, id);
@@ -17,6 +17,6 @@ import { recordAudit, type AuditChange, type Sql } from '@sightline/db';
  * deleted); secret fields in them are redacted before they are stored (by recordAudit, in @sightline/db).
  */
 export function recordChange(tx: Sql, req: FastifyRequest, change: AuditChange): Promise<void> {
-  const { keyId, label, role } = req.caller;
-  return recordAudit(tx, req.organizationId, { keyId, label, role }, change);
+  const { keyId, userId, label, role } = req.caller;
+  return recordAudit(tx, req.organizationId, { keyId, userId, label, role }, change);
 }

@@ -25,7 +25,13 @@ export default async function completionRoutes(base: FastifyInstance) {
       },
     },
     async (req) => {
-      const job = await app.completions.prepare(req.organizationId, req.body, false, req.id, req.caller.keyId);
+      const job = await app.completions.prepare(
+        req.organizationId,
+        req.body,
+        false,
+        req.id,
+        req.caller.keyId ?? undefined,
+      );
       return app.completions.run(job);
     },
   );
@@ -43,7 +49,13 @@ export default async function completionRoutes(base: FastifyInstance) {
     },
     async (req, reply) => {
       // Bad requests fail before the stream starts, as ordinary JSON errors.
-      const job = await app.completions.prepare(req.organizationId, req.body, true, req.id, req.caller.keyId);
+      const job = await app.completions.prepare(
+        req.organizationId,
+        req.body,
+        true,
+        req.id,
+        req.caller.keyId ?? undefined,
+      );
       const closed = new AbortController();
       reply.sse.onClose(() => closed.abort());
       // One write per event, in order; `data:` is the only line of each event.

@@ -20,7 +20,6 @@ export default async function liveTraceRoutes(base: FastifyInstance) {
   app.get(
     '/traces/live',
     {
-      config: { keyInQuery: true },
       sse: { kind: 'manual' },
       schema: {
         querystring: LiveTracesQuery,
@@ -56,8 +55,8 @@ export default async function liveTraceRoutes(base: FastifyInstance) {
       const closed = new Promise<string | undefined>((resolve) => (end = resolve));
       reply.sse.onClose(() => end());
       streams.add(end);
-      // The key was checked once, when the stream opened: a revoked key must not keep the tail.
-      const unwatch = app.watchApiKey(req.apiKeyHash, () => end('API key revoked'));
+      // The key or session was checked once, when the stream opened: a revoked one must not keep the tail.
+      const unwatch = app.watchCredential(req, end);
       // The browser learns the stream is open (and that nothing it sends is lost from here on).
       await reply.sse.send({ event: 'ready', data: { project_uuid: project } });
       const reason = await closed;

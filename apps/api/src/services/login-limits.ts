@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { AppError } from '../errors';
+
+/** Sign-in attempts an address may make in a window, whatever their outcome. */
+const ATTEMPTS_PER_ADDRESS = 30;
+/** Failed sign-ins in a row after which an email is refused for the lock's time. */
+export const FAILURES_BEFORE_LOCK = 10;
+const WINDOW_SECONDS = 15 * 60;
+
+/**
+ * Limits on password sign-in, counted in Redis for every API node (rate-limiter-flexible): per address,
+ * attempts in a window; per email, failures in a row, after which the email is locked for a while. Both are
+ * counted by the email as typed (lower-cased), known or not, so that a lock tells nothing of whether an
+ * account exists.
+ */
+export function loginLimits(app: FastifyInstance) {
+  const byAddress = new RateLimiterRedis({
+    storeClient: app.redis,
+    keyPrefix: app.keys.loginAttempts,
+    points: ATTEMPTS_PER_ADDRESS,
+    duration: WINDOW_SECONDS,
+  });
+  const byEmail = new RateLimiterRedis({
+    storeClient: app.redis,
+    keyPrefix: app.keys.loginFailures,
+    points: FAILURES_BEFORE_LOCK,
+    duration: WINDOW_SECONDS,
+  });
+  const refuse = (res: RateLimiterRes, what: string) => {
+    const seconds = Math.ceil(res.msBeforeNext / 1000);
+    return new AppError(429, `${what}; try again in ${Math.ceil(seconds / 60)} min`, seconds);
+  };
+
+  return {
+    /** Counts an attempt; throws 429 when the address or the email may not try now. */
+    async attempt(email: string, address: string): Promise<void> {
+      const failures = await byEmail.get(email.toLowerCase());
+      if (failures && failures.consumedPoints >= FAILURES_BEFORE_LOCK)
+        throw refuse(failures, 'too many failed sign-ins for this email');
+      await byAddress.consume(address).catch((res: unknown) => {
+        throw res instanceof RateLimiterRes ? refuse(res, 'too many sign-in attempts from this address') : res;
+      });
+    },
+    async failed(email: string): Promise<void> {
+      await byEmail.penalty(email.toLowerCase());
+    },
+    async succeeded(email: string): Promise<void> {
+      await byEmail.delete(email.toLowerCase());
+    },
+  };
+}

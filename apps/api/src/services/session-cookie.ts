@@ -1,0 +1,58 @@
+import { hash, randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { openSession } from '@sightline/db';
+import { AppError } from '../errors';
+
+/** The console's session cookie: a random id, of which the server keeps only the SHA-256. */
+export const SESSION_COOKIE = 'sightline_session';
+/** What the console sends with every write it makes with its cookie: a cross-site form cannot. */
+export const CSRF_HEADER = 'x-sightline-csrf';
+
+export const sessionIdHash = (id: string) => hash('sha256', id, 'buffer');
+
+/** The session cookie's id hash, or null without one. */
+export function sessionOf(req: FastifyRequest): Buffer | null {
+  const id = req.cookies[SESSION_COOKIE];
+  return id ? sessionIdHash(id) : null;
+}
+
+/** The address the console is served at: PUBLIC_URL, else the one this request came to. */
+export function publicOrigin(req: FastifyRequest): string {
+  const configured = req.server.config.PUBLIC_URL;
+  return configured ? new URL(configured).origin : `${req.protocol}://${req.host}`;
+}
+
+/**
+ * Refuses a request a page of another site could have made with the browser's cookie: its `Origin`, when
+ * sent, must be the console's, and it must carry CSRF_HEADER (a form or a simple request cannot; a script
+ * of another origin would need CORS to allow it, which only CORS_ORIGINS does, and never with cookies).
+ */
+export function refuseCrossSite(req: FastifyRequest): void {
+  const origin = req.headers.origin;
+  if ((origin && origin !== publicOrigin(req)) || !req.headers[CSRF_HEADER]) {
+    throw new AppError(
+      403,
+      `cross-site request refused: the console sends writes from its own origin with ${CSRF_HEADER}`,
+    );
+  }
+}
+
+/** Opens a session and sets its cookie on the reply. */
+export async function startSession(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  owner: { organizationId: string; userId?: string; apiKeyId?: string },
+): Promise<void> {
+  const { config, sql } = req.server;
+  const id = randomBytes(32).toString('base64url');
+  await openSession(sql, { idHash: sessionIdHash(id), maxDays: config.SESSION_MAX_DAYS, ...owner });
+  reply.setCookie(SESSION_COOKIE, id, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: publicOrigin(req).startsWith('https:'),
+    maxAge: config.SESSION_MAX_DAYS * 86_400,
+  });
+}
+
+export const clearSessionCookie = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, { path: '/' });
