@@ -180,10 +180,9 @@ describe('compressed answers', () => {
   it('never compresses the live tail, even when asked: its events arrive as they are sent', async () => {
     const base = await stack.app.listen({ port: 0, host: '127.0.0.1' });
     const project = (await call(stack.app, org.key, 'POST', '/project', { name: 'compressed' })).json().uuid;
-    const res = await fetch(
-      `${base}/api/svc/v1/traces/live?project_uuid=${project}&api_key=${encodeURIComponent(org.key)}`,
-      { headers: { 'accept-encoding': 'br, gzip' } },
-    );
+    const res = await fetch(`${base}/api/svc/v1/traces/live?project_uuid=${project}`, {
+      headers: { 'x-api-key': org.key, 'accept-encoding': 'br, gzip' },
+    });
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
     expect(res.headers.get('content-encoding')).toBeNull();
     await res.body?.cancel();

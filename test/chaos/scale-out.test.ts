@@ -79,10 +79,10 @@ describe('two API processes and three workers on one PostgreSQL and one Redis', 
   it("relays each streamed completion to its own caller's API process, and shows its log live on the other", async () => {
     const project = json(await a.post('/project', { name: `live-${randomUUID()}` }));
     const live = new AbortController();
-    const liveRes = await fetch(
-      `${apis[1].base}/api/svc/v1/traces/live?project_uuid=${project.uuid}&api_key=${encodeURIComponent(stack.key)}`,
-      { signal: live.signal },
-    );
+    const liveRes = await fetch(`${apis[1].base}/api/svc/v1/traces/live?project_uuid=${project.uuid}`, {
+      headers: { 'x-api-key': stack.key },
+      signal: live.signal,
+    });
     const seenLive = new Set<string>();
     let ready!: () => void;
     const isReady = new Promise<void>((resolve) => (ready = resolve));

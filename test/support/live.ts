@@ -2,16 +2,21 @@ import { expect } from 'vitest';
 
 type LiveEvent = { event: string; data: Record<string, unknown> };
 
+/** Headers that authenticate as `credential`: an API key, or a session cookie (`sightline_session=...`). */
+export const credentialHeaders = (credential: string): Record<string, string> =>
+  credential.startsWith('sightline_session=') ? { cookie: credential } : { 'x-api-key': credential };
+
 /**
- * Opens the live tail of `base` (a listening API's address) and collects its events; `ended` settles when
- * the server ends the stream, `close` ends it from this side.
+ * Opens the live tail of `base` (a listening API's address) as `credential` (a key, or a session cookie as
+ * a browser sends it) and collects its events; `ended` settles when the server ends the stream, `close`
+ * ends it from this side.
  */
-export async function openLive(base: string, key: string, projectUuid: string) {
+export async function openLive(base: string, credential: string, projectUuid: string) {
   const abort = new AbortController();
-  const res = await fetch(
-    `${base}/api/svc/v1/traces/live?project_uuid=${projectUuid}&api_key=${encodeURIComponent(key)}`,
-    { signal: abort.signal },
-  );
+  const res = await fetch(`${base}/api/svc/v1/traces/live?project_uuid=${projectUuid}`, {
+    headers: credentialHeaders(credential),
+    signal: abort.signal,
+  });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
   const events: LiveEvent[] = [];
