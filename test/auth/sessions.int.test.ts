@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey, migrate } from '@sightline/db';
 import { buildStack, call } from '../support/app';
@@ -121,6 +121,18 @@ describe('signing in with an email and password', () => {
     const ada = await newPerson(sql, org.id, 'member');
     expect((await login({ email: ada.email, password: ada.password }, '10.3.0.1')).statusCode).toBe(429);
     expect((await login({ email: ada.email, password: ada.password }, '10.3.0.2')).statusCode).toBe(200);
+  });
+
+  it("redoes a hash made with weaker parameters at the person's next sign-in", async () => {
+    const ada = await newPerson(sql, org.id, 'member');
+    const salt = randomBytes(16);
+    const weak = scryptSync(ada.password, salt, 32, { N: 2 ** 12, r: 8, p: 1 });
+    const stored = `scrypt$12$8$1$${salt.toString('base64')}$${weak.toString('base64')}`;
+    await sql`update users set password_hash = ${stored} where id = ${ada.id}`;
+    expect((await login({ email: ada.email, password: ada.password }, '10.4.1.1')).statusCode).toBe(200);
+    const [{ password_hash }] = await sql`select password_hash from users where id = ${ada.id}`;
+    expect(password_hash).toMatch(/^scrypt\$15\$8\$1\$/);
+    expect((await login({ email: ada.email, password: ada.password }, '10.4.1.1')).statusCode).toBe(200);
   });
 
   it('refuses a person of no organization', async () => {

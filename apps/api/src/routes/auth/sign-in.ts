@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { decoyHash, hashPassword, verifyPassword } from '@sightline/core';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from '@sightline/core';
 import {
   addMembership,
   anyUser,
@@ -11,6 +11,7 @@ import {
   findUserByEmail,
   hashApiKey,
   listMemberships,
+  setPassword,
   transaction,
 } from '@sightline/db';
 import {
@@ -81,6 +82,9 @@ export default async function signInRoutes(base: FastifyInstance) {
         throw new AppError(401, WRONG);
       }
       await limits.succeeded(email);
+      // Raised scrypt parameters reach each person's hash at their next sign-in.
+      if (needsRehash(user.password_hash))
+        await setPassword(app.sql, user.id, await hashPassword(password), user.must_change_password);
       const memberships = await listMemberships(app.sql, user.id);
       const membership = memberships.find((m) => m.organization_id === req.body.organization_id) ?? memberships[0];
       if (!membership)
