@@ -170,8 +170,9 @@ try {
     'three filters, most tokens first': { filters: THREE_FILTERS, sort: 'most_tokens' },
     'three filters, a search and the last 7 days': { filters: THREE_FILTERS, search: 'assistant', time_range: '7d' },
     'by name, A to Z': { sort: 'name_asc' },
-    // Every root of the project is summed and sorted: no index holds a trace's total.
-    'costliest first, no filter': { sort: 'costliest' },
+    // Issue 34: a trace's totals are stored on its root, so a page is read from their indexes.
+    'sort costliest, no filter': { sort: 'costliest' },
+    'sort most_tokens, no filter': { sort: 'most_tokens' },
   };
   for (const [name, filter] of Object.entries(consoleBodies)) {
     const body = JSON.stringify({ project_name: 'bench', ...filter, page: 1, page_size: PAGE_SIZE });

@@ -28,10 +28,11 @@ beforeAll(async () => {
   const projects = await Promise.all(['p0', 'p1', 'p2', 'p3', 'p4'].map((n) => getOrCreateProject(sql, org, n)));
   project = projects[0].uuid;
   await sql`
-    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth, trace_name, start_ts, status, metadata, tags, latency, scores)
+    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth, trace_name, start_ts, status, metadata, tags, latency, trace_cost, trace_tokens, scores)
     select ${org}::uuid, id, (${sql.array(projects.map((p) => p.uuid))}::uuid[])[1 + i % 5], id, id, true, 0,
            'name-' || (i % 100), now() - i * interval '1 second', case when i % 7 = 0 then 'error' else 'success' end,
            jsonb_build_object('customer', 'c' || (i % 1000)), array['tag' || (i % 50)], (i % 1000) / 100.0,
+           (i % 997) / 1000.0, i % 3001,
            jsonb_build_array(jsonb_build_object('name', 'accuracy', 'score', (i % 1000) / 1000.0))
     from (select gen_random_uuid() as id, i from generate_series(1, 50000) i) g`;
   // span_scores too (its triggers filled it): left to autovacuum, a plan read before it runs sees an empty table.
@@ -108,6 +109,20 @@ describe('query plans of get_trace_logs', () => {
     const slowest = await plan(undefined, 'page', undefined, 'slowest');
     expect(slowest).toMatch(/spans_roots_by_latency/);
     for (const p of [oldest, slowest]) {
+      expect(p).not.toMatch(SORT);
+      expect(scansWhole(p)).toBe(false);
+    }
+  });
+  it('serves the orders by a trace’s cost and tokens from their indexes, without sorting the roots', async () => {
+    const indexes = {
+      costliest: 'spans_roots_by_cost',
+      cheapest: 'spans_roots_by_cost_asc',
+      most_tokens: 'spans_roots_by_tokens',
+      fewest_tokens: 'spans_roots_by_tokens_asc',
+    } as const;
+    for (const [sort, index] of Object.entries(indexes)) {
+      const p = await plan(undefined, 'page', undefined, sort as RootQuery['sort']);
+      expect(p).toMatch(new RegExp(`Index (Only )?Scan using ${index}_\\d+ on spans_\\d+`));
       expect(p).not.toMatch(SORT);
       expect(scansWhole(p)).toBe(false);
     }

@@ -17,7 +17,7 @@ export async function orderWaitingSpans(tx: Sql, roots: TraceRoot[]): Promise<vo
 }
 
 /** SQL: `roots` as a relation `r(org, root, part)`. */
-const traceRoots = (sql: Sql, roots: TraceRoot[]) => sql`
+export const traceRoots = (sql: Sql, roots: TraceRoot[]) => sql`
   unnest(${sql.array(roots.map((r) => r.org))}::uuid[], ${sql.array(roots.map((r) => r.root))}::uuid[],
          ${sql.array(roots.map((r) => r.part))}::text[]) as r(org, root, part)`;
 

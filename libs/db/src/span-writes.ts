@@ -9,6 +9,7 @@ import { markExperimentsRunning } from './experiments';
 import { ensureSpanPartitions } from './partitions';
 import { searchWordsOf } from './search';
 import { orderWaitingSpans, reattachOtelChildren, type TraceRoot } from './span-tree';
+import { storeTraceTotals } from './trace-total';
 
 // Wire field name -> column, where they differ.
 const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_timestamp: 'end_ts' };
@@ -195,19 +196,26 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Span
       const root = { org: list[0].organization_id, root: folded.fields.root_trace_id as string };
       const written = changedTrace(list, folded);
       if (written) traces.set(`${root.org}/${root.root}`, written);
-      // A span goes to its trace's partition: a new one, and one stored by updates alone that is created now
-      // (it was stored under itself as root, not knowing its trace).
-      const placed = before && !(before.row && !before.row.created && folded.created) ? before.part : undefined;
-      return { ...folded, before, root, placed };
+      // The trace a created span was counted in, when a create now names another root for it.
+      const left = before?.row?.created && before.row.root_trace_id !== root.root ? before.row : undefined;
+      // A span goes to its trace's partition: a new one, one stored by updates alone that is created now (it
+      // was stored under itself as root, not knowing its trace), and one created again under another root
+      // (but a root itself, whose key its old trace's spans follow).
+      const moves = before?.row && folded.created && (!before.row.created || (left && left.root_trace_id !== trace_id));
+      const placed = before && !moves ? before.part : undefined;
+      return { ...folded, before, root, placed, left, recount: changesTotals(before?.row, folded) };
     });
 
     // Writers of one trace are serialized by its lock, taken before any row is written (so nobody waits
     // for it while holding row locks another writer needs). Whoever writes last then sees every span of
     // the trace committed, and orders the spans still waiting for their place in the tree. The lock also
-    // makes the trace's partition key once.
+    // makes the trace's partition key once, and serializes the recounts of its totals: only created spans
+    // count in them, and a span that leaves a trace changes that trace's too.
     const locked = new Map(
       spans.filter((s) => s.created || !s.placed).map((s) => [`${s.root.org}/${s.root.root}`, s.root]),
     );
+    for (const { root, left } of spans)
+      if (left) locked.set(`${root.org}/${left.root_trace_id}`, { org: root.org, root: left.root_trace_id as string });
     if (locked.size)
       await takeLocks(
         tx,
@@ -219,6 +227,7 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Span
     );
     const moved: { org: string; id: string; from: string; to: string }[] = [];
     const placedTraces = new Map<string, TraceRoot>();
+    const recounted = new Map<string, TraceRoot>();
     for (const span of spans) {
       const part = span.placed ?? traceParts.get(`${span.root.org}/${span.root.root}`)!;
       if (span.before && span.before.part !== part) {
@@ -226,6 +235,11 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Span
       }
       span.row.part_at = part;
       if (span.created) placedTraces.set(`${span.root.org}/${span.root.root}`, { ...span.root, part });
+      if (span.recount) recounted.set(`${span.root.org}/${span.root.root}`, { ...span.root, part });
+      if (span.left) {
+        const root = span.left.root_trace_id as string;
+        recounted.set(`${span.root.org}/${root}`, { org: span.root.org, root, part: span.before!.part });
+      }
     }
     if (moved.length) await moveSpans(tx, moved);
     const rows = spans.map((s) => s.row);
@@ -233,6 +247,7 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Span
     await markCreatedExperimentsRunning(tx, rows);
     await reattachOtelChildren(tx, events);
     if (placedTraces.size) await orderWaitingSpans(tx, [...placedTraces.values()]);
+    await storeTraceTotals(tx, [...recounted.values()]);
   });
   return { evalTriggers: triggers, traces: [...traces.values()] };
 }
@@ -263,10 +278,20 @@ function changedTrace(list: readonly SpanEvent[], folded: { created: boolean; fi
   };
 }
 
+/** Whether a span's share of its trace's totals changed: created now, in another trace, or at another cost or count. */
+function changesTotals(before: StoredRow | undefined, folded: { created: boolean; fields: Record<string, unknown> }) {
+  const { fields } = folded;
+  if (!folded.created) return false;
+  if (!before?.created || before.root_trace_id !== fields.root_trace_id) return true;
+  return (
+    (before.cost ?? null) !== (fields.cost ?? null) || (before.total_tokens ?? null) !== (fields.total_tokens ?? null)
+  );
+}
+
 /** The metadata key that marks a judge's call, logged as a child of the span it judges. */
 export const JUDGE_CALL = 'sightline_judge';
 
-/** Spans stored by updates alone, now created in another trace's partition: their rows go, the upsert writes them anew. */
+/** Spans now in another trace's partition (created at last, or again under another root): their rows go, the upsert writes them anew. */
 async function moveSpans(tx: Sql, moved: { org: string; id: string; from: string; to: string }[]): Promise<void> {
   const list = tx`unnest(${tx.array(moved.map((m) => m.org))}::uuid[], ${tx.array(moved.map((m) => m.id))}::uuid[],
     ${tx.array(moved.map((m) => m.from))}::text[], ${tx.array(moved.map((m) => m.to))}::text[]) as m(org, id, from_part, to_part)`;

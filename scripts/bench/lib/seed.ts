@@ -43,7 +43,8 @@ const SEEDED_VERSIONS = JSON.stringify({
  * among 4 names and children among 4 others; trace i starts 12.96 s before trace i - 1 (200k traces cover
  * 30 days). One trace in 10 failed. Every span has inputs (two chat messages), an output of about 250
  * characters, metadata with five keys (a customer id among 1000, env, region, app version, step) and
- * tags; span 2 is the LLM call with configuration, tokens and cost; roots carry two scores.
+ * tags; span 2 is the LLM call with configuration, tokens and cost; roots carry two scores and, as the span
+ * writer stores them (storeTraceTotals), their trace's total cost and tokens: span 2's.
  */
 export async function seedTraces(
   sql: Sql,
@@ -62,8 +63,8 @@ export async function seedTraces(
       `
       insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, trace_name,
                          inputs, output, start_ts, end_ts, status, error, configuration, metadata, tags, depth,
-                         execution_order, latency, input_tokens, output_tokens, total_tokens, cost, scores,
-                         end_user_identifier, session_id, versions)
+                         execution_order, latency, input_tokens, output_tokens, total_tokens, cost, trace_tokens,
+                         trace_cost, scores, end_user_identifier, session_id, versions)
       select $1::uuid, ${uuidOf("i || '/' || c")}, $2::uuid, ${uuidOf("i || '/0'")},
              ${uuidOf("i || '/' || case c when 3 then 2 else 0 end")}, true,
              case c when 0 then (array['chat', 'rag-query', 'summarize', 'classify'])[1 + i % 4]
@@ -83,14 +84,16 @@ export async function seedTraces(
              array['team-' || (h % 8)] || case when i % 5 = 0 then array['beta'] else array[]::text[] end,
              case c when 0 then 0 when 3 then 2 else 1 end, c, latency,
              case when c = 2 then 400 + h % 800 end, case when c = 2 then 50 + h % 300 end,
-             case when c = 2 then 450 + h % 800 + h % 300 end, case when c = 2 then (450 + h % 1100) * 0.000001 end,
+             case when c = 2 then call_tokens end, case when c = 2 then call_cost end,
+             case when c = 0 then call_tokens end, case when c = 0 then call_cost end,
              case when c = 0 then jsonb_build_array(jsonb_build_object('name', 'accuracy', 'score', (h % 1000) / 1000.0),
                                                     jsonb_build_object('name', 'relevance', 'score', ((h / 1000) % 1000) / 1000.0)) end,
              'user-' || (h % 5000), 'session-' || (i / 4), ($5::text)::jsonb
-      from (select i, c, abs(hashint4(i)) as h,
+      from (select i, c, h, 450 + h % 800 + h % 300 as call_tokens, (450 + h % 1100) * 0.000001 as call_cost,
                    now() - i * interval '12.96 seconds' + c * interval '50 ms' as start_ts,
                    (abs(hashint4(i * 5 + c)) % 5000) / 1000.0 as latency
-            from generate_series($3::int, $4::int) i cross join generate_series(0, 4) c) g`,
+            from generate_series($3::int, $4::int) i cross join generate_series(0, 4) c
+            cross join lateral (select abs(hashint4(i)) as h) hash) g`,
       [o.organizationId, o.projectId, first, last, SEEDED_VERSIONS],
     );
     o.onProgress?.(last * 5);

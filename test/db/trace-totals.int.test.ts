@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { applySpanEvents, getOrCreateProject, rootIds, type RootQuery } from '@sightline/db';
+import type { SpanEvent } from '@sightline/schemas';
+import { useSql } from '../support/fixtures';
+import { newOrganization } from '../support/services';
+
+// A trace's total cost and tokens, as its row in the traces table shows them, are stored on its root by the
+// span writer, whatever order its spans come in, and the listing sorts by them.
+
+const { sql } = useSql();
+let org: string;
+let seq = 1;
+
+beforeAll(async () => {
+  org = (await newOrganization(sql, 'trace-totals')).id;
+});
+
+const ev = (kind: SpanEvent['kind'], trace_id: string, fields: SpanEvent['fields'], project?: string): SpanEvent => ({
+  kind,
+  organization_id: org,
+  trace_id,
+  seq: seq++,
+  fields: kind === 'create' ? { project_id: project, ...fields } : fields,
+});
+const child = (id: string, root: string, fields: SpanEvent['fields'] = {}, project?: string) =>
+  ev('create', id, { root_trace_id: root, parent_trace_id: root, ...fields }, project);
+
+/** The totals stored on the root, and the ones its row shows (traceTotal): they must agree. */
+async function totals(root: string) {
+  const [row] = await sql<
+    { cost: number | null; tokens: number | null; shown_cost: number | null; shown_tokens: number | null }[]
+  >`
+    select s.trace_cost as cost, s.trace_tokens as tokens,
+      coalesce(s.cost, (select sum(c.cost) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)) as shown_cost,
+      coalesce(s.total_tokens, (select sum(c.total_tokens) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created))::int8 as shown_tokens
+    from spans s where s.organization_id = ${org} and s.trace_id = ${root}`;
+  if (row.shown_cost === null) expect(row.cost).toBeNull();
+  else expect(row.cost).toBeCloseTo(row.shown_cost);
+  expect(row.tokens).toBe(row.shown_tokens);
+  return { cost: row.cost, tokens: row.tokens };
+}
+
+describe('a trace’s stored totals', () => {
+  it('sum the children stored before their root', async () => {
+    const root = randomUUID();
+    await applySpanEvents(sql, [child(randomUUID(), root, { cost: 0.25, total_tokens: 100 })]);
+    await applySpanEvents(sql, [child(randomUUID(), root, { cost: 0.5, input_tokens: 30, output_tokens: 20 })]);
+    await applySpanEvents(sql, [ev('create', root, { trace_name: 'late root' })]);
+    const t = await totals(root);
+    expect(t.cost).toBeCloseTo(0.75);
+    expect(t.tokens).toBe(150);
+  });
+
+  it('follow a child’s cost and tokens updated later, and a child added later', async () => {
+    const root = randomUUID(),
+      a = randomUUID();
+    await applySpanEvents(sql, [ev('create', root, {}), child(a, root, { cost: 0.1, total_tokens: 10 })]);
+    await applySpanEvents(sql, [ev('update', a, { cost: 0.4, total_tokens: 40 })]);
+    expect(await totals(root)).toMatchObject({ tokens: 40 });
+    expect((await totals(root)).cost).toBeCloseTo(0.4);
+    await applySpanEvents(sql, [child(randomUUID(), root, { cost: 0.2, total_tokens: 5 })]);
+    expect(await totals(root)).toMatchObject({ tokens: 45 });
+    expect((await totals(root)).cost).toBeCloseTo(0.6);
+  });
+
+  it('count a span once when it is sent twice, and not before it is created', async () => {
+    const root = randomUUID(),
+      a = randomUUID(),
+      late = randomUUID();
+    const create = child(a, root, { cost: 0.3, total_tokens: 30 });
+    await applySpanEvents(sql, [ev('create', root, {}), create]);
+    await applySpanEvents(sql, [create]);
+    await applySpanEvents(sql, [create, create]);
+    // An update alone stores no span of the trace yet.
+    await applySpanEvents(sql, [ev('update', late, { root_trace_id: root, cost: 1, total_tokens: 1000 })]);
+    expect(await totals(root)).toMatchObject({ tokens: 30 });
+    await applySpanEvents(sql, [child(late, root)]);
+    expect(await totals(root)).toMatchObject({ tokens: 1030 });
+    expect((await totals(root)).cost).toBeCloseTo(1.3);
+  });
+
+  it('are the root’s own when the client set them there', async () => {
+    const root = randomUUID();
+    await applySpanEvents(sql, [child(randomUUID(), root, { cost: 0.3, total_tokens: 30 })]);
+    await applySpanEvents(sql, [ev('create', root, { cost: 2, total_tokens: 7 })]);
+    expect(await totals(root)).toEqual({ cost: 2, tokens: 7 });
+  });
+
+  it('sum every child when one trace is written by concurrent transactions', async () => {
+    const root = randomUUID();
+    const children = Array.from({ length: 30 }, (_, i) =>
+      child(randomUUID(), root, { cost: 0.01, total_tokens: i + 1 }),
+    );
+    // The root among them, so that it is stored before some of its children and after others.
+    await Promise.all(
+      [ev('create', root, {}), ...children].map((e, i) =>
+        applySpanEvents(sql, i % 3 ? [e] : [e, children[(i + 7) % children.length]]),
+      ),
+    );
+    const t = await totals(root);
+    expect(t.tokens).toBe((30 * 31) / 2);
+    expect(t.cost).toBeCloseTo(0.3);
+  });
+
+  it('move with a span created again under another root', async () => {
+    const first = randomUUID(),
+      second = randomUUID(),
+      a = randomUUID();
+    await applySpanEvents(sql, [
+      ev('create', first, {}),
+      ev('create', second, {}),
+      child(a, first, { total_tokens: 9 }),
+    ]);
+    expect(await totals(first)).toMatchObject({ tokens: 9 });
+    await applySpanEvents(sql, [child(a, second, { total_tokens: 9 })]);
+    expect(await totals(first)).toMatchObject({ tokens: null });
+    expect(await totals(second)).toMatchObject({ tokens: 9 });
+  });
+});
+
+describe('the listing by cost and tokens', () => {
+  it('sorts the traces by their totals both ways, those without any last', async () => {
+    const project = (await getOrCreateProject(sql, org, 'by-totals')).uuid;
+    // [cost, tokens] of each trace, summed over two children, the root stored last.
+    const traces: [number | null, number | null][] = [
+      [0.3, 500],
+      [0.9, 100],
+      [null, null],
+      [0.1, 900],
+      [0.5, 300],
+    ];
+    const roots: string[] = traces.map(() => randomUUID());
+    for (const [i, [cost, tokens]] of traces.entries()) {
+      const half = { cost: cost && cost / 2, total_tokens: tokens && tokens / 2 };
+      await applySpanEvents(sql, [
+        child(randomUUID(), roots[i], half, project),
+        child(randomUUID(), roots[i], half, project),
+      ]);
+    }
+    await applySpanEvents(
+      sql,
+      roots.map((r) => ev('create', r, {}, project)),
+    );
+    const order = async (sort: RootQuery['sort']) =>
+      (await rootIds(sql, { organizationId: org, projectId: project, sort, page: 1, pageSize: 10 })).map((id) =>
+        roots.indexOf(id),
+      );
+    expect(await order('costliest')).toEqual([1, 4, 0, 3, 2]);
+    expect(await order('cheapest')).toEqual([3, 0, 4, 1, 2]);
+    expect(await order('most_tokens')).toEqual([3, 0, 4, 1, 2]);
+    expect(await order('fewest_tokens')).toEqual([1, 4, 0, 3, 2]);
+  });
+});
