@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call } from '../support/app';
 import { useStack } from '../support/fixtures';
+import { callAs, newPerson, signIn } from '../support/people';
 import { runScript } from '../support/processes';
 import { databaseUrl, newOrganization } from '../support/services';
 
@@ -36,15 +37,18 @@ function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
     'POST /monitors/preview',
   ]);
   const paths = (stack.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths;
-  return Object.entries(paths)
-    .filter(([path]) => path.startsWith('/api/svc/v1/'))
-    .flatMap(([path, methods]) =>
-      Object.keys(methods).map((m) => ({ method: m.toUpperCase(), path: path.slice('/api/svc/v1'.length) })),
-    )
-    .filter(
-      (r): r is { method: 'POST' | 'PUT' | 'DELETE'; path: string } =>
-        r.method !== 'GET' && !reads.has(`${r.method} ${r.path}`),
-    );
+  return (
+    Object.entries(paths)
+      // Signing in, out, and a person's own password and organization: before any role, or open to every role.
+      .filter(([path]) => path.startsWith('/api/svc/v1/') && !path.startsWith('/api/svc/v1/auth/'))
+      .flatMap(([path, methods]) =>
+        Object.keys(methods).map((m) => ({ method: m.toUpperCase(), path: path.slice('/api/svc/v1'.length) })),
+      )
+      .filter(
+        (r): r is { method: 'POST' | 'PUT' | 'DELETE'; path: string } =>
+          r.method !== 'GET' && !reads.has(`${r.method} ${r.path}`),
+      )
+  );
 }
 // Path parameters filled with values of the right shape, so that only the role can refuse the request.
 const concrete = (path: string) =>
@@ -85,7 +89,15 @@ describe('API keys (admins)', () => {
       api_key: `...${made.key.slice(-4)}`,
       last_used_at: expect.any(String),
     });
-    expect(Object.keys(listed[0]).sort()).toEqual(['api_key', 'created_at', 'id', 'label', 'last_used_at', 'role']);
+    expect(Object.keys(listed[0]).sort()).toEqual([
+      'api_key',
+      'created_at',
+      'created_by',
+      'id',
+      'label',
+      'last_used_at',
+      'role',
+    ]);
   });
   it('answers 422 for an unknown role or no label', async () => {
     for (const body of [{ role: 'owner', label: 'x' }, { role: 'member' }, { role: 'member', label: '' }]) {
@@ -152,6 +164,53 @@ describe('roles', () => {
       const res = await call(stack.app, member.key, method, path, body);
       expect(res.statusCode, `${method} ${path}`).toBe(403);
     }
+  });
+});
+
+/** The routes that manage the organization's people: admins alone, whether by key or signed in. */
+const PEOPLE_ADMIN_ROUTES = [
+  ['GET', '/invitations'],
+  ['POST', '/invitations', { email: 'someone@example.com', role: 'viewer' }],
+  ['DELETE', `/invitations/${crypto.randomUUID()}`],
+  ['PATCH', `/users/${crypto.randomUUID()}`, { role: 'admin' }],
+  ['DELETE', `/users/${crypto.randomUUID()}`],
+  ['DELETE', `/users/${crypto.randomUUID()}/sessions`],
+  ['GET', '/audit-log'],
+] as const;
+
+describe('roles of people signed in', () => {
+  it("a viewer's session: every write route answers 403 {detail}, but for making and revoking their own keys", async () => {
+    const cookie = await signIn(stack.app, await newPerson(sql, admin.id, 'viewer'));
+    const own = new Set(['POST /api-keys', 'DELETE /api-keys/{id}']);
+    const routes = writeRoutes().filter((r) => !own.has(`${r.method} ${r.path}`));
+    expect(routes.length).toBeGreaterThan(20);
+    for (const route of routes) {
+      const res = await callAs(
+        stack.app,
+        cookie,
+        route.method,
+        concrete(route.path),
+        route.method === 'DELETE' ? undefined : {},
+      );
+      expect(res.statusCode, `${route.method} ${route.path}`).toBe(403);
+      const message = expect.stringMatching(/^your role \(viewer\)/);
+      expect(res.json()).toEqual(route.path.endsWith('/v1/traces') ? { code: 7, message } : { detail: message });
+    }
+    expect((await callAs(stack.app, cookie, 'GET', '/users')).statusCode).toBe(200);
+  });
+
+  it('members, signed in or by key, cannot manage people nor read the audit log', async () => {
+    const cookie = await signIn(stack.app, await newPerson(sql, admin.id, 'member'));
+    const member = await createKey('member', 'member-key@example.com');
+    for (const [method, path, body] of PEOPLE_ADMIN_ROUTES) {
+      const bySession = await callAs(stack.app, cookie, method, path, body);
+      expect([bySession.statusCode, bySession.json().detail], `${method} ${path}`).toEqual([
+        403,
+        'your role (member) cannot manage the organization; ask an admin for more rights',
+      ]);
+      expect((await call(stack.app, member.key, method, path, body)).statusCode, `${method} ${path}`).toBe(403);
+    }
+    expect((await callAs(stack.app, cookie, 'GET', '/users')).statusCode).toBe(200);
   });
 });
 

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditTargetKind } from '@sightline/schemas';
 import { call } from '../support/app';
 import { useStack } from '../support/fixtures';
+import { newPerson } from '../support/people';
 
 // Every writing route of the OpenAPI document (every method but GET) either records its change in the
 // audit log, called here with a valid request and checked for an entry about its kind of target, or is
@@ -55,6 +56,8 @@ const made = {
       enabled: false,
     }),
   budget: () => post('/budgets', { scope: { kind: 'organization' }, limit_usd: 10, period: 'month', action: 'alert' }),
+  invitation: () => post('/invitations', { email: `${unique('invited')}@example.com`, role: 'viewer' }),
+  member: () => newPerson(sql, org.id, 'member'),
 };
 const BACKFILL_RANGE = { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' };
 
@@ -71,6 +74,26 @@ const AUDITED: Record<string, { kind: AuditTargetKind; request: () => Promise<Re
   'DELETE /api-keys/{id}': {
     kind: 'api_key',
     request: async () => ({ path: `/api-keys/${(await made.apiKey()).id}` }),
+  },
+  'POST /invitations': {
+    kind: 'invitation',
+    request: async () => ({
+      path: '/invitations',
+      body: { email: `${unique('invited')}@example.com`, role: 'member' },
+    }),
+  },
+  'DELETE /invitations/{id}': {
+    kind: 'invitation',
+    request: async () => ({ path: `/invitations/${(await made.invitation()).id}` }),
+  },
+  'PATCH /users/{id}': {
+    kind: 'user',
+    request: async () => ({ path: `/users/${(await made.member()).id}`, body: { role: 'viewer' } }),
+  },
+  'DELETE /users/{id}': { kind: 'user', request: async () => ({ path: `/users/${(await made.member()).id}` }) },
+  'DELETE /users/{id}/sessions': {
+    kind: 'user',
+    request: async () => ({ path: `/users/${(await made.member()).id}/sessions` }),
   },
   'POST /provider-keys': {
     kind: 'provider_key',
@@ -247,7 +270,17 @@ const REMARKS = "people's remarks on spans: data about traces, not configuration
 const REVIEW = "a reviewer's work through a queue's items, not the queue's settings";
 
 /** The writing routes that change no configuration, each with why it records nothing. */
+const SIGN_IN = "a person's own session or password, not the organization's configuration";
 const EXEMPT: Record<string, string> = {
+  'POST /auth/login': SIGN_IN,
+  'POST /auth/key': SIGN_IN,
+  'POST /auth/logout': SIGN_IN,
+  'POST /auth/password': SIGN_IN,
+  'POST /auth/organization': SIGN_IN,
+  'POST /auth/bootstrap':
+    "a new server's first person, before any organization has people: made once, from the console's sign-in page",
+  'POST /auth/accept-invitation':
+    "public: no key or session to call it with here; the person's joining is recorded as the invitation's accept (test/auth/invitations)",
   'POST /get_trace_logs': READ,
   'POST /traces': READ,
   'POST /dashboard': READ,

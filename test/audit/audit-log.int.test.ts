@@ -29,7 +29,7 @@ async function ok(method: Method, path: string, body?: unknown, key = org.key) {
 type Entry = {
   id: string;
   at: string;
-  actor: { key_id: string; label: string | null; role: string };
+  actor: { key_id: string | null; user_id: string | null; label: string | null; role: string };
   action: string;
   target: { kind: string; id: string; name: string | null };
   before: any;
@@ -69,7 +69,7 @@ describe('what a change records', () => {
     const [created, revoked] = await entriesOf('api_key', made.id);
     const recorded = { id: made.id, label: 'leaving@example.com', role: 'member', key_hint: made.key.slice(-4) };
     expect(created).toMatchObject({
-      actor: { key_id: adminKeyId, label: null, role: 'admin' },
+      actor: { key_id: adminKeyId, user_id: null, label: null, role: 'admin' },
       action: 'create',
       target: { kind: 'api_key', id: made.id, name: 'leaving@example.com' },
       before: null,
@@ -87,7 +87,7 @@ describe('what a change records', () => {
       member.key,
     );
     const [created] = await entriesOf('eval_rule', rule.id);
-    expect(created.actor).toEqual({ key_id: member.id, label: 'mia@example.com', role: 'member' });
+    expect(created.actor).toEqual({ key_id: member.id, user_id: null, label: 'mia@example.com', role: 'member' });
   });
 
   it('provider keys: saved, replaced and deleted, their key only marked as set or changed', async () => {

@@ -103,6 +103,8 @@ const PLACEHOLDER: Targets = {
   queueItemId: 0,
   monitorId: '',
   budgetId: '',
+  userId: '',
+  invitationId: '',
 };
 const ENDPOINT_NAMES = endpoints(PLACEHOLDER).map(endpointName);
 
@@ -179,6 +181,15 @@ async function makeTargets(): Promise<Targets> {
     period: 'month',
     action: 'alert',
   });
+  const joined = await post('/invitations', { email: `fuzz-target-${tag}@example.com`, role: 'member' });
+  const accepted = await gw.stack.app.inject({
+    method: 'POST',
+    url: '/api/svc/v1/auth/accept-invitation',
+    headers: { 'x-sightline-csrf': '1' },
+    payload: { token: new URL(joined.link).searchParams.get('token'), name: 'target', password: `pw-target-${tag}` },
+  });
+  expect(accepted.statusCode, accepted.body).toBe(200);
+  const invitation = await post('/invitations', { email: `fuzz-pending-${tag}@example.com`, role: 'viewer' });
   return {
     projectName: project.name,
     projectUuid: project.uuid,
@@ -208,6 +219,8 @@ async function makeTargets(): Promise<Targets> {
     queueItemId: item.item_id,
     monitorId: monitor.id,
     budgetId: budget.id,
+    userId: accepted.json().user.id,
+    invitationId: invitation.id,
   };
 }
 
@@ -276,6 +289,9 @@ const victimValues = () =>
     victim.providerKey.provider,
     victim.evalMetric.id,
     victim.evalMetric.name,
+    victim.user.id,
+    victim.user.email,
+    victim.invitation.id,
   ].filter((v) => typeof v !== 'number' || !avoid.has(v));
 
 function requestArb(e: Endpoint): fc.Arbitrary<Request> {
@@ -364,7 +380,12 @@ async function send(name: string, r: Request) {
     gw.stack.app.inject({
       method: r.method,
       url: r.url,
-      headers: { 'x-api-key': fuzzer.key, ...(r.contentType !== undefined && { 'content-type': r.contentType }) },
+      // With the console's header, so that the sign-in routes read the bodies (keys' requests do not need it).
+      headers: {
+        'x-api-key': fuzzer.key,
+        'x-sightline-csrf': '1',
+        ...(r.contentType !== undefined && { 'content-type': r.contentType }),
+      },
       payload: r.payload,
     });
   let res = await ask();

@@ -38,6 +38,9 @@ export type Targets = {
   monitorId: string;
   /** An alert-only budget of the target project. */
   budgetId: string;
+  /** A member of the fuzzing organization (whom the fuzzed DELETE may remove), and a pending invitation. */
+  userId: string;
+  invitationId: string;
 };
 
 export type Endpoint = {
@@ -527,6 +530,7 @@ export function endpoints(t: Targets): Endpoint[] {
           ],
           include_experiments: true,
         },
+        { project_uuid: t.projectUuid, time_range: '24h', status: 'error', search: 'refund -"gift card"' },
       ],
     },
     {
@@ -760,7 +764,7 @@ export function endpoints(t: Targets): Endpoint[] {
     { method: 'GET', path: '/traces/live', query: '?project_uuid=not-a-uuid' },
     { method: 'GET', path: '/api-keys' },
     { method: 'GET', path: '/audit-log', query: '?limit=10&target_kind=dataset' },
-    { method: 'POST', path: '/api-keys', bodies: [{ role: 'viewer', label: 'fuzz@example.com' }] },
+    { method: 'POST', path: '/api-keys', bodies: [{ role: 'viewer', label: 'fuzz@example.com', service: true }] },
     { method: 'DELETE', path: '/api-keys/:id', params: { id: t.apiKeyId } },
     {
       method: 'POST',
@@ -810,6 +814,45 @@ export function endpoints(t: Targets): Endpoint[] {
       root: true,
       bodies: [otlpTrace(t)],
     })),
+    // People: invitations, members, and the routes a person signs in through.
+    { method: 'POST', path: '/invitations', bodies: [{ email: 'fuzz-invited@example.com', role: 'viewer' }] },
+    { method: 'GET', path: '/invitations' },
+    { method: 'DELETE', path: '/invitations/:id', params: { id: t.invitationId } },
+    { method: 'GET', path: '/users' },
+    { method: 'PATCH', path: '/users/:id', params: { id: t.userId }, bodies: [{ role: 'viewer' }] },
+    { method: 'DELETE', path: '/users/:id/sessions', params: { id: t.userId } },
+    { method: 'DELETE', path: '/users/:id', params: { id: t.userId } },
+    { method: 'GET', path: '/auth/options' },
+    { method: 'GET', path: '/auth/invitation', query: '?token=fuzz-token-never-given' },
+    {
+      method: 'POST',
+      path: '/auth/accept-invitation',
+      bodies: [{ token: 'fuzz-token-never-given', name: 'Fuzz', password: 'a long enough password' }],
+    },
+    { method: 'POST', path: '/auth/login', bodies: [{ email: 'fuzz-nobody@example.com', password: 'not a password' }] },
+    { method: 'POST', path: '/auth/key', bodies: [{ api_key: 'sl_fuzz-not-a-key' }] },
+    { method: 'POST', path: '/auth/logout' },
+    {
+      method: 'POST',
+      path: '/auth/bootstrap',
+      bodies: [
+        {
+          email: 'fuzz-first@example.com',
+          name: 'First',
+          password: 'a long enough password',
+          organization_name: 'fuzz',
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/auth/password',
+      bodies: [{ current_password: 'not a password', new_password: 'a long enough password' }],
+    },
+    { method: 'POST', path: '/auth/organization', bodies: [{ organization_id: t.projectUuid }] },
+    // Single sign-on is not set up here (no OIDC_ISSUER): both answer its refusal, whatever they are sent.
+    { method: 'GET', path: '/auth/oidc/start' },
+    { method: 'GET', path: '/auth/oidc/callback', query: '?code=fuzz&state=fuzz' },
     { method: 'GET', path: '/healthz', root: true },
     { method: 'GET', path: '/readyz', root: true },
     { method: 'GET', path: '/openapi.json', root: true },

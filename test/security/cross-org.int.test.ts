@@ -66,6 +66,8 @@ function ghostTenant(): Tenant {
     annotationQueue: { id: randomUUID(), itemId: n() },
     monitor: { id: randomUUID() },
     budget: { id: randomUUID() },
+    user: { id: randomUUID(), email: `${tag}-joined@example.com` },
+    invitation: { id: randomUUID(), email: `${tag}-pending@example.com` },
   };
 }
 
@@ -364,13 +366,52 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
           const { key_id } = (await call(gw.stack.app, b.key, 'GET', '/me')).json();
           const { entries } = res.json();
           expect(entries.length).toBeGreaterThan(0);
-          expect(entries.filter((e: { actor: { key_id: string } }) => e.actor.key_id !== key_id)).toEqual([]);
+          // B's changes alone: by its key, or by its person (who accepted B's invitation).
+          expect(
+            entries.filter(
+              (e: { actor: { key_id: string | null; user_id: string | null } }) =>
+                e.actor.key_id !== key_id && e.actor.user_id !== b.user.id,
+            ),
+          ).toEqual([]);
         },
       },
       {
         request: () => ({ method: 'GET', path: `/audit-log?before=${aAuditEntryId}` }),
         status: 200,
         check: (res) => expect(res.json()).toEqual({ entries: [], next: null }),
+      },
+    ],
+  ],
+  [
+    'GET /users',
+    [
+      {
+        request: () => ({ method: 'GET', path: '/users' }),
+        status: 200,
+        check: (res) => expect(res.json().map((u: { id: string }) => u.id)).toEqual([b.user.id]),
+      },
+    ],
+  ],
+  [
+    'GET /invitations',
+    [
+      {
+        request: () => ({ method: 'GET', path: '/invitations' }),
+        status: 200,
+        check: (res) => expect(res.json().map((i: { id: string }) => i.id)).toEqual([b.invitation.id]),
+      },
+    ],
+  ],
+  [
+    'GET /api-keys',
+    [
+      {
+        request: () => ({ method: 'GET', path: '/api-keys' }),
+        status: 200,
+        check: async (res) => {
+          const { key_id } = (await call(gw.stack.app, b.key, 'GET', '/me')).json();
+          expect(res.json().map((k: { id: string }) => k.id)).toEqual([key_id]);
+        },
       },
     ],
   ],
@@ -949,6 +990,65 @@ const MATRIX: [endpoint: string, cases: Case[]][] = [
       },
     ],
   ],
+  [
+    'PATCH /users/{id}',
+    [
+      {
+        request: (t) => ({ method: 'PATCH', path: `/users/${t.user.id}`, body: { role: 'admin' } }),
+        status: 404,
+        check: notFound,
+        sameAsUnknown: true,
+      },
+    ],
+  ],
+  [
+    'DELETE /users/{id}/sessions',
+    [
+      {
+        request: (t) => ({ method: 'DELETE', path: `/users/${t.user.id}/sessions` }),
+        status: 404,
+        check: notFound,
+        sameAsUnknown: true,
+      },
+    ],
+  ],
+  [
+    'DELETE /users/{id}',
+    [
+      {
+        request: (t) => ({ method: 'DELETE', path: `/users/${t.user.id}` }),
+        status: 404,
+        check: notFound,
+        sameAsUnknown: true,
+      },
+    ],
+  ],
+  [
+    'DELETE /invitations/{id}',
+    [
+      {
+        request: (t) => ({ method: 'DELETE', path: `/invitations/${t.invitation.id}` }),
+        status: 404,
+        check: notFound,
+        sameAsUnknown: true,
+      },
+    ],
+  ],
+  [
+    'POST /invitations',
+    [
+      {
+        // Inviting A's people, or the email A invited, is B's own invitation: A's stay as they were.
+        request: (t) => ({ method: 'POST', path: '/invitations', body: { email: t.invitation.email, role: 'admin' } }),
+        status: 200,
+        check: (res) => expect(res.json().id).not.toBe(a.invitation.id),
+      },
+      {
+        request: (t) => ({ method: 'POST', path: '/invitations', body: { email: t.user.email, role: 'admin' } }),
+        status: 200,
+      },
+    ],
+  ],
 ];
 
 /** Values of A that no request of B carries: none may appear in any answer to B. */
@@ -961,6 +1061,8 @@ const secretsOfA = () => [
   a.completionTraceId,
   a.experiment.uuid,
   a.finishedExperiment.uuid,
+  a.user.id,
+  a.invitation.id,
 ];
 
 describe('cross-organization matrix: B uses A’s ids on every endpoint', () => {

@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { call } from '../support/app';
 import { useGateway } from '../support/fixtures';
 import { userMessage } from '../support/gateway';
+import { callAs, CONSOLE_HEADERS, newPerson, signIn } from '../support/people';
 import { drainQueues } from '../support/queues';
 import { testRedis } from '../support/services';
 
-// Secrets must never rest in plain text: API keys are stored as SHA-256 hashes, provider keys (saved, or
+// Secrets must never rest in plain text: API keys, session ids and invitation tokens are stored as SHA-256
+// hashes, passwords as scrypt hashes, provider keys (saved, or
 // sent with a completion and carried to the worker by a queued job) are sealed with AES-GCM under
 // SECRETS_KEY. The test plants recognizable secrets through every path that takes one, then reads every
 // column of every table, and every key under the run's Redis prefix, looking for them in any encoding.
@@ -106,6 +108,44 @@ describe('secrets at rest', () => {
     expect((await call(gw.stack.app, org.key, 'GET', '/provider-keys')).statusCode).toBe(200);
     const wrong = org.key.slice(0, -1) + (org.key.endsWith('A') ? 'B' : 'A');
     expect((await call(gw.stack.app, wrong, 'GET', '/provider-keys')).statusCode).toBe(401);
+  });
+
+  it('no password, session id or invitation token rests in any encoding, in any table or in Redis', async () => {
+    const [org] = orgs;
+    const admin = await newPerson(sql, org.id, 'admin');
+    const session = await signIn(gw.stack.app, admin);
+    const invited = await call(gw.stack.app, org.key, 'POST', '/invitations', {
+      email: `invited-${randomBytes(4).toString('hex')}@example.com`,
+      role: 'member',
+    });
+    const token = new URL(invited.json().link).searchParams.get('token')!;
+    const newPassword = secret('pw-invited');
+    const accepted = await gw.stack.app.inject({
+      method: 'POST',
+      url: '/api/svc/v1/auth/accept-invitation',
+      headers: CONSOLE_HEADERS,
+      payload: { token, name: 'Invited', password: newPassword },
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    // The session is live: what its cookie holds is a working secret.
+    expect((await callAs(gw.stack.app, session, 'GET', '/me')).statusCode).toBe(200);
+    Object.assign(secrets, {
+      password: admin.password,
+      sessionId: session.split('=')[1],
+      invitationToken: token,
+      invitedPassword: newPassword,
+      invitedSessionId: accepted.cookies.find((c) => c.name === 'sightline_session')!.value,
+    });
+    const needles = [admin.password, session.split('=')[1], token, newPassword, secrets.invitedSessionId].flatMap(
+      encodings,
+    );
+    expect(
+      await findInDatabase(
+        needles,
+        orgs.map((o) => o.id),
+      ),
+    ).toEqual([]);
+    expect(await findInRedis(needles)).toEqual([]);
   });
 
   it('provider keys are sealed while queued, then used: no job in Redis holds one in any encoding', async () => {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Sql } from '@sightline/db';
 import { call, readTrace } from '../support/app';
+import { CONSOLE_HEADERS } from '../support/people';
 
 /** The ids of one organization's data, one of every kind the API manages. */
 export type Tenant = {
@@ -28,6 +29,9 @@ export type Tenant = {
   monitor: { id: string };
   /** An alert-only budget on the project, far above its spend. */
   budget: { id: string };
+  /** A person who joined through an invitation (signed in once), and a pending invitation. */
+  user: { id: string; email: string };
+  invitation: { id: string; email: string };
 };
 
 async function ok(res: Awaited<ReturnType<typeof call>>, what: string) {
@@ -208,6 +212,22 @@ export async function seedTenant(
     }),
     'budget',
   );
+  const joined = await ok(await post('/invitations', { email: `${tag}-joined@example.com`, role: 'member' }), 'invite');
+  const accepted = await app.inject({
+    method: 'POST',
+    url: '/api/svc/v1/auth/accept-invitation',
+    headers: CONSOLE_HEADERS,
+    payload: {
+      token: new URL(joined.link).searchParams.get('token'),
+      name: `${tag} person`,
+      password: `pw-${tag}-long`,
+    },
+  });
+  const user = await ok(accepted, 'accepted invitation');
+  const invitation = await ok(
+    await post('/invitations', { email: `${tag}-pending@example.com`, role: 'viewer' }),
+    'invitation',
+  );
   return {
     orgId: org.id,
     key: org.key,
@@ -226,6 +246,8 @@ export async function seedTenant(
     annotationQueue: { id: queue.id, itemId: item.item_id },
     monitor: { id: monitor.id },
     budget: { id: budget.id },
+    user: { id: user.user.id, email: user.user.email },
+    invitation: { id: invitation.id, email: invitation.email },
   };
 }
 
@@ -238,7 +260,8 @@ export type TenantRows = Map<string, string[]>;
 /**
  * The organization's rows in every table of the database, found through information_schema so that a
  * table added later is covered too (every column but `last_used_at`): by `organization_id`, by `organizations.id`, or (test cases) through
- * their dataset. A table none of these reach is reported, so the caller can see what is not covered.
+ * their dataset, or (people) through their memberships. A table none of these reach is reported, so the
+ * caller can see what is not covered.
  */
 export async function tenantRows(sql: Sql, orgId: string): Promise<{ rows: TenantRows; uncovered: string[] }> {
   const tables = await sql<{ table_name: string; columns: string[] }[]>`
@@ -258,7 +281,9 @@ export async function tenantRows(sql: Sql, orgId: string): Promise<{ rows: Tenan
           ? sql`t.organization_id = ${orgId}`
           : table === 'test_cases'
             ? sql`t.dataset_id in (select id from datasets where organization_id = ${orgId})`
-            : null;
+            : table === 'users'
+              ? sql`t.id in (select user_id from memberships where organization_id = ${orgId})`
+              : null;
     if (!scope) {
       uncovered.push(table);
       continue;

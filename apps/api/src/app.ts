@@ -49,6 +49,8 @@ import gatewayRouteRoutes from './routes/gateway-routes/index';
 import providerKeyRoutes from './routes/provider-keys/index';
 import otelRoutes from './routes/otel/index';
 import traceLogRoutes from './routes/trace-logs/index';
+import invitationRoutes from './routes/invitations/index';
+import userRoutes from './routes/users/index';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -162,5 +164,7 @@ async function v1Routes(v1: FastifyInstance) {
   await v1.register(annotationQueueRoutes);
   await v1.register(monitorRoutes);
   await v1.register(budgetRoutes);
+  await v1.register(invitationRoutes);
+  await v1.register(userRoutes);
   await v1.register(otelRoutes, { prefix: '/otel' });
 }

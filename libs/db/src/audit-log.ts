@@ -84,7 +84,8 @@ export async function recordAudit(
 export type AuditLogRow = {
   id: string;
   at: Date;
-  actor_key_id: string;
+  actor_key_id: string | null;
+  actor_user_id: string | null;
   actor_label: string | null;
   actor_role: ApiKeyRole;
   action: string;
@@ -97,12 +98,13 @@ export type AuditLogRow = {
 
 /**
  * The organization's entries newest first, at most `limit`: older than the entry `before.id` (none when
- * the organization has no such entry) or than the time `before.at`; of one key, of one kind of target.
+ * the organization has no such entry) or than the time `before.at`; of one key or person (`actor`, either's
+ * id), of one kind of target.
  */
 export function listAuditLog(
   sql: Sql,
   organizationId: string,
-  q: { before?: { id: string } | { at: string }; limit: number; actorKeyId?: string; targetKind?: AuditTargetKind },
+  q: { before?: { id: string } | { at: string }; limit: number; actor?: string; targetKind?: AuditTargetKind },
 ): Promise<AuditLogRow[]> {
   const before = !q.before
     ? sql``
@@ -111,11 +113,11 @@ export function listAuditLog(
           select c.at, c.id from audit_log c where c.organization_id = ${organizationId} and c.id = ${q.before.id})`
       : sql`and a.at < ${q.before.at}`;
   return sql<AuditLogRow[]>`
-    select a.id, a.at, a.actor_key_id, a.actor_label, a.actor_role, a.action, a.target_kind, a.target_id,
-      a.target_name, a.before, a.after
+    select a.id, a.at, a.actor_key_id, a.actor_user_id, a.actor_label, a.actor_role, a.action, a.target_kind,
+      a.target_id, a.target_name, a.before, a.after
     from audit_log a
     where a.organization_id = ${organizationId}
-      ${q.actorKeyId ? sql`and a.actor_key_id = ${q.actorKeyId}` : sql``}
+      ${q.actor ? sql`and (a.actor_key_id = ${q.actor} or a.actor_user_id = ${q.actor})` : sql``}
       ${q.targetKind ? sql`and a.target_kind = ${q.targetKind}` : sql``}
       ${before}
     order by a.at desc, a.id desc

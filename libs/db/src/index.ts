@@ -3,6 +3,8 @@ export * from './migrate';
 export * from './organizations';
 export * from './accounts';
 export * from './user-sessions';
+export * from './invitations';
+export * from './members';
 export * from './audit-log';
 export * from './projects';
 export * from './span-writes';

@@ -70,25 +70,40 @@ export type ApiKeyRow = {
   key_hint: string;
   created_at: Date;
   last_used_at: Date | null;
+  /** The person who made it, or null (a service key, or one made with a key). */
+  created_by: { id: string; email: string; name: string } | null;
 };
 
-export function listApiKeys(sql: Sql, organizationId: string) {
+const apiKeyColumns = (sql: Sql) => sql`
+  k.id, k.label, k.role, k.key_hint, k.created_at, k.last_used_at,
+  (select json_build_object('id', u.id, 'email', u.email, 'name', u.name) from users u where u.id = k.created_by)
+    as created_by`;
+
+/** The organization's keys, or only those `createdBy` made. */
+export function listApiKeys(sql: Sql, organizationId: string, createdBy?: string) {
   return sql<ApiKeyRow[]>`
-    select id, label, role, key_hint, created_at, last_used_at from api_keys
-    where organization_id = ${organizationId} order by created_at, id`;
+    select ${apiKeyColumns(sql)} from api_keys k
+    where k.organization_id = ${organizationId} ${createdBy ? sql`and k.created_by = ${createdBy}` : sql``}
+    order by k.created_at, k.id`;
 }
 
-/** Creates a key for the organization and answers it with its plain key, which is never stored. */
+/**
+ * Creates a key for the organization, made by `createdBy` (a person; none for a service key or one made
+ * with a key), and answers it with its plain key, which is never stored.
+ */
 export async function createApiKey(
   sql: Sql,
   organizationId: string,
-  holder: ApiKeyHolder,
+  holder: ApiKeyHolder & { createdBy: string | null },
 ): Promise<ApiKeyRow & { key: string }> {
   const key = newApiKey();
   const [row] = await sql<ApiKeyRow[]>`
-    insert into api_keys (organization_id, key_hash, key_hint, role, label)
-    values (${organizationId}, ${hashApiKey(key)}, ${key.slice(-4)}, ${holder.role}, ${holder.label ?? null})
-    returning id, label, role, key_hint, created_at, last_used_at`;
+    with k as (
+      insert into api_keys (organization_id, key_hash, key_hint, role, label, created_by)
+      values (${organizationId}, ${hashApiKey(key)}, ${key.slice(-4)}, ${holder.role}, ${holder.label ?? null},
+        ${holder.createdBy})
+      returning *)
+    select ${apiKeyColumns(sql)} from k`;
   return { ...row, key };
 }
 
@@ -101,14 +116,34 @@ export async function revokeApiKey(
   organizationId: string,
   id: string,
 ): Promise<Buffer | 'last admin' | null> {
+  const revoked = await revokeApiKeys(sql, organizationId, (k) => k.id === id);
+  return revoked === 'last admin' ? revoked : (revoked[0] ?? null);
+}
+
+/**
+ * Revokes every key the person made in the organization (they are leaving it): the keys' hashes, or
+ * `'last admin'` when those are all the organization's admin keys (all kept, as revokeApiKey keeps the last).
+ */
+export function revokeKeysMadeBy(sql: Sql, organizationId: string, userId: string): Promise<Buffer[] | 'last admin'> {
+  return revokeApiKeys(sql, organizationId, (k) => k.created_by === userId);
+}
+
+type LockedKey = { id: string; role: ApiKeyRole; key_hash: Buffer; created_by: string | null };
+
+/** Revokes the organization's keys `chosen` picks, unless they are all of its admin keys. */
+function revokeApiKeys(
+  sql: Sql,
+  organizationId: string,
+  chosen: (k: LockedKey) => boolean,
+): Promise<Buffer[] | 'last admin'> {
   return transaction(sql, async (tx) => {
     // The organization's keys are locked, so that two admins revoking each other cannot leave none.
-    const keys = await tx<{ id: string; role: ApiKeyRole; key_hash: Buffer }[]>`
-      select id, role, key_hash from api_keys where organization_id = ${organizationId} for update`;
-    const key = keys.find((k) => k.id === id);
-    if (!key) return null;
-    if (key.role === 'admin' && keys.filter((k) => k.role === 'admin').length === 1) return 'last admin';
-    await tx`delete from api_keys where id = ${id}`;
-    return key.key_hash;
+    const keys = await tx<LockedKey[]>`
+      select id, role, key_hash, created_by from api_keys where organization_id = ${organizationId} for update`;
+    const gone = keys.filter(chosen);
+    const admins = keys.filter((k) => k.role === 'admin');
+    if (admins.length && admins.every((k) => gone.includes(k))) return 'last admin';
+    if (gone.length) await tx`delete from api_keys where id = any(${gone.map((k) => k.id)}::uuid[])`;
+    return gone.map((k) => k.key_hash);
   });
 }

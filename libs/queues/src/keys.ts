@@ -37,6 +37,8 @@ export function redisKeys(prefix: string) {
     /** Namespaces of the sign-in counters: attempts per address, failures in a row per email. */
     loginAttempts: `${prefix}:login-attempts`,
     loginFailures: `${prefix}:login-failures`,
+    /** A single sign-on under way: its state, nonce and PKCE verifier, by the id in the browser's cookie. */
+    oidcLogin: (id: string) => `${prefix}:oidc-login:${id}`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

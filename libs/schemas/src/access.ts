@@ -5,10 +5,18 @@ import { IndexedText, Uuid } from './common';
 export const ApiKeyRole = z.enum(['admin', 'member', 'viewer']);
 export type ApiKeyRole = z.infer<typeof ApiKeyRole>;
 
+/** A person as other people see them: beside their invitations, keys and changes. */
+export const PersonSchema = z.object({ id: z.string(), email: z.string(), name: z.string() });
+
 export const ApiKeyCreateSchema = z.object({
+  /** No higher than the role of the person who makes it. */
   role: ApiKeyRole,
   /** Who holds the key (a person's email, a service's name); comments and annotations record it. */
   label: IndexedText.min(1),
+  service: z
+    .boolean()
+    .default(false)
+    .describe("an admin's key for a service: made by no one, so it outlives its maker's removal"),
 });
 
 export const ApiKeySchema = z.object({
@@ -18,6 +26,9 @@ export const ApiKeySchema = z.object({
   api_key: z.string().describe('the last 4 characters only'),
   created_at: z.string(),
   last_used_at: z.string().nullable().describe('updated at most once per AUTH_CACHE_TTL_MS on each API node'),
+  created_by: PersonSchema.nullable().describe(
+    'the person who made it (it is revoked when they leave the organization); null for a service key or one made with a key',
+  ),
 });
 export const ApiKeyCreatedSchema = ApiKeySchema.extend({
   key: z.string().describe('the whole key: shown this once, never stored'),

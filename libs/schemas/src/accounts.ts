@@ -39,3 +39,14 @@ export const SignedInSchema = z.object({
   role: z.enum(['admin', 'member', 'viewer']),
   must_change_password: z.boolean(),
 });
+
+/**
+ * What the OpenID provider sends the browser back with (RFC 6749 §4.1.2): a code and the state, or an error.
+ * Providers add parameters of their own (`iss`, `session_state`, ...), which are kept for openid-client's checks.
+ */
+export const OidcCallbackQuerySchema = z.looseObject({
+  code: z.string().max(4096).optional(),
+  state: z.string().max(1024).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(4096).optional(),
+});

@@ -17,11 +17,21 @@ export const AuditTargetKind = z.enum([
   'prompt_deployment',
   'dataset',
   'project',
+  'invitation',
+  'user',
 ]);
 export type AuditTargetKind = z.infer<typeof AuditTargetKind>;
 
-/** The key that made a change: its id, label and role at the time (a key revoked since keeps its entries). */
-const AuditActor = z.object({ key_id: z.string(), label: z.string().nullable(), role: ApiKeyRole });
+/**
+ * Who made a change: the key, or the person (signed in to the console), with their label (a person's email)
+ * and role at the time. A key revoked or a person removed since keeps their entries.
+ */
+const AuditActor = z.object({
+  key_id: z.string().nullable().describe('the key used (or that opened the session); null for a person'),
+  user_id: z.string().nullable().describe('the person signed in; null for a key'),
+  label: z.string().nullable(),
+  role: ApiKeyRole,
+});
 
 const AuditEntrySchema = z.object({
   id: z.string(),
@@ -31,7 +41,7 @@ const AuditEntrySchema = z.object({
   action: z
     .string()
     .describe(
-      'create, update, delete; rename and import (datasets), revoke (API keys), backfill and cancel_backfill (eval rules)',
+      'create, update, delete; rename and import (datasets), revoke (API keys, invitations), backfill and cancel_backfill (eval rules), accept (invitations), remove and end_sessions (users)',
     ),
   target: z.object({ kind: AuditTargetKind, id: z.string(), name: z.string().nullable() }),
   before: z
@@ -56,7 +66,7 @@ export const AuditLogQuery = z.object({
     .optional()
     .describe("entries older than this one (an entry's id, as `next` gives) or than this time"),
   limit: QueryLimit.default(50),
-  actor: Uuid.optional().describe("one API key's changes (its id)"),
+  actor: Uuid.optional().describe("one API key's or one person's changes (the key's or the person's id)"),
   target_kind: AuditTargetKind.optional(),
 });
 

@@ -109,6 +109,18 @@ export const ApiEnv = BaseEnv.extend({
   OIDC_NAME: z.string().min(1).default('SSO'),
   /** Turns password sign-in off: people sign in through SSO only. */
   OIDC_ONLY: envBoolean.default(false),
+}).superRefine((env, ctx) => {
+  // Half a single sign-on set-up would fail at someone's first sign-in rather than at start-up.
+  const needed = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ORGANIZATION'] as const;
+  if (env.OIDC_ISSUER)
+    for (const name of needed.filter((n) => !env[n]))
+      ctx.addIssue({ code: 'custom', path: [name], message: 'must be set with OIDC_ISSUER (single sign-on)' });
+  if (env.OIDC_ONLY && !env.OIDC_ISSUER)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['OIDC_ONLY'],
+      message: 'needs OIDC_ISSUER: nobody could sign in with a password or SSO',
+    });
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 

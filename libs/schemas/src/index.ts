@@ -1,6 +1,7 @@
 export * from './common';
 export * from './access';
 export * from './accounts';
+export * from './people';
 export * from './audit-log';
 export * from './console';
 export * from './remarks';

@@ -60,6 +60,15 @@ const ALLOWED: Record<KeyOwner['role'], Access[]> = {
   viewer: ['read'],
 };
 
+/** The refusal of a route's `access` to a caller whose role does not have it. */
+export function roleRefusal(caller: Pick<Caller, 'userId' | 'role'>, access: Access): AppError {
+  const who = caller.userId ? 'your role' : "this API key's role";
+  return new AppError(
+    403,
+    `${who} (${caller.role}) cannot ${access === 'admin' ? 'manage the organization' : 'write'}; ask an admin for more rights`,
+  );
+}
+
 /**
  * Authentication (an API key, else the console's session cookie) and roles for every route registered
  * after it in its scope. Keys are looked up by their SHA-256; a short in-process cache keeps PostgreSQL off
@@ -145,13 +154,7 @@ export default fp(
       const caller = key ? await keyCaller(req, key) : await sessionCaller(req, session!);
       const access =
         req.routeOptions.config.access ?? (req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write');
-      if (!ALLOWED[caller.role].includes(access)) {
-        const who = caller.userId ? 'your role' : "this API key's role";
-        throw new AppError(
-          403,
-          `${who} (${caller.role}) cannot ${access === 'admin' ? 'manage the organization' : 'write'}; ask an admin for more rights`,
-        );
-      }
+      if (!ALLOWED[caller.role].includes(access)) throw roleRefusal(caller, access);
       req.organizationId = caller.organizationId;
       req.caller = caller;
     });

@@ -6,7 +6,7 @@ import { AuditLogPageSchema, AuditLogQuery, errorResponses } from '@sightline/sc
 const entryToWire = (e: AuditLogRow) => ({
   id: e.id,
   at: e.at.toISOString(),
-  actor: { key_id: e.actor_key_id, label: e.actor_label, role: e.actor_role },
+  actor: { key_id: e.actor_key_id, user_id: e.actor_user_id, label: e.actor_label, role: e.actor_role },
   action: e.action,
   target: { kind: e.target_kind, id: e.target_id, name: e.target_name },
   before: e.before,
@@ -28,7 +28,7 @@ export default async function auditLogRoutes(base: FastifyInstance) {
         querystring: AuditLogQuery,
         response: { 200: AuditLogPageSchema, ...errorResponses },
         summary:
-          "Who changed what in the organization's configuration (keys, provider keys, criteria, queues, routes, metrics, rules, monitors, budgets, prompts, datasets, projects), newest first",
+          "Who changed what in the organization's configuration (keys, provider keys, criteria, queues, routes, metrics, rules, monitors, budgets, prompts, datasets, projects, invitations, people), newest first",
         tags: ['access'],
       },
     },
@@ -37,7 +37,7 @@ export default async function auditLogRoutes(base: FastifyInstance) {
       const rows = await listAuditLog(app.sql, req.organizationId, {
         before,
         limit: limit + 1,
-        actorKeyId: actor,
+        actor,
         targetKind: target_kind,
       });
       const entries = rows.slice(0, limit).map(entryToWire);

@@ -26,6 +26,8 @@ import {
 import { AppError } from '../../errors';
 import { loginLimits } from '../../services/login-limits';
 import { clearSessionCookie, refuseCrossSite, sessionOf, startSession } from '../../services/session-cookie';
+import invitationAcceptanceRoutes from './invitation-acceptance';
+import oidcRoutes from './oidc';
 
 const WRONG = 'wrong email or password';
 
@@ -43,6 +45,8 @@ export default async function signInRoutes(base: FastifyInstance) {
   app.addHook('onRequest', async (req) => {
     if (req.method === 'POST') refuseCrossSite(req);
   });
+  await app.register(invitationAcceptanceRoutes);
+  await app.register(oidcRoutes, { prefix: '/oidc' });
 
   app.get(
     '/options',
