@@ -236,6 +236,25 @@ describe('single sign-on through an OpenID provider', () => {
     }
   });
 
+  it('limits the sign-ins one address starts, each of which Redis keeps for minutes', async () => {
+    const start = () =>
+      apis[0].app.inject({ method: 'GET', url: '/api/svc/v1/auth/oidc/start', remoteAddress: '10.9.0.1' });
+    const statuses = [];
+    for (let i = 0; i < 31; i++) statuses.push((await start()).statusCode);
+    expect(statuses.slice(0, 30).every((s) => s === 302)).toBe(true);
+    const refused = await start();
+    expect([refused.statusCode, refused.json().detail]).toEqual([
+      429,
+      expect.stringMatching(/^too many sign-in attempts from this address/),
+    ]);
+    const other = await apis[0].app.inject({
+      method: 'GET',
+      url: '/api/svc/v1/auth/oidc/start',
+      remoteAddress: '10.9.0.2',
+    });
+    expect(other.statusCode).toBe(302);
+  });
+
   it('is documented in the OpenAPI document', async () => {
     const doc: any = await fetch(`${main}/openapi.json`).then((r) => r.json());
     for (const route of ['start', 'callback']) {

@@ -9,7 +9,7 @@ export const FAILURES_BEFORE_LOCK = 10;
 const WINDOW_SECONDS = 15 * 60;
 
 /**
- * Limits on password sign-in, counted in Redis for every API node (rate-limiter-flexible): per address,
+ * Limits on sign-in, counted in Redis for every API node (rate-limiter-flexible): per address,
  * attempts in a window; per email, failures in a row, after which the email is locked for a while. Both are
  * counted by the email as typed (lower-cased), known or not, so that a lock tells nothing of whether an
  * account exists.
@@ -32,15 +32,23 @@ export function loginLimits(app: FastifyInstance) {
     return new AppError(429, `${what}; try again in ${Math.ceil(seconds / 60)} min`, seconds);
   };
 
+  /** Counts a sign-in begun from the address (a password tried, or a single sign-on started); 429 past the limit. */
+  const fromAddress = (address: string) =>
+    byAddress.consume(address).then(
+      () => {},
+      (res: unknown) => {
+        throw res instanceof RateLimiterRes ? refuse(res, 'too many sign-in attempts from this address') : res;
+      },
+    );
+
   return {
+    fromAddress,
     /** Counts an attempt; throws 429 when the address or the email may not try now. */
     async attempt(email: string, address: string): Promise<void> {
       const failures = await byEmail.get(email.toLowerCase());
       if (failures && failures.consumedPoints >= FAILURES_BEFORE_LOCK)
         throw refuse(failures, 'too many failed sign-ins for this email');
-      await byAddress.consume(address).catch((res: unknown) => {
-        throw res instanceof RateLimiterRes ? refuse(res, 'too many sign-in attempts from this address') : res;
-      });
+      await fromAddress(address);
     },
     async failed(email: string): Promise<void> {
       await byEmail.penalty(email.toLowerCase());

@@ -5,6 +5,7 @@ import * as oidc from 'openid-client';
 import { z } from 'zod';
 import { DetailSchema, OidcCallbackQuerySchema } from '@sightline/schemas';
 import { AppError } from '../../errors';
+import { loginLimits } from '../../services/login-limits';
 import { publicOrigin, startSession } from '../../services/session-cookie';
 import { SignInRefused, ssoAccount, type SsoClaims } from '../../services/sso-accounts';
 
@@ -31,6 +32,7 @@ export default async function oidcRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
   const { config } = app;
   const provider = config.OIDC_NAME;
+  const limits = loginLimits(app);
 
   // Discovered at the first sign-in rather than at start-up, so that the API starts while the provider is
   // down; a failed discovery is not kept, and the next sign-in asks again.
@@ -70,6 +72,8 @@ export default async function oidcRoutes(base: FastifyInstance) {
     },
     async (req, reply) => {
       if (!config.OIDC_ISSUER) throw new AppError(404, 'single sign-on is not set up on this server (OIDC_ISSUER)');
+      // Each start keeps a pending sign-in in Redis for minutes: an address may begin only so many.
+      await limits.fromAddress(req.ip);
       const client = await configuration();
       const pending: PendingLogin = {
         state: oidc.randomState(),
@@ -114,6 +118,8 @@ export default async function oidcRoutes(base: FastifyInstance) {
     },
     async (req, reply) => {
       if (!config.OIDC_ISSUER) throw new AppError(404, 'single sign-on is not set up on this server (OIDC_ISSUER)');
+      // Each start keeps a pending sign-in in Redis for minutes: an address may begin only so many.
+      await limits.fromAddress(req.ip);
       const client = await configuration();
       const id = req.cookies[LOGIN_COOKIE];
       reply.clearCookie(LOGIN_COOKIE, { path: COOKIE_PATH });
