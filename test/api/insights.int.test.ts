@@ -191,12 +191,44 @@ describe('the dashboard of the traces page’s filters', () => {
   /** The one clock of these traces. */
   const NOW = Date.now();
   const at = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOString();
-  // Each root's cost is that of its one LLM call.
+  // Each root's cost is that of its one LLM call; its question is what a search finds.
   const FILTERED = [
-    { name: 'rag-query', env: 'prod', user: 'ann', cost: 0.3, model: 'gpt-4o-mini', status: 'success' },
-    { name: 'rag-query', env: 'prod', user: 'bob', cost: 0.1, model: 'claude-3-5-haiku', status: 'error' },
-    { name: 'rag-query', env: 'staging', user: 'ann', cost: 0.5, model: 'gpt-4o-mini', status: 'success' },
-    { name: 'agent', env: 'prod', user: 'ann', cost: 0.2, model: 'gpt-4o-mini', status: 'error' },
+    {
+      name: 'rag-query',
+      env: 'prod',
+      user: 'ann',
+      cost: 0.3,
+      model: 'gpt-4o-mini',
+      status: 'success',
+      question: 'How do I get a refund for my order?',
+    },
+    {
+      name: 'rag-query',
+      env: 'prod',
+      user: 'bob',
+      cost: 0.1,
+      model: 'claude-3-5-haiku',
+      status: 'error',
+      question: 'Where is my refund?',
+    },
+    {
+      name: 'rag-query',
+      env: 'staging',
+      user: 'ann',
+      cost: 0.5,
+      model: 'gpt-4o-mini',
+      status: 'success',
+      question: 'What is the refund policy?',
+    },
+    {
+      name: 'agent',
+      env: 'prod',
+      user: 'ann',
+      cost: 0.2,
+      model: 'gpt-4o-mini',
+      status: 'error',
+      question: 'Track my parcel',
+    },
     {
       name: 'rag-query',
       env: 'prod',
@@ -204,6 +236,7 @@ describe('the dashboard of the traces page’s filters', () => {
       cost: 0.9,
       model: 'gpt-4o-mini',
       status: 'success',
+      question: 'Refund, please',
       experiment: true,
     },
   ];
@@ -231,6 +264,7 @@ describe('the dashboard of the traces page’s filters', () => {
           project_uuid: project,
           trace_name: t.name,
           metadata: { env: t.env },
+          inputs: { question: t.question },
           end_user_identifier: t.user,
           status: t.status,
           latency: 1,
@@ -307,6 +341,63 @@ describe('the dashboard of the traces page’s filters', () => {
     expect(res.statusCode).toBe(404);
     const mine = await board({ filters: ragInProd, include_experiments: true });
     expect(mine.totals.traces).toBe(3);
+  });
+
+  it('counts the traces of the status and the search, as the traces page lists them', async () => {
+    const cases: [object, { traces: number; errors: number }][] = [
+      [{ status: 'error' }, { traces: 2, errors: 2 }],
+      [{ search: 'refund' }, { traces: 3, errors: 1 }],
+      [
+        { search: 'refund', status: 'error' },
+        { traces: 1, errors: 1 },
+      ],
+      [{ search: '"refund policy"' }, { traces: 1, errors: 0 }],
+      [{ search: '-refund' }, { traces: 1, errors: 1 }],
+      [
+        { search: 'refund', status: 'success', filters: ragInProd },
+        { traces: 1, errors: 0 },
+      ],
+      [
+        { search: 'refund', filters: ragInProd, include_experiments: true },
+        { traces: 3, errors: 1 },
+      ],
+    ];
+    for (const [body, totals] of cases) {
+      const listed = await call(stack.app, key, 'POST', '/traces', {
+        project_uuid: project,
+        time_range: '24h',
+        ...body,
+      });
+      expect(listed.statusCode, listed.body).toBe(200);
+      expect(listed.json().total, JSON.stringify(body)).toBe(totals.traces);
+      const d = await board(body);
+      expect(d.totals, JSON.stringify(body)).toMatchObject(totals);
+      expect(d.buckets.reduce((n: number, b: { traces: number }) => n + b.traces, 0)).toBe(totals.traces);
+    }
+    // The cost is that of the matching traces alone.
+    const refunds = await board({ search: 'refund', status: 'success' });
+    expect(refunds.totals.cost).toBeCloseTo(0.3 + 0.5, 10);
+    expect(refunds.cost_by_model).toEqual([{ model: 'gpt-4o-mini', calls: 2, cost: expect.closeTo(0.8, 10) }]);
+  });
+
+  it('refuses a status or a search the listing refuses, with 422', async () => {
+    const refused = async (body: object) => {
+      const res = await call(stack.app, key, 'POST', '/dashboard', { project_uuid: project, ...body });
+      expect(res.statusCode, res.body).toBe(422);
+      return res.json().detail[0].loc;
+    };
+    expect(await refused({ status: 'failed' })).toEqual(['body', 'status']);
+    // Nothing the index knows: the listing refuses it too rather than read every span.
+    expect(await refused({ search: '&' })).toEqual(['body', 'search']);
+    expect(await refused({ search: 'x'.repeat(501) })).toEqual(['body', 'search']);
+  });
+
+  it('has its status and search in the OpenAPI document', async () => {
+    const doc = (await stack.app.inject({ url: '/openapi.json' })).json();
+    const [path] = Object.keys(doc.paths).filter((p) => p.endsWith('/dashboard'));
+    const body = doc.paths[path!].post.requestBody.content['application/json'].schema.properties;
+    expect(body.status.anyOf ?? [body.status]).toContainEqual(expect.objectContaining({ enum: ['success', 'error'] }));
+    expect(body.search.description).toMatch(/words and "phrases"/);
   });
 
   it('refuses a bad filter with 422, naming its place in the list', async () => {

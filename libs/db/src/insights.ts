@@ -1,6 +1,7 @@
 import type { FilterInput } from '@sightline/core';
 import type { Sql } from './client';
 import { rootConditions } from './root-listing';
+import { searchPlanOf, type SearchPlan } from './search';
 import { traceStart } from './trace-start';
 import { traceTotal } from './trace-total';
 
@@ -14,8 +15,8 @@ const utc = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-DD HH24:MI
 
 /**
  * The dashboard's window over a project's roots: its time and buckets, and which roots it takes as the
- * traces listing chooses them (rootConditions): production's alone unless `includeExperiments`, and every
- * filter of `filters`.
+ * traces listing chooses them (rootConditions): production's alone unless `includeExperiments`, every
+ * filter of `filters`, of the `status` and holding the `search`'s words.
  */
 export type Window = {
   organizationId: string;
@@ -25,6 +26,8 @@ export type Window = {
   bucketSeconds: number;
   includeExperiments?: boolean;
   filters?: readonly FilterInput[];
+  status?: string | null;
+  search?: string | null;
 };
 
 type Figures = {
@@ -65,7 +68,8 @@ const MODELS_SHOWN = 20;
 /**
  * Every figure of the dashboard: per bucket and in total, traces, errors, latency percentiles, tokens and
  * cost; cost and calls by model (over the spans with a model), in total and per bucket; the mean of each
- * score of the roots and of their feedback, per bucket. Throws FilterError for a bad filter.
+ * score of the roots and of their feedback, per bucket. Throws FilterError for a bad filter, SearchError
+ * for a search of no word the index knows.
  *
  * Two statements run side by side, each on a core of its own: the roots' figures, and the sums over the
  * roots' spans. A trace's tokens and cost are its root's when set there, else the sum over its spans; so
@@ -74,7 +78,10 @@ const MODELS_SHOWN = 20;
  * is 46k roots and 233k spans (read from `spans_by_root` alone): one statement doing both took 0.5 s.
  */
 export async function dashboard(sql: Sql, w: Window): Promise<Dashboard> {
-  const roots = windowRoots(w);
+  // As the listing searches: common words root by root, rare ones through the index. Either way every root
+  // of the window is tested (a walk's bound is the listing's, for a page), so the count is exact.
+  const plan = w.search ? await searchPlanOf(sql, w.search, 0) : undefined;
+  const roots = windowRoots(w, plan);
   const [sums, [figures]] = await Promise.all([
     sql.unsafe<SpanSums[]>(spanSumsSql(roots), roots.params as never[]),
     sql.unsafe<RootFigures[]>(rootFiguresSql(roots), roots.params as never[]),
@@ -123,12 +130,15 @@ export async function dashboard(sql: Sql, w: Window): Promise<Dashboard> {
  * start as the listing shows it (traceStart), as two ranges: of spans_roots and of spans_roots_unstarted.
  * The window's start, end and bucket follow the selection's parameters.
  */
-function windowRoots(w: Window) {
-  const { conditions, params } = rootConditions({
+function windowRoots(w: Window, searchPlan?: SearchPlan) {
+  const { conditions, searching, params } = rootConditions({
     organizationId: w.organizationId,
     projectId: w.projectId,
     includeExperiments: w.includeExperiments ?? false,
     filters: w.filters,
+    status: w.status,
+    search: w.search,
+    searchPlan,
   });
   const from = `$${params.push(w.from.toISOString())}::timestamptz`;
   const to = `$${params.push(w.to.toISOString())}::timestamptz`;
@@ -136,7 +146,11 @@ function windowRoots(w: Window) {
   conditions.push(
     `((s.start_ts >= ${from} and s.start_ts < ${to}) or (s.start_ts is null and s.created_at >= ${from} and s.created_at < ${to}))`,
   );
-  return { where: conditions.join(' and '), params, bucketOf: `date_bin(${bucket}, ${traceStart('s')}, ${from})` };
+  return {
+    where: [...conditions, ...searching].join(' and '),
+    params,
+    bucketOf: `date_bin(${bucket}, ${traceStart('s')}, ${from})`,
+  };
 }
 type WindowRoots = ReturnType<typeof windowRoots>;
 

@@ -5,7 +5,6 @@ import type { TimeRange, TraceSort } from '@sightline/schemas';
 import type { Sql } from './client';
 import { searchConditions, type SearchPlan } from './search';
 import { startsSince } from './trace-start';
-import { traceTotal } from './trace-total';
 
 const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
   na: null,
@@ -20,19 +19,20 @@ const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
   '1y': '1 year',
 };
 
-// By start, latency and name, the order (or the backward order) of an index of the project's roots, so that a
-// page is read from its index; "fastest" therefore lists the roots without a latency first. A trace's cost and
-// tokens are its total as the row shows it (traceTotal), and feedback has no index: those orders sort every
-// matching root, which filters keep in bounds.
+// By start, latency, cost, tokens and name, the order (or the backward order) of an index of the project's
+// roots, so that a page is read from its index; "fastest" therefore lists the roots without a latency first.
+// A trace's cost and tokens are its totals as the row shows them (traceTotal), stored on the root by the span
+// writer (storeTraceTotals), with an index each way so that traces without them come last both ways.
+// Feedback has no index: its orders sort every matching root, which filters keep in bounds.
 const ORDER_BY: Record<TraceSort, string> = {
   newest: 'order by s.start_ts desc nulls last, s.trace_id desc',
   oldest: 'order by s.start_ts asc nulls first, s.trace_id asc',
   slowest: 'order by s.latency desc nulls last, s.trace_id desc',
   fastest: 'order by s.latency asc nulls first, s.trace_id asc',
-  costliest: `order by ${traceTotal('s', 'cost')} desc nulls last, s.trace_id desc`,
-  cheapest: `order by ${traceTotal('s', 'cost')} asc nulls last, s.trace_id asc`,
-  most_tokens: `order by ${traceTotal('s', 'total_tokens')} desc nulls last, s.trace_id desc`,
-  fewest_tokens: `order by ${traceTotal('s', 'total_tokens')} asc nulls last, s.trace_id asc`,
+  costliest: 'order by s.trace_cost desc nulls last, s.trace_id desc',
+  cheapest: 'order by s.trace_cost asc nulls last, s.trace_id asc',
+  most_tokens: 'order by s.trace_tokens desc nulls last, s.trace_id desc',
+  fewest_tokens: 'order by s.trace_tokens asc nulls last, s.trace_id asc',
   name_asc: 'order by s.trace_name asc nulls last, s.start_ts desc nulls last, s.trace_id desc',
   name_desc: 'order by s.trace_name desc nulls first, s.start_ts asc nulls first, s.trace_id asc',
   best_feedback: 'order by s.feedback_score desc nulls last, s.trace_id desc',
@@ -40,7 +40,7 @@ const ORDER_BY: Record<TraceSort, string> = {
 };
 /** What a walk's candidate roots carry for every order above. */
 const WALK_COLUMNS =
-  's.organization_id, s.trace_id, s.start_ts, s.latency, s.trace_name, s.cost, s.total_tokens, s.feedback_score';
+  's.organization_id, s.trace_id, s.start_ts, s.latency, s.trace_name, s.trace_cost, s.trace_tokens, s.feedback_score';
 
 export type RootQuery = {
   organizationId: string;
@@ -63,18 +63,27 @@ export type RootQuery = {
   pageSize: number;
 };
 
-/** Which roots a listing (or the dashboard) takes, apart from time, search, status and order. */
+/** Which roots a listing (or the dashboard) takes, apart from time and order. */
 export type RootSelection = Pick<
   RootQuery,
-  'organizationId' | 'projectId' | 'experimentUuid' | 'includeExperiments' | 'filter' | 'filters'
+  | 'organizationId'
+  | 'projectId'
+  | 'experimentUuid'
+  | 'includeExperiments'
+  | 'filter'
+  | 'filters'
+  | 'status'
+  | 'search'
+  | 'searchPlan'
 >;
 
 /**
  * The conditions on the root spans `s` of a selection, and their parameters: the organization is $1 and the
- * project $2, the others follow. The listing and the dashboard both choose their roots with them, so that they
- * count the same traces through the same indexes. Throws FilterError for a bad filter.
+ * project $2, the others follow. `searching` holds the search's apart, as a walk tests them last, root by root.
+ * The listing and the dashboard both choose their roots with them, so that they count the same traces through
+ * the same indexes. Throws FilterError for a bad filter.
  */
-export function rootConditions(q: RootSelection): { conditions: string[]; params: unknown[] } {
+export function rootConditions(q: RootSelection): { conditions: string[]; searching: string[]; params: unknown[] } {
   const params: unknown[] = [q.organizationId, q.projectId];
   // No "$2 is null or ..." disjunction: it would keep the planner from using the project's index.
   const conditions = [
@@ -97,18 +106,19 @@ export function rootConditions(q: RootSelection): { conditions: string[]; params
       params.push(...compiled.params);
     }
   }
-  return { conditions, params };
+  if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
+  const plan = q.searchPlan ?? { by: 'index' };
+  const searching = q.search ? searchConditions(q.search, plan, (v) => `$${params.push(v)}`) : [];
+  return { conditions, searching, params };
 }
 
 /** The listing's SQL: root spans, newest first. Throws FilterError for a bad filter. */
 export function rootListingSql(q: RootQuery): { count: string; matching: string; page: string; params: unknown[] } {
-  const { conditions, params } = rootConditions(q);
+  const { conditions, searching, params } = rootConditions(q);
   const interval = q.timeRange && TIME_RANGE_INTERVAL[q.timeRange];
   if (interval) conditions.push(startsSince('s', `now() - $${params.push(interval)}::interval`));
-  if (q.status) conditions.push(`s.status = $${params.push(q.status)}::text`);
   const order = ORDER_BY[q.sort ?? 'newest'];
   const plan = q.searchPlan ?? { by: 'index' };
-  const searching = q.search ? searchConditions(q.search, plan, (v) => `$${params.push(v)}`) : [];
   const where = [...conditions, ...searching].join(' and ');
   // The page's two parameters come last: countRoots leaves them out.
   const page = `limit $${params.push(q.pageSize)} offset $${params.push((q.page - 1) * q.pageSize)}`;

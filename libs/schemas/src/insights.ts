@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common';
+import { TraceRowsRequestSchema } from './console';
 import { GetTraceLogsSchema, TIME_RANGES } from './trace-log';
 
 /**
  * The window: `from`/`to` when given, else the last `time_range` (7 days by default); the traces counted in it
- * are those POST /traces lists for the same `filters` and `include_experiments`.
+ * are those POST /traces lists for the same `filters`, `status`, `search` and `include_experiments`.
  */
 export const DashboardRequestSchema = z
   .object({
@@ -13,6 +14,8 @@ export const DashboardRequestSchema = z
     from: Timestamp.nullish(),
     to: Timestamp.nullish(),
     filters: GetTraceLogsSchema.shape.filters,
+    status: GetTraceLogsSchema.shape.status,
+    search: TraceRowsRequestSchema.shape.search,
     include_experiments: z
       .boolean()
       .default(false)

@@ -40,6 +40,8 @@ export default async function insightRoutes(base: FastifyInstance) {
         bucketSeconds,
         includeExperiments: b.include_experiments,
         filters: filterInputsOf(b.filters),
+        status: b.status,
+        search: b.search,
       };
       const { buckets, totals, models, modelBuckets, scores, feedback } = await dashboard(app.sql, w);
       return {
