@@ -38,6 +38,8 @@ const ORDER_BY: Record<TraceSort, string> = {
   best_feedback: 'order by s.feedback_score desc nulls last, s.trace_id desc',
   worst_feedback: 'order by s.feedback_score asc nulls last, s.trace_id asc',
 };
+/** The condition that leaves experiment runs' traces out: production's alone. */
+const PRODUCTION = 's.experiment_uuid is null';
 /** What a walk's candidate roots carry for every order above. */
 const WALK_COLUMNS =
   's.organization_id, s.trace_id, s.start_ts, s.latency, s.trace_name, s.trace_cost, s.trace_tokens, s.feedback_score';
@@ -93,7 +95,7 @@ export function rootConditions(q: RootSelection): { conditions: string[]; search
     q.projectId ? 's.project_id = $2::uuid' : '$2::uuid is null',
   ];
   if (q.experimentUuid) conditions.push(`s.experiment_uuid = $${params.push(q.experimentUuid)}::uuid`);
-  if (q.includeExperiments === false) conditions.push('s.experiment_uuid is null');
+  if (q.includeExperiments === false) conditions.push(PRODUCTION);
   const filter = q.filter && compileFilter(q.filter, params.length + 1);
   if (filter) {
     conditions.push(filter.text);
@@ -120,9 +122,16 @@ export function rootListingSql(q: RootQuery): { count: string; matching: string;
   const order = ORDER_BY[q.sort ?? 'newest'];
   const plan = q.searchPlan ?? { by: 'index' };
   const where = [...conditions, ...searching].join(' and ');
+  const without = (condition: string, instead: string) =>
+    [...conditions.map((c) => (c === condition ? instead : c)), ...searching].join(' and ');
   // The page's two parameters come last: countRoots leaves them out.
   const page = `limit $${params.push(q.pageSize)} offset $${params.push((q.page - 1) * q.pageSize)}`;
-  const count = `select count(*)::int as total from spans s where ${where}`;
+  const count = conditions.includes(PRODUCTION)
+    ? // All the roots matched less the experiment runs' (spans_experiment_roots): both counts read from indexes,
+      // where "experiment_uuid is null", in no index, had every root read from the table.
+      `select (select count(*) from spans s where ${without(PRODUCTION, 'true')})::int
+        - (select count(*) from spans s where ${without(PRODUCTION, 's.experiment_uuid is not null')})::int as total`
+    : `select count(*)::int as total from spans s where ${where}`;
   const matching = `select from spans s where ${where}`;
   if (plan.by === 'walk' && searching.length) {
     // The first `roots` roots in the listing's order that pass the other conditions, each tested in turn.
