@@ -6,7 +6,8 @@ import { useConsole } from '../support/console-browser';
 
 // The dashboard of the traces page's filters, in a real browser against the processes `npm start` runs: a
 // link's filters shown as chips and counted as the traces page counts them, experiment runs included on
-// demand, the filters kept on the way to the traces page; pictures at 1440 and 1024 px in both schemes.
+// demand, the filters kept on the way to the traces page and back, with the search, status and time range;
+// pictures at 1440 and 1024 px in both schemes.
 const PROJECT = `dashboard-${randomUUID().slice(0, 6)}`;
 const N_TRACES = 60;
 const EXPERIMENT_TRACES = 3;
@@ -25,6 +26,16 @@ let page: Page;
 let projectUuid = '';
 /** The production traces the filters match. */
 let matching = 0;
+/** The production traces of SEARCHED's search, status and filter; and of any status. */
+let searched = 0;
+let searchedAnyStatus = 0;
+/** A traces page's search, status, time range and filter, as its URL writes them. */
+const SEARCHED: [string, string][] = [
+  ['q', 'column'],
+  ['status', 'success'],
+  ['range', '24h'],
+  ['filter', '["metadata","equals","production","environment"]'],
+];
 
 async function api<T>(path: string, body: object): Promise<T> {
   const res = await fetch(`${session.api}${path}`, {
@@ -51,6 +62,13 @@ beforeAll(async () => {
   matching = production.filter(
     (s) => (s.metadata as { environment: string }).environment === 'production' && names.includes(String(s.trace_name)),
   ).length;
+  const found = production.filter(
+    (s) =>
+      (s.metadata as { environment: string }).environment === 'production' &&
+      (s.inputs as { ticket: string }).ticket.endsWith('misses the last column'),
+  );
+  searched = found.filter((s) => s.status === 'success').length;
+  searchedAnyStatus = found.length;
   await writeSpans(session.api, session.keys.admin, production);
   projectUuid = (await api<{ uuid: string }>('/project', { name: PROJECT })).uuid;
   const experiment = (
@@ -153,5 +171,44 @@ describe('the dashboard of the traces page’s filters', { timeout: 90_000 }, ()
     // And back: the dashboard reads the traces page's filters.
     await page.getByRole('tab', { name: 'Dashboard' }).click();
     await expect.poll(shownTraces, { timeout: 10_000 }).toBe(before + EXPERIMENT_TRACES);
+  });
+
+  it("lands from the traces page's search, status and filter on a dashboard counting the same traces", async () => {
+    const query = new URLSearchParams(SEARCHED);
+    await page.goto(`${session.origin}/projects/${projectUuid}/traces?${query}`);
+    await page.getByRole('table', { name: 'Traces' }).waitFor();
+    // The count under the table: "N traces".
+    const total = page.getByText(/^[\d,]+ traces?\b/);
+    const listed = async () => Number(/^[\d,]+/.exec((await total.textContent()) ?? '')![0].replace(/,/g, ''));
+    await expect.poll(listed, { timeout: 10_000 }).toBe(searched);
+    expect(searched).toBeGreaterThan(0);
+    expect(searched).toBeLessThan(matching);
+    const chips = page.getByRole('list', { name: 'Conditions of this view' }).getByRole('listitem');
+    const conditions = ['search "column"', 'status success', 'metadata.environment equals production'];
+    expect(await chips.allTextContents()).toEqual([conditions[0], 'last 24 hours', ...conditions.slice(1)]);
+
+    await page.getByRole('tab', { name: 'Dashboard' }).click();
+    await expect.poll(shownTraces, { timeout: 10_000 }).toBe(searched);
+    const url = new URL(page.url());
+    expect(url.pathname).toBe(`/projects/${projectUuid}/dashboard`);
+    for (const [name, value] of SEARCHED) expect(url.searchParams.get(name), name).toBe(value);
+    expect(await chips.allTextContents()).toEqual(conditions);
+    expect(await page.getByRole('textbox', { name: 'Search inputs, output and metadata' }).inputValue()).toBe('column');
+    expect(await page.getByRole('combobox', { name: 'Status' }).inputValue()).toBe('Success');
+    expect(await page.getByRole('combobox', { name: 'Time range' }).inputValue()).toBe('Last 24 hours');
+    await session.expectIdle('the dashboard of a search');
+    await session.shot('dashboard-search-status');
+    await session.checkA11y('dashboard-search-status');
+
+    // A status changed on the dashboard goes back to the traces page with the rest.
+    await page.getByRole('button', { name: 'Remove status success' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('status')).toBeNull();
+    expect(searchedAnyStatus).toBeGreaterThan(searched);
+    await expect.poll(shownTraces, { timeout: 10_000 }).toBe(searchedAnyStatus);
+    await page.getByRole('tab', { name: 'Traces' }).click();
+    await page.getByRole('table', { name: 'Traces' }).waitFor();
+    await expect.poll(listed, { timeout: 10_000 }).toBe(searchedAnyStatus);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('column');
+    expect(new URL(page.url()).searchParams.get('range')).toBe('24h');
   });
 });

@@ -7,14 +7,15 @@ import { useConsole } from '../support/console-browser';
 
 // Every page of the console on a 1024×768 screen, in both schemes, against the processes `npm start` runs:
 // the page never scrolls sideways (a wide table scrolls inside its own box), verdicts are read whole and
-// the main actions are on screen. Each page is saved as `<page>-1024` and `<page>-1024-dark`.
+// the main actions are on screen. Each page is saved as `<page>-1024` and `<page>-1024-dark`; so are the
+// main dialogs, whose buttons must be on screen however long their form.
 const PROJECT = `support-assistant-production-${randomUUID().slice(0, 6)}`;
 const CASES = 24;
 
 const session = useConsole('narrow-e2e');
 let page: Page;
 let projectUuid = '';
-const ids = { agent: '', experiments: [] as string[], dataset: 0, queue: '', prompt: '' };
+const ids = { agent: '', experiments: [] as string[], dataset: 0, queue: '', prompt: '', deployment: '' };
 
 async function call(method: string, path: string, body?: object): Promise<any> {
   const res = await fetch(`${session.api}${path}`, {
@@ -67,16 +68,22 @@ beforeAll(async () => {
     })
   ).id;
   ids.prompt = `support-answer-with-citations-${randomUUID().slice(0, 6)}`;
+  const versions: { id: number }[] = [];
   for (const system of ['You answer support questions.', 'You answer support questions briefly, citing docs.'])
-    await call('POST', '/prompts', {
-      name: ids.prompt,
-      provider: 'openai',
-      model: 'gpt-4o-mini',
-      messages: [
-        { role: 'system', content: system },
-        { role: 'user', content: 'Customer asks: {{question}}' },
-      ],
-    });
+    versions.push(
+      await call('POST', '/prompts', {
+        name: ids.prompt,
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: 'Customer asks: {{question}}' },
+        ],
+      }),
+    );
+  // Served by v1: moving it to v2 asks first.
+  ids.deployment = `support-production-${randomUUID().slice(0, 6)}`;
+  await call('POST', '/deployments', { prompt_version_id: versions[0]!.id, deployment_id: ids.deployment });
   await call('POST', '/eval-metrics', {
     name: 'mentions-the-refund-policy',
     type: 'contains',
@@ -183,7 +190,44 @@ async function visit(name: string, path: string, check: (p: Page) => Check) {
   await useScheme('light');
 }
 
-describe('the console at 1024×768', { timeout: 90_000 }, () => {
+/**
+ * The dialog that `open` opens on the page at `path`: its actions on screen where a click reaches them
+ * (a long form scrolls under them), and neither the page nor the dialog scrolling sideways, in the light and
+ * the dark scheme; saved as `<name>-1024` and `<name>-1024-dark`, then cancelled.
+ */
+async function visitDialog(
+  name: string,
+  path: string,
+  open: (p: Page) => Promise<unknown>,
+  title: string | RegExp,
+  actions: (string | RegExp)[],
+) {
+  await page.goto(`${session.origin}${path}`);
+  await open(page);
+  const dialog = page.getByRole('dialog', { name: title });
+  await dialog.waitFor().catch(async (e: unknown) => {
+    await session.shot(`${name}-1024-not-open`);
+    throw e;
+  });
+  for (const scheme of ['light', 'dark'] as const) {
+    await useScheme(scheme);
+    await session.shot(scheme === 'light' ? `${name}-1024` : `${name}-1024-dark`);
+    // Soft: every dialog is looked at, and each one's faults reported, in one run.
+    expect.soft(await sidewaysOverflow(), `${name} (${scheme}): the page scrolls sideways`).toBeLessThanOrEqual(0);
+    const sideways = await dialog.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect.soft(sideways, `${name} (${scheme}): the dialog scrolls sideways`).toBeLessThanOrEqual(0);
+    for (const action of actions) {
+      const button = dialog.getByRole('button', { name: action, exact: true });
+      expect.soft(await inView(button), `${name} (${scheme}): ${action} is out of view`).toBe(true);
+    }
+  }
+  await useScheme('light');
+  await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+// Some twenty pages and a dozen dialogs, each in two schemes.
+describe('the console at 1024×768', { timeout: 180_000 }, () => {
   it('shows every page whole: no sideways scroll, names and verdicts read whole, the actions in view', async () => {
     await page.setViewportSize({ width: 1024, height: 768 });
     await session.signIn(session.keys.admin);
@@ -398,5 +442,71 @@ describe('the console at 1024×768', { timeout: 90_000 }, () => {
       actions: [p.getByRole('button', { name: /^Details/ }).first()],
       whole: [p.getByRole('table', { name: 'Audit log' }).getByText('created').first()],
     }));
+  });
+  it('shows the main dialogs whole: their actions in view, nothing scrolling sideways', async () => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    const project = `/projects/${projectUuid}`;
+    const click = (name: string | RegExp) => (p: Page) => p.getByRole('button', { name, exact: true }).first().click();
+    await visitDialog(
+      'deployment-move',
+      `/prompts?name=${ids.prompt}`,
+      async (p) => {
+        await p.getByRole('row', { name: /v2/ }).getByRole('button', { name: 'Deploy' }).click();
+        await p.getByRole('button', { name: `${ids.deployment} (now v1)` }).click();
+      },
+      `Move ${ids.deployment}?`,
+      ['Cancel', 'Move to v2'],
+    );
+    await visitDialog('rule-create', `${project}/eval-rules`, click('Create rule'), 'Create rule', [
+      'Cancel',
+      'Create rule',
+    ]);
+    await visitDialog(
+      'rule-backfill',
+      `${project}/eval-rules`,
+      (p) =>
+        p
+          .getByRole('row', { name: /refund policy/ })
+          .getByRole('button', { name: /^Backfill/ })
+          .click(),
+      /^Backfill the rule/,
+      ['Cancel', 'Start backfill'],
+    );
+    await visitDialog('monitor-create', `${project}/monitors`, click('Create monitor'), 'Create monitor', [
+      'Cancel',
+      'Create monitor',
+    ]);
+    await visitDialog('queue-create', `${project}/annotation-queues`, click('Create queue'), 'Create queue', [
+      'Cancel',
+      'Create queue',
+    ]);
+    await visitDialog(
+      'queue-add-traces',
+      `${project}/annotation-queues`,
+      (p) =>
+        p
+          .getByRole('row', { name: /weekly review/ })
+          .getByRole('button', { name: /Add traces/ })
+          .click(),
+      /^Add traces to/,
+      ['Cancel', 'Add traces'],
+    );
+    await visitDialog(
+      'traces-add-to-queue',
+      `${project}/traces`,
+      click('Add to queue'),
+      'Add traces of this view to a queue',
+      ['Cancel', 'Add to queue'],
+    );
+    await visitDialog('budget-create', '/budgets', click('Create budget'), 'Create budget', [
+      'Cancel',
+      'Create budget',
+    ]);
+    await visitDialog('dataset-create', '/datasets', click(/New dataset/), 'New dataset', ['Cancel', 'Create']);
+    await visitDialog('dataset-import', `/datasets/${ids.dataset}`, click('Import'), /^Import test cases into/, [
+      'Cancel',
+      'Import',
+    ]);
+    await visitDialog('key-create', '/settings', click('Create a key'), 'Create an API key', ['Cancel', 'Create']);
   });
 });

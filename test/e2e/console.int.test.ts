@@ -190,6 +190,26 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect.poll(tableTotal, { timeout: 10_000 }).toBe(betaInProduction.length);
     expect(new URL(page.url()).searchParams.getAll('filter')).toHaveLength(2);
     expect(new URL(page.url()).searchParams.get('sort')).toBe('cheapest');
+
+    // A chip edited in place, by the keyboard: Escape leaves it, a save puts the new condition in its place.
+    const edit = page.getByRole('button', { name: 'Edit filter: metadata.environment equals production' });
+    await edit.focus();
+    await page.keyboard.press('Enter');
+    const editor = page.getByRole('form', { name: 'Edit filter' });
+    const value = editor.getByRole('textbox', { name: 'Value' });
+    await expect.poll(() => value.inputValue()).toBe('production');
+    await page.keyboard.press('Escape');
+    await editor.waitFor({ state: 'hidden' });
+    await edit.press('Enter');
+    await value.fill('staging');
+    await value.press('Enter');
+    const betaInStaging = seeded.filter((s) => s.tags.includes('beta') && s.metadata.environment === 'staging');
+    await expect.poll(tableTotal, { timeout: 10_000 }).toBe(betaInStaging.length);
+    expect(new URL(page.url()).searchParams.getAll('filter')).toEqual([
+      '["tags","equals","beta"]',
+      '["metadata","equals","staging","environment"]',
+    ]);
+    await expect(chips.allTextContents()).resolves.toEqual(['tags equals beta', 'metadata.environment equals staging']);
     await page.getByRole('button', { name: 'Reset' }).click();
   });
 
@@ -585,11 +605,20 @@ describe('the web console', { timeout: 60_000 }, () => {
     ).resolves.toBe(0);
   });
 
-  it('signs out everywhere when the key stops working', async () => {
-    await page.evaluate("sessionStorage.setItem('sightline.apiKey', 'sl_revoked-meanwhile')");
-    await page.goto(`${origin}/projects`);
-    await page.getByText(/You were signed out: invalid API key/).waitFor();
+  it('signs out everywhere when the key its session was opened with is revoked', async () => {
+    const listed = await fetch(`${api}/api-keys`, { headers: { 'x-api-key': keys.admin } });
+    const viewerKey = ((await listed.json()) as { id: string; label: string }[]).find(
+      (k) => k.label === 'viewer@example.com',
+    )!;
+    const revoked = await fetch(`${api}/api-keys/${viewerKey.id}`, {
+      method: 'DELETE',
+      headers: { 'x-api-key': keys.admin },
+    });
+    expect(revoked.status).toBe(200);
+    await page.getByRole('link', { name: 'Datasets' }).click();
+    await page.getByText(/You were signed out: your session has ended/).waitFor();
     expect(new URL(page.url()).pathname).toBe('/sign-in');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/datasets');
     await expectIdle('the sign-in page, signed out');
     await checkA11y('sign-in-signed-out');
   });

@@ -18,6 +18,21 @@ const SHOTS = `${ROOT}test-artifacts/screenshots`;
 
 const env = () => ({ DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), LOG_LEVEL: 'warn' });
 
+async function createPerson(org: string, role: string, person: { email: string; name: string; password?: string }) {
+  const made = await runScript(
+    'scripts/user.ts',
+    [
+      'create',
+      ...['--org', org, '--role', role, '--email', person.email, '--name', person.name],
+      ...(person.password ? ['--password', person.password] : []),
+    ],
+    env(),
+  );
+  expect(made.code, made.stderr).toBe(0);
+  // Without a password given, the script prints a one-time one on its last line.
+  return person.password ?? made.stdout.trim().split('\n').at(-1)!;
+}
+
 async function createKey(org: string, role: string, label: string) {
   const created = await runScript(
     'scripts/apikey.ts',
@@ -28,22 +43,36 @@ async function createKey(org: string, role: string, label: string) {
   return created.stdout.trim().split('\n').at(-1)!;
 }
 
+/** A person with an account on the server: their email and password (a one-time one when `oneTime`). */
+export type ConsolePerson = { email: string; name: string; password: string; oneTime: boolean };
+
 export type ConsoleSession = {
   /** The server's origin, and its API's base URL. */
   origin: string;
   api: string;
   page: Page;
-  /** An admin's and a viewer's key of one new organization. */
+  browser: Browser;
+  /** The name of the file's organization. */
+  organization: string;
+  /** An admin's and a viewer's key of that organization. */
   keys: { admin: string; viewer: string };
-  shot: (name: string) => Promise<Buffer>;
+  /** Saves the page (the session's unless given) as `<name>`. */
+  shot: (name: string, page?: Page) => Promise<Buffer>;
+  /** Saves `<name>-<width>-<scheme>` at 1440 and 1024 px wide, in both schemes; leaves the page at 1440, light. */
+  shots: (name: string, page?: Page) => Promise<void>;
+  /** Signs in with an API key ("Use an API key instead"): a session with the key's role. */
   signIn: (key: string) => Promise<void>;
+  /** Makes a person of the organization (`npm run user`); without a password, they get a one-time one. */
+  newPerson: (role: 'admin' | 'member' | 'viewer', options?: { password?: string }) => Promise<ConsolePerson>;
+  /** Signs in with the person's email and password. */
+  signInAs: (person: Pick<ConsolePerson, 'email' | 'password'>, page?: Page) => Promise<void>;
   /** Once per page visit, when it has loaded: fails when the page keeps running script while left alone. */
   expectIdle: (what: string) => Promise<void>;
   /**
    * Once per page, when it has loaded: fails on any serious or critical axe-core violation, in the light and
-   * in the dark scheme; saves the dark one's screenshot as `<name>-dark`.
+   * in the dark scheme; saves the dark one's screenshot as `<name>-dark`. The session's page unless given.
    */
-  checkA11y: (name: string) => Promise<void>;
+  checkA11y: (name: string, page?: Page) => Promise<void>;
 };
 
 // axe-core's own build, evaluated in the page (the console's CSP refuses an inline script tag).
@@ -138,7 +167,18 @@ export function useConsole(
   let child: ChildProcess;
   let browser: Browser;
   const session = { keys: { admin: '', viewer: '' } } as ConsoleSession;
-  session.shot = (name) => session.page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: false });
+  session.shot = (name, page = session.page) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: false });
+  session.shots = async (name, page = session.page) => {
+    for (const width of [1440, 1024]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const scheme of ['light', 'dark'] as const) {
+        await switchScheme(page, scheme);
+        await page.screenshot({ path: `${SHOTS}/${name}-${width}-${scheme}.png`, fullPage: false });
+      }
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await switchScheme(page, 'light');
+  };
   session.expectIdle = async (what) => {
     const work = await idleWork(session.page);
     expect(
@@ -146,12 +186,11 @@ export function useConsole(
       `${what} (${session.page.url()}) ran ${work.scriptMs} ms of script (${work.taskMs} ms of tasks) in ${IDLE_MS} ms left alone`,
     ).toBeLessThan(IDLE_SCRIPT_MS);
   };
-  session.checkA11y = async (name) => {
-    const { page } = session;
+  session.checkA11y = async (name, page = session.page) => {
     const found: string[] = [];
     for (const scheme of ['light', 'dark'] as const) {
       await switchScheme(page, scheme);
-      if (scheme === 'dark') await session.shot(`${name}-dark`);
+      if (scheme === 'dark') await page.screenshot({ path: `${SHOTS}/${name}-dark.png`, fullPage: false });
       const violations = await axeViolations(page);
       if (violations.length) found.push(`in the ${scheme} scheme:\n${describeViolations(violations)}`);
     }
@@ -160,14 +199,28 @@ export function useConsole(
   };
   session.signIn = async (key) => {
     await session.page.goto(`${session.origin}/`);
+    await session.page.getByRole('button', { name: 'Use an API key instead' }).click();
     await session.page.getByLabel('API key').fill(key);
     await session.page.getByRole('button', { name: 'Sign in' }).click();
+  };
+  session.newPerson = async (role, { password } = {}) => {
+    const tag = randomUUID().slice(0, 8);
+    const person = { email: `${role}-${tag}@example.com`, name: `${role[0]!.toUpperCase()}${role.slice(1)} ${tag}` };
+    const given = await createPerson(session.organization, role, { ...person, password });
+    return { ...person, password: given, oneTime: !password };
+  };
+  session.signInAs = async (person, page = session.page) => {
+    await page.goto(`${session.origin}/`);
+    await page.getByRole('textbox', { name: 'Email' }).fill(person.email);
+    await page.getByLabel(/^Password/).fill(person.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   };
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     await ensureConsoleBuilt(() => {});
     const org = `${label}-${randomUUID()}`;
+    session.organization = org;
     session.keys.admin = await createKey(org, 'admin', 'ada@example.com');
     session.keys.viewer = await createKey(org, 'viewer', 'viewer@example.com');
     const port = await freePort();
@@ -180,7 +233,7 @@ export function useConsole(
     child = started.child;
     session.origin = `http://127.0.0.1:${port}`;
     session.api = `${session.origin}/api/svc/v1`;
-    browser = await chromium.launch({
+    browser = session.browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
     });

@@ -66,12 +66,6 @@ export async function endSession(sql: Sql, idHash: Buffer): Promise<void> {
   await sql`delete from user_sessions where id_hash = ${idHash}`;
 }
 
-/** Ends every session of the person (in every organization); answers how many. */
-export async function endUserSessions(sql: Sql, userId: string): Promise<number> {
-  const ended = await sql`delete from user_sessions where user_id = ${userId}`;
-  return ended.count;
-}
-
 /** Moves a person's session to another of their organizations; false when they are no member of it. */
 export async function switchSessionOrganization(sql: Sql, idHash: Buffer, organizationId: string): Promise<boolean> {
   const moved = await sql`

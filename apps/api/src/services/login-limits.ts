@@ -5,7 +5,7 @@ import { AppError } from '../errors';
 /** Sign-in attempts an address may make in a window, whatever their outcome. */
 const ATTEMPTS_PER_ADDRESS = 30;
 /** Failed sign-ins in a row after which an email is refused for the lock's time. */
-export const FAILURES_BEFORE_LOCK = 10;
+const FAILURES_BEFORE_LOCK = 10;
 const WINDOW_SECONDS = 15 * 60;
 
 /**

@@ -4,11 +4,11 @@ import { openSession } from '@sightline/db';
 import { AppError } from '../errors';
 
 /** The console's session cookie: a random id, of which the server keeps only the SHA-256. */
-export const SESSION_COOKIE = 'sightline_session';
+const SESSION_COOKIE = 'sightline_session';
 /** What the console sends with every write it makes with its cookie: a cross-site form cannot. */
-export const CSRF_HEADER = 'x-sightline-csrf';
+const CSRF_HEADER = 'x-sightline-csrf';
 
-export const sessionIdHash = (id: string) => hash('sha256', id, 'buffer');
+const sessionIdHash = (id: string) => hash('sha256', id, 'buffer');
 
 /** The session cookie's id hash, or null without one. */
 export function sessionOf(req: FastifyRequest): Buffer | null {

@@ -29,24 +29,34 @@ function describeDetail(status: number, detail: unknown): string {
 type Options = {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
-  apiKey?: string;
+  /** A call made before there is a session (signing in, an invitation): its 401 is the page's to show. */
+  signingIn?: boolean;
   signal?: AbortSignal;
 };
 
 /**
- * Every call of the console: JSON in and out, the session's key in `x-api-key`. A 401 means the key no
- * longer works (revoked, or another server): the session ends with a message, wherever it happened.
+ * What every request of the console carries: the session cookie (sent by the browser; the console holds
+ * no key), and the header a page of another site cannot send, which the API asks of every cookie's write.
  */
-export async function api<T>(path: string, { method = 'GET', body, apiKey, signal }: Options = {}): Promise<T> {
-  const key = apiKey ?? session.get().apiKey;
+function requestInit(method: string, body: unknown, signal?: AbortSignal): RequestInit {
+  return {
+    method,
+    signal,
+    credentials: 'same-origin',
+    headers: { 'x-sightline-csrf': '1', ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  };
+}
+
+/**
+ * Every call of the console: JSON in and out, with the session cookie. A 401 means the session has ended
+ * (signed out elsewhere, expired, removed by an admin): it ends here too, with a message, wherever it
+ * happened.
+ */
+export async function api<T>(path: string, { method = 'GET', body, signingIn, signal }: Options = {}): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(`${API_BASE}${path}`, {
-      method,
-      signal,
-      headers: { ...(key && { 'x-api-key': key }), ...(body !== undefined && { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    res = await fetch(`${API_BASE}${path}`, requestInit(method, body, signal));
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'The Sightline server cannot be reached. Check that it is running, then retry.');
@@ -55,9 +65,7 @@ export async function api<T>(path: string, { method = 'GET', body, apiKey, signa
   const json = text ? safeJson(text) : undefined;
   if (!res.ok) {
     const detail = (json as { detail?: unknown } | undefined)?.detail ?? (text || res.statusText);
-    // A key being tried on the sign-in page is not a session yet: its 401 is the page's to show.
-    if (res.status === 401 && !apiKey)
-      session.signOut(`You were signed out: ${describeDetail(401, detail)}. Sign in with a valid API key.`);
+    if (res.status === 401 && !signingIn) session.refused(describeDetail(401, detail));
     throw new ApiError(res.status, detail);
   }
   return json as T;
@@ -83,10 +91,9 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Saves what a GET answers as a file: a plain link could not send the key. */
+/** Saves what a GET answers as a file, under the name given. */
 export async function download(path: string, filename: string): Promise<void> {
-  const key = session.get().apiKey;
-  const res = await fetch(`${API_BASE}${path}`, { headers: key ? { 'x-api-key': key } : {} });
+  const res = await fetch(`${API_BASE}${path}`, requestInit('GET', undefined));
   if (!res.ok) throw new ApiError(res.status, (await res.text()) || res.statusText);
   const url = URL.createObjectURL(await res.blob());
   const link = Object.assign(document.createElement('a'), { href: url, download: filename });
@@ -99,13 +106,7 @@ export async function download(path: string, filename: string): Promise<void> {
  * before the stream starts is thrown as the ApiError of an ordinary call.
  */
 export async function postStream(path: string, body: unknown, onEvent: (data: unknown) => void, signal?: AbortSignal) {
-  const key = session.get().apiKey;
-  const res = await fetch(`${API_BASE}${path}`, {
-    method: 'POST',
-    signal,
-    headers: { 'content-type': 'application/json', ...(key && { 'x-api-key': key }) },
-    body: JSON.stringify(body),
-  });
+  const res = await fetch(`${API_BASE}${path}`, requestInit('POST', body, signal));
   if (!res.ok || !res.body) {
     const text = await res.text();
     throw new ApiError(res.status, (safeJson(text) as { detail?: unknown } | undefined)?.detail ?? text);

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
 import { API_BASE } from './client';
-import { useSession } from './session';
 import type { TraceRow } from './types';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'off' | 'ended';
@@ -9,23 +8,21 @@ export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'off' | 'ended
 export type Live = { status: LiveStatus; detail: string | null };
 
 /**
- * New root traces of a project as the server commits them (Server-Sent Events). EventSource cannot send
- * headers, so the key travels as the `api_key` query parameter, which this endpoint alone accepts. The
- * browser reconnects by itself after a dropped connection, but not after the server ended the stream for
+ * New root traces of a project as the server commits them (Server-Sent Events), with the session cookie
+ * (same-origin: EventSource sends it; no key ever travels in the URL). The browser reconnects by itself after a dropped connection, but not after the server ended the stream for
  * good with an `error` event: reconnecting cannot help then (a revoked key), so its reason is shown.
  */
 export function useLiveTraces(projectUuid: string, enabled: boolean, onRow: (row: TraceRow) => void): Live {
-  const { apiKey } = useSession();
   const [live, setLive] = useState<Live>({ status: 'off', detail: null });
   const handler = useRef(onRow);
   handler.current = onRow;
 
   useEffect(() => {
-    if (!enabled || !apiKey || typeof EventSource === 'undefined') {
+    if (!enabled || typeof EventSource === 'undefined') {
       setLive({ status: 'off', detail: null });
       return;
     }
-    const params = new URLSearchParams({ project_uuid: projectUuid, api_key: apiKey });
+    const params = new URLSearchParams({ project_uuid: projectUuid });
     const source = new EventSource(`${API_BASE}/traces/live?${params}`);
     const setStatus = (status: LiveStatus) => setLive({ status, detail: null });
     setStatus('connecting');
@@ -46,7 +43,7 @@ export function useLiveTraces(projectUuid: string, enabled: boolean, onRow: (row
       }
     });
     return () => source.close();
-  }, [projectUuid, enabled, apiKey]);
+  }, [projectUuid, enabled]);
 
   return live;
 }

@@ -1,24 +1,25 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from './client';
-import { useSession } from './session';
+import { session, useSession } from './session';
 import type { WhoAmI } from './types';
 
-const meKeys = {
-  all: ['me'] as const,
-  // By key: after a sign-in with another key, the previous key's answer is never shown.
-  of: (apiKey: string | null) => [...meKeys.all, apiKey] as const,
-};
+export const meKeys = { all: ['me'] as const };
 
-export const meQueryOptions = (apiKey: string | null) =>
-  queryOptions({
-    queryKey: meKeys.of(apiKey),
-    queryFn: ({ signal }) => api<WhoAmI>('/me', { signal }),
-    enabled: !!apiKey,
-    staleTime: 60_000,
-  });
+export const meQueryOptions = queryOptions({
+  queryKey: meKeys.all,
+  queryFn: async ({ signal }) => {
+    const me = await api<WhoAmI>('/me', { signal });
+    session.signedIn();
+    return me;
+  },
+  staleTime: 60_000,
+});
 
-/** Who the session's key is: its organization, label and role. */
+/**
+ * Who is signed in: the person (or the key a session was opened with), the organization and the role.
+ * Not asked once signed out: the cookie is gone, and the sign-in page has the screen.
+ */
 export function useMe() {
-  const { apiKey } = useSession();
-  return useQuery(meQueryOptions(apiKey));
+  const { status } = useSession();
+  return useQuery({ ...meQueryOptions, enabled: status !== 'signed-out' });
 }

@@ -1,24 +1,18 @@
 import { useSyncExternalStore } from 'react';
 
-// The API key lives in sessionStorage: it survives reloads of this tab and is gone when the tab closes.
-// A sign-out (by hand, or because the API refused the key) clears it and leaves a message for the
+// The session itself is an HttpOnly cookie the browser sends and script cannot read: the console keeps no
+// key or token, only what it has learnt of the cookie. `unknown` until the server answers (a page opened
+// afresh), `signed-in` once it has, `signed-out` after a sign-out or a refusal, with a message for the
 // sign-in page to show.
-const KEY = 'sightline.apiKey';
+type SessionStatus = 'unknown' | 'signed-in' | 'signed-out';
 
-type Session = { apiKey: string | null; message: string | null };
+type Session = { status: SessionStatus; message: string | null };
 
-let state: Session = { apiKey: readKey(), message: null };
+let state: Session = { status: 'unknown', message: null };
 const listeners = new Set<() => void>();
 
-function readKey(): string | null {
-  try {
-    return sessionStorage.getItem(KEY);
-  } catch {
-    return null;
-  }
-}
-
 function set(next: Session) {
+  if (next.status === state.status && next.message === state.message) return;
   state = next;
   listeners.forEach((l) => l());
 }
@@ -29,13 +23,19 @@ export const session = {
     listeners.add(listener);
     return () => void listeners.delete(listener);
   },
-  signIn(apiKey: string) {
-    sessionStorage.setItem(KEY, apiKey);
-    set({ apiKey, message: null });
+  /** The server accepted the cookie (a sign-in, or an answer of `/me`). */
+  signedIn() {
+    set({ status: 'signed-in', message: null });
   },
   signOut(message: string | null = null) {
-    sessionStorage.removeItem(KEY);
-    set({ apiKey: null, message });
+    set({ status: 'signed-out', message });
+  },
+  /**
+   * The server refused the cookie: someone signed in sees why; a page opened without a session just goes
+   * to the sign-in page.
+   */
+  refused(reason: string) {
+    set({ status: 'signed-out', message: state.status === 'signed-in' ? `You were signed out: ${reason}.` : null });
   },
 };
 

@@ -2,11 +2,13 @@
 // schema code reaches the browser bundle).
 import type { z } from 'zod';
 import type {
+  AcceptInvitationSchema,
   ApiKeyCreatedSchema,
   ApiKeyRole,
   ApiKeySchema,
   AuditLogPageSchema,
   AuditTargetKind,
+  BootstrapAdminSchema,
   CompareRequestSchema,
   CompareRowsRequestSchema,
   CompareRowsSchema,
@@ -35,10 +37,16 @@ import type {
   ExperimentSamplesRequestSchema,
   ExperimentSamplesSchema,
   ExperimentSummariesSchema,
+  InvitationCreatedSchema,
+  InvitationPreviewSchema,
+  InvitationSchema,
+  LoginSchema,
   ProjectSummarySchema,
   PromptVersionCreateSchema,
   PromptVersionSchema,
   ProviderKeySchema,
+  SignedInSchema,
+  SignInOptionsSchema,
   TraceLogFields,
   TraceGroupSchema,
   TraceGroupsRequestSchema,
@@ -49,6 +57,7 @@ import type {
   TestCaseSchema,
   TraceSearchSchema,
   TraceSkeletonSchema,
+  UserSchema,
   WhoAmISchema,
 } from '@sightline/schemas';
 import type { FILTER_OPERATORS } from '@sightline/core/filters';
@@ -57,6 +66,10 @@ export type { TimeRange } from '@sightline/schemas';
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 export type WhoAmI = z.output<typeof WhoAmISchema>;
+export type SignInOptions = z.output<typeof SignInOptionsSchema>;
+export type SignedIn = z.output<typeof SignedInSchema>;
+export type Login = z.input<typeof LoginSchema>;
+export type BootstrapAdmin = z.input<typeof BootstrapAdminSchema>;
 export type ProjectSummary = z.output<typeof ProjectSummarySchema>;
 /** What the console sends: page, page_size and time_range have defaults on the server. */
 export type TraceRowsRequest = z.input<typeof TraceRowsRequestSchema>;
@@ -135,3 +148,9 @@ export type EvalBackfill = z.output<typeof EvalBackfillSchema>;
 export type AuditLogPage = z.output<typeof AuditLogPageSchema>;
 export type AuditEntry = AuditLogPage['entries'][number];
 export type { AuditTargetKind };
+
+export type Person = z.output<typeof UserSchema>;
+export type Invitation = z.output<typeof InvitationSchema>;
+export type InvitationCreated = z.output<typeof InvitationCreatedSchema>;
+export type InvitationPreview = z.output<typeof InvitationPreviewSchema>;
+export type Acceptance = z.input<typeof AcceptInvitationSchema>;

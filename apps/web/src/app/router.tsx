@@ -5,6 +5,7 @@ import { AppLayout } from './AppLayout';
 
 // Each page is its own chunk, loaded when first visited: the entry holds the kit, the shell and sign-in.
 const SignInPage = lazy(() => import('../features/auth/SignInPage'));
+const AcceptInvitationPage = lazy(() => import('../features/auth/AcceptInvitationPage'));
 const ProjectsPage = lazy(() => import('../features/projects/ProjectsPage'));
 const TracesPage = lazy(() => import('../features/traces/TracesPage'));
 const TracePage = lazy(() => import('../features/trace/TracePage'));
@@ -24,6 +25,7 @@ const PromptsPage = lazy(() => import('../features/prompts/PromptsPage'));
 const EvalMetricsPage = lazy(() => import('../features/evals/EvalMetricsPage'));
 const SettingsPage = lazy(() => import('../features/settings/SettingsPage'));
 const AuditLogPage = lazy(() => import('../features/audit-log/AuditLogPage'));
+const PeoplePage = lazy(() => import('../features/people/PeoplePage'));
 const NotFoundPage = lazy(() => import('../features/not-found/NotFoundPage'));
 
 export const router = createBrowserRouter([
@@ -32,6 +34,14 @@ export const router = createBrowserRouter([
     element: (
       <Suspense fallback={<LoadingState label="Loading" />}>
         <SignInPage />
+      </Suspense>
+    ),
+  },
+  {
+    path: '/accept-invitation',
+    element: (
+      <Suspense fallback={<LoadingState label="Loading" />}>
+        <AcceptInvitationPage />
       </Suspense>
     ),
   },
@@ -58,6 +68,7 @@ export const router = createBrowserRouter([
       { path: 'budgets', element: <BudgetsPage /> },
       { path: 'settings', element: <SettingsPage /> },
       { path: 'settings/audit-log', element: <AuditLogPage /> },
+      { path: 'settings/people', element: <PeoplePage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

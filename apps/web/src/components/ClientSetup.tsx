@@ -15,11 +15,15 @@ function Snippet({ code, label }: { code: string; label: string }) {
   );
 }
 
+/** Where a program's key goes: the console holds none to fill in (a person signs in with a cookie). */
+const API_KEY = '<your API key>';
+
 /**
  * How to send traces here: the official clients read their base URL (which includes /api/svc/v1) from an
  * environment variable, so pointing them at this server takes no code change.
  */
-export function ClientSetup({ apiKey, projectName = 'my-app' }: { apiKey: string; projectName?: string }) {
+export function ClientSetup({ projectName = 'my-app' }: { projectName?: string }) {
+  const apiKey = API_KEY;
   const baseUrl = `${window.location.origin}/api/svc/v1`;
   const now = new Date().toISOString();
   const body = JSON.stringify(
@@ -97,7 +101,7 @@ export <CLIENT>_BASE_URL="${baseUrl}"
           </Tabs.Panel>
         </Tabs>
         <Text size="xs" c="dimmed">
-          The key shown is the one you signed in with; create one per service under Settings.
+          Make a key per service under Settings → API keys (or ask an admin), and put it where {API_KEY} stands.
         </Text>
       </Stack>
     </Paper>

@@ -1,6 +1,6 @@
-import { Badge, Button, CloseButton, Group, Popover, Stack, Text } from '@mantine/core';
+import { Badge, Button, CloseButton, Group, Popover, Stack, Text, UnstyledButton } from '@mantine/core';
 import { IconFilterPlus } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { describeFilter, filterOf, incomplete, NEW_FILTER, type FilterCondition } from '../lib/filter-fields';
 import { TIME_RANGE_LABELS, type TraceView } from '../lib/trace-view';
 import { FilterConditionFields } from './FilterBuilder';
@@ -10,7 +10,8 @@ import { FilterConditionFields } from './FilterBuilder';
  * dashboard, which has its filters and experiment runs, and a time range of its own).
  */
 type Narrowing = Pick<TraceView, 'filters' | 'experiments'> & Partial<Pick<TraceView, 'search' | 'range' | 'status'>>;
-type Chip = { label: string; remove: Partial<Narrowing> };
+/** A chip: what it says, the change that removes it, and for a filter, its place in the list (to edit it). */
+type Chip = { label: string; remove: Partial<Narrowing>; filter?: { index: number; condition: FilterCondition } };
 
 /** Every condition of the view that narrows it, each as a chip that removes it. */
 function chipsOf(view: Narrowing): Chip[] {
@@ -24,6 +25,7 @@ function chipsOf(view: Narrowing): Chip[] {
     chips.push({
       label: `${describeFilter(f)}${incomplete(f) ? ` (not applied: ${incomplete(f)})` : ''}`,
       remove: { filters: view.filters.filter((_, j) => j !== i) },
+      filter: { index: i, condition: f },
     }),
   );
   if (view.experiments) chips.push({ label: 'experiment runs included', remove: { experiments: false } });
@@ -32,7 +34,8 @@ function chipsOf(view: Narrowing): Chip[] {
 
 /**
  * The view's conditions, all of which must hold: the search, the time range, the status, each filter and
- * experiment runs, each a chip with a button that removes it; and a button that adds a filter.
+ * experiment runs, each a chip with a button that removes it; a filter's chip opens it for editing in place
+ * (Escape leaves it as it was). And a button that adds a filter.
  */
 export function FilterChips<V extends Narrowing>({
   view,
@@ -46,7 +49,17 @@ export function FilterChips<V extends Narrowing>({
   const change = (c: Partial<Narrowing>) => onChange(c as Partial<V>);
   return (
     <Group gap={6} wrap="wrap">
-      <AddFilter onAdd={(c) => change({ filters: [...view.filters, c] })} />
+      <FilterEditor
+        initial={NEW_FILTER}
+        title="New filter"
+        submit="Add"
+        onSave={(c) => change({ filters: [...view.filters, c] })}
+        target={(toggle, opened) => (
+          <Button variant="default" leftSection={<IconFilterPlus size={16} />} aria-expanded={opened} onClick={toggle}>
+            Add filter
+          </Button>
+        )}
+      />
       {chips.length > 0 && (
         <Group gap={6} wrap="wrap" role="list" aria-label="Conditions of this view">
           {chips.map((chip, i) => (
@@ -63,9 +76,14 @@ export function FilterChips<V extends Narrowing>({
                 <CloseButton size="xs" aria-label={`Remove ${chip.label}`} onClick={() => change(chip.remove)} />
               }
             >
-              <Text span size="sm" truncate title={chip.label}>
-                {chip.label}
-              </Text>
+              {chip.filter ? (
+                <EditableLabel
+                  chip={{ label: chip.label, ...chip.filter }}
+                  onSave={(index, c) => change({ filters: view.filters.map((f, j) => (j === index ? c : f)) })}
+                />
+              ) : (
+                <ChipLabel label={chip.label} />
+              )}
             </Badge>
           ))}
         </Group>
@@ -74,45 +92,98 @@ export function FilterChips<V extends Narrowing>({
   );
 }
 
-/** A popover that writes one more filter. */
-function AddFilter({ onAdd }: { onAdd: (c: FilterCondition) => void }) {
-  const [opened, setOpened] = useState(false);
-  const [draft, setDraft] = useState<FilterCondition>(NEW_FILTER);
-  const missing = incomplete(draft);
+const ChipLabel = ({ label }: { label: string }) => (
+  <Text span size="sm" truncate title={label}>
+    {label}
+  </Text>
+);
+
+/** A filter chip's text, a button that opens the filter in the editor; a save puts it back in its place. */
+function EditableLabel({
+  chip,
+  onSave,
+}: {
+  chip: { label: string; index: number; condition: FilterCondition };
+  onSave: (index: number, c: FilterCondition) => void;
+}) {
   return (
-    <Popover opened={opened} onChange={setOpened} position="bottom-start" width={380} shadow="md" trapFocus withArrow>
-      <Popover.Target>
-        <Button
-          variant="default"
-          leftSection={<IconFilterPlus size={16} />}
+    <FilterEditor
+      initial={chip.condition}
+      title="Edit filter"
+      submit="Save"
+      onSave={(c) => onSave(chip.index, c)}
+      target={(toggle, opened) => (
+        <UnstyledButton
+          aria-label={`Edit filter: ${chip.label}`}
+          aria-haspopup="dialog"
           aria-expanded={opened}
-          onClick={() => {
-            setDraft(NEW_FILTER);
-            setOpened((o) => !o);
-          }}
+          onClick={toggle}
+          maw="100%"
+          style={{ display: 'block', color: 'inherit' }}
         >
-          Add filter
-        </Button>
-      </Popover.Target>
+          <ChipLabel label={chip.label} />
+        </UnstyledButton>
+      )}
+    />
+  );
+}
+
+/**
+ * A popover that writes one filter, from `initial` each time it opens: a new one, or one to edit. Escape or
+ * a click outside closes it without a change, and focus goes back to what opened it.
+ */
+function FilterEditor({
+  initial,
+  title,
+  submit,
+  onSave,
+  target,
+}: {
+  initial: FilterCondition;
+  /** The form's accessible name. */
+  title: string;
+  submit: string;
+  onSave: (c: FilterCondition) => void;
+  target: (toggle: () => void, opened: boolean) => ReactNode;
+}) {
+  const [opened, setOpened] = useState(false);
+  const [draft, setDraft] = useState<FilterCondition>(initial);
+  const missing = incomplete(draft);
+  const toggle = () => {
+    setDraft(initial);
+    setOpened((o) => !o);
+  };
+  return (
+    <Popover
+      opened={opened}
+      onChange={setOpened}
+      position="bottom-start"
+      width={380}
+      shadow="md"
+      trapFocus
+      returnFocus
+      withArrow
+    >
+      <Popover.Target>{target(toggle, opened)}</Popover.Target>
       <Popover.Dropdown>
         <Stack
           gap="sm"
           component="form"
-          aria-label="New filter"
+          aria-label={title}
           onSubmit={(e) => {
             e.preventDefault();
             if (missing) return;
-            onAdd(filterOf(draft));
+            onSave(filterOf(draft));
             setOpened(false);
           }}
         >
           <FilterConditionFields condition={draft} onChange={setDraft} />
           <Group justify="space-between" wrap="nowrap">
             <Text size="xs" c="dimmed">
-              {missing ? `To add: ${missing}.` : 'Every filter must hold.'}
+              {missing ? `To ${submit.toLowerCase()}: ${missing}.` : 'Every filter must hold.'}
             </Text>
             <Button type="submit" disabled={!!missing}>
-              Add
+              {submit}
             </Button>
           </Group>
         </Stack>

@@ -14,10 +14,11 @@ const SECTIONS = [
 ] as const;
 export type Section = (typeof SECTIONS)[number]['value'];
 
-// The traces page and the dashboard count the same traces: a move between them keeps the filters (the
-// parameters the traces page writes them in) and experiment runs.
+// The traces page and the dashboard count the same traces: a move between them keeps the search, the
+// status, the filters (the parameters the traces page writes them in), experiment runs and the time range
+// (the traces page's all time, written as none, reads on the dashboard as its default range).
 const FILTERED: readonly Section[] = ['traces', 'dashboard'];
-const FILTER_PARAMS = ['filter', 'key', 'op', 'value', 'experiments'];
+const FILTER_PARAMS = ['q', 'status', 'filter', 'key', 'op', 'value', 'experiments', 'range'];
 
 /** The query of a move from `from` to `to`: the filters when both pages read them, else none. */
 function carriedQuery(from: Section, to: string, search: string): string {

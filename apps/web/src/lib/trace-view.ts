@@ -1,14 +1,17 @@
 import type { TimeRange, TraceRowsRequest, TraceSort } from '../api/types';
 import { filterOf, incomplete, isOperator, type FilterCondition } from './filter-fields';
-import { isKey, keyOf, oneOf, readPage, type UrlCodec } from './url-codec';
+import { isKey, keyOf, readPage, type UrlCodec } from './url-codec';
 
-const STATUSES = ['', 'success', 'error'] as const;
+/** The statuses a view narrows to, '' for any; the traces page and the dashboard offer the same. */
+const STATUS_LABELS = { '': 'Any status', success: 'Success', error: 'Error' } as const;
+export const STATUS_OPTIONS = Object.entries(STATUS_LABELS).map(([value, label]) => ({ value, label }));
+export const statusOf = (value: string | null) => keyOf(STATUS_LABELS, value, '');
 
 /** Everything that decides which traces the table shows. It lives in the URL, so a link reproduces it. */
 export type TraceView = {
   search: string;
   sort: TraceSort;
-  status: (typeof STATUSES)[number];
+  status: keyof typeof STATUS_LABELS;
   range: TimeRange;
   page: number;
   pageSize: number;
@@ -121,7 +124,7 @@ function viewFromParams(params: URLSearchParams): TraceView {
   return {
     search: params.get('q') ?? '',
     sort: keyOf(SORT_LABELS, params.get('sort'), DEFAULT_VIEW.sort),
-    status: oneOf(STATUSES, params.get('status'), ''),
+    status: statusOf(params.get('status')),
     range: keyOf(TIME_RANGE_LABELS, params.get('range'), DEFAULT_VIEW.range),
     page: readPage(params),
     pageSize: PAGE_SIZES.find((n) => n === size) ?? DEFAULT_VIEW.pageSize,

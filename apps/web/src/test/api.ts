@@ -23,9 +23,15 @@ import {
   EvalRuleSchema,
   ExperimentSamplesSchema,
   ExperimentSummariesSchema,
+  InvitationCreatedSchema,
+  InvitationPreviewSchema,
+  InvitationSchema,
   ProjectSummarySchema,
   PromptVersionSchema,
   ProviderKeySchema,
+  SessionsEndedSchema,
+  SignedInSchema,
+  SignInOptionsSchema,
   LeasedItemSchema,
   MonitorDetailSchema,
   MonitorPreviewSchema,
@@ -38,6 +44,7 @@ import {
   TraceSearchSchema,
   TraceSkeletonSchema,
   TraceTreeResponseSchema,
+  UserSchema,
   WhoAmISchema,
 } from '@sightline/schemas';
 import { act } from '@testing-library/react';
@@ -58,6 +65,22 @@ const ItemStatusSchema = z.object({ item_id: z.number(), status: z.string() });
 /** The routes the pages call: method, path (msw's `:param` syntax) and the schema of a 200 answer. */
 const ROUTES = {
   me: { method: 'get', path: '/me', schema: WhoAmISchema },
+  signInOptions: { method: 'get', path: '/auth/options', schema: SignInOptionsSchema },
+  login: { method: 'post', path: '/auth/login', schema: SignedInSchema },
+  keySignIn: { method: 'post', path: '/auth/key', schema: SignedInSchema },
+  bootstrap: { method: 'post', path: '/auth/bootstrap', schema: SignedInSchema },
+  logout: { method: 'post', path: '/auth/logout', schema: DetailSchema },
+  changePassword: { method: 'post', path: '/auth/password', schema: DetailSchema },
+  switchOrganization: { method: 'post', path: '/auth/organization', schema: DetailSchema },
+  invitationPreview: { method: 'get', path: '/auth/invitation', schema: InvitationPreviewSchema },
+  acceptInvitation: { method: 'post', path: '/auth/accept-invitation', schema: SignedInSchema },
+  users: { method: 'get', path: '/users', schema: z.array(UserSchema) },
+  updateUser: { method: 'patch', path: '/users/:id', schema: UserSchema },
+  removeUser: { method: 'delete', path: '/users/:id', schema: DeletedSchema },
+  endSessions: { method: 'delete', path: '/users/:id/sessions', schema: SessionsEndedSchema },
+  invitations: { method: 'get', path: '/invitations', schema: z.array(InvitationSchema) },
+  invite: { method: 'post', path: '/invitations', schema: InvitationCreatedSchema },
+  revokeInvitation: { method: 'delete', path: '/invitations/:id', schema: DeletedSchema },
   projects: { method: 'get', path: '/projects', schema: z.array(ProjectSummarySchema) },
   traces: { method: 'post', path: '/traces', schema: TraceRowsSchema },
   skeleton: { method: 'get', path: '/trace/:traceId/skeleton', schema: TraceSkeletonSchema },
@@ -131,8 +154,8 @@ export type Recorded = {
   path: string;
   query: Record<string, string>;
   body: unknown;
-  /** The `x-api-key` it carried. */
-  key: string | null;
+  /** Its `x-sightline-csrf` header: the API refuses a cookie's write without it. */
+  csrf: string | null;
 };
 
 /** Every handled request of the running test, in order. */
@@ -206,7 +229,7 @@ function handle(
         path: url.pathname.slice(API.length),
         query: Object.fromEntries(url.searchParams),
         body: text ? JSON.parse(text) : undefined,
-        key: request.headers.get('x-api-key'),
+        csrf: request.headers.get('x-sightline-csrf'),
       };
       requests.push(recorded);
       if (!counted) return respond(recorded);

@@ -11,15 +11,32 @@ const T1 = '2026-03-02T10:30:00.000Z';
 export const PROJECT_UUID = '6f1d2c3b-4a59-4e68-8b7a-9c0d1e2f3a4b';
 export const OTHER_PROJECT_UUID = '7a2e3d4c-5b6a-4f79-9c8b-0d1e2f3a4b5c';
 
+export const ORGANIZATION_ID = '0c9b8a7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d';
+export const ADA_ID = '21111111-2222-4333-8444-555555555555';
+const KEY_ID = '11111111-2222-4333-8444-555555555555';
+
+/** Ada, an admin of Acme, signed in with her password. */
 export const admin: Fixture<'me'> = {
-  organization_id: '0c9b8a7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d',
+  organization_id: ORGANIZATION_ID,
   organization_name: 'Acme',
   role: 'admin',
   label: 'ada@example.com',
-  key_id: '11111111-2222-4333-8444-555555555555',
+  key_id: null,
   remark_author: 'ada@example.com',
+  user: { id: ADA_ID, email: 'ada@example.com', name: 'Ada Lovelace' },
+  organizations: [{ id: ORGANIZATION_ID, name: 'Acme', role: 'admin' }],
+  must_change_password: false,
 };
-export const viewer: Fixture<'me'> = { ...admin, role: 'viewer', label: 'vic@example.com', remark_author: 'vic' };
+/** A session opened with an admin's API key: no person, the key's label. */
+export const keyAdmin: Fixture<'me'> = { ...admin, key_id: KEY_ID, user: null };
+export const viewer: Fixture<'me'> = {
+  ...admin,
+  role: 'viewer',
+  label: 'vic@example.com',
+  remark_author: 'vic@example.com',
+  user: { id: '31111111-2222-4333-8444-555555555555', email: 'vic@example.com', name: 'Vic Viewer' },
+  organizations: [{ id: ORGANIZATION_ID, name: 'Acme', role: 'viewer' }],
+};
 
 type Project = ItemOf<Fixture<'projects'>>;
 export const project = (over: Partial<Project> = {}): Project => ({
@@ -400,12 +417,13 @@ export const evalMetric = (over: Partial<ItemOf<Fixture<'evalMetrics'>>> = {}): 
 });
 
 export const apiKey = (over: Partial<ItemOf<Fixture<'apiKeys'>>> = {}): ItemOf<Fixture<'apiKeys'>> => ({
-  id: admin.key_id,
+  id: KEY_ID,
   label: 'ada@example.com',
   role: 'admin',
   api_key: 'abcd',
   created_at: T0,
   last_used_at: T1,
+  created_by: null,
   ...over,
 });
 
@@ -424,7 +442,7 @@ type AuditEntry = ItemOf<Fixture<'auditLog'>['entries']>;
 export const auditEntry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   id: 'c0000000-0000-4000-8000-000000000001',
   at: T1,
-  actor: { key_id: admin.key_id, label: 'ada@example.com', role: 'admin' },
+  actor: { key_id: null, user_id: ADA_ID, label: 'ada@example.com', role: 'admin' },
   action: 'update',
   target: { kind: 'eval_rule', id: 'd0000000-0000-4000-8000-000000000001', name: 'helpfulness-live' },
   before: { name: 'helpfulness-live', enabled: true, sample_rate: 0.5 },
@@ -644,5 +662,37 @@ export const budget = (over: Partial<Fixture<'createBudget'>> = {}): Fixture<'cr
   ],
   created_at: '2026-03-01 09:00:00',
   updated_at: '2026-03-01 09:00:00',
+  ...over,
+});
+
+// People and invitations.
+type Person = ItemOf<Fixture<'users'>>;
+/** Ada, the admin signed in as `admin`. */
+export const ada: Person = {
+  id: ADA_ID,
+  email: 'ada@example.com',
+  name: 'Ada Lovelace',
+  role: 'admin',
+  created_at: T0,
+  last_seen_at: T1,
+};
+export const GRACE_ID = '41111111-2222-4333-8444-555555555555';
+export const grace: Person = {
+  id: GRACE_ID,
+  email: 'grace@example.com',
+  name: 'Grace Hopper',
+  role: 'member',
+  created_at: T0,
+  last_seen_at: null,
+};
+
+export const INVITATION_ID = '51111111-2222-4333-8444-555555555555';
+export const invitation = (over: Partial<ItemOf<Fixture<'invitations'>>> = {}): ItemOf<Fixture<'invitations'>> => ({
+  id: INVITATION_ID,
+  email: 'alan@example.com',
+  role: 'viewer',
+  invited_by: { id: ADA_ID, email: 'ada@example.com', name: 'Ada Lovelace' },
+  created_at: T0,
+  expires_at: '2026-03-09T09:00:00.000Z',
   ...over,
 });

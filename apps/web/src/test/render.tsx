@@ -10,9 +10,6 @@ export function renderWithKit(ui: ReactElement) {
   return render(<MantineProvider theme={theme}>{ui}</MantineProvider>);
 }
 
-/** The key the page tests are signed in with (the console sends it as `x-api-key`). */
-export const API_KEY = 'sl_test_0123456789abcdef';
-
 /** What a link or a redirect out of the page under test shows: where it led. */
 function Elsewhere() {
   const { pathname, search } = useLocation();
@@ -24,7 +21,7 @@ type PageOptions = {
   route: string;
   /** The router's pattern for the page (`/projects/:projectUuid/traces`); the route's path by default. */
   path?: string;
-  /** False for the sign-in page; otherwise the session holds API_KEY. */
+  /** False for a page before sign-in (its session ended or never was); else the session's cookie works. */
   signedIn?: boolean;
 };
 
@@ -33,7 +30,7 @@ type PageOptions = {
  * error shows at once), and a router at `route`. Any other address renders "Now at <address>".
  */
 export function renderPage(page: ReactElement, { route, path = route.split('?')[0], signedIn = true }: PageOptions) {
-  if (signedIn) session.signIn(API_KEY);
+  if (signedIn) session.signedIn();
   else session.signOut();
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
   const router = createMemoryRouter(

@@ -40,20 +40,31 @@ function serve(role: string, me: object = ADA) {
       calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
       const json = url.endsWith('/me')
         ? { role, organization_id: 'o', organization_name: 'O', ...me }
-        : url.endsWith('/annotation-criteria')
+        : url.endsWith('/users')
           ? [
               {
-                id: CRITERION,
-                name: 'helpfulness',
-                kind: 'score',
-                description: null,
-                min: 1,
-                max: 5,
-                options: null,
+                id: 'u1',
+                email: 'bob@example.com',
+                name: 'Bob Builder',
+                role: 'member',
                 created_at: '2026-01-01T00:00:00.000Z',
+                last_seen_at: null,
               },
             ]
-          : {};
+          : url.endsWith('/annotation-criteria')
+            ? [
+                {
+                  id: CRITERION,
+                  name: 'helpfulness',
+                  kind: 'score',
+                  description: null,
+                  min: 1,
+                  max: 5,
+                  options: null,
+                  created_at: '2026-01-01T00:00:00.000Z',
+                },
+              ]
+            : {};
       return new Response(JSON.stringify(json), { status: 200, headers: { 'content-type': 'application/json' } });
     }),
   );
@@ -68,7 +79,7 @@ function renderRemarks(remarked: Span = span) {
   );
 }
 
-beforeEach(() => session.signIn('sl_test'));
+beforeEach(() => session.signedIn());
 afterEach(() => {
   vi.unstubAllGlobals();
   session.signOut();
@@ -83,7 +94,11 @@ describe('SpanRemarks', () => {
     expect(deletes).toHaveLength(1);
     expect(within(deletes[0]!.closest('[data-testid="comment"]') as HTMLElement).getByText('mine')).toBeTruthy();
     const criterion = await screen.findByLabelText('Criterion helpfulness');
+    // A person's remarks show their name beside the email they are signed with.
+    expect(await within(criterion).findByText('Bob Builder')).toBeTruthy();
     expect(within(criterion).getByText('bob@example.com')).toBeTruthy();
+    const theirs = screen.getByText('theirs').closest('[data-testid="comment"]') as HTMLElement;
+    expect(within(theirs).getByText('Bob Builder')).toBeTruthy();
     expect(within(criterion).getByRole('button', { name: 'Annotate' })).toBeTruthy();
 
     fireEvent.click(deletes[0]!);

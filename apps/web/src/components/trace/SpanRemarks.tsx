@@ -19,6 +19,7 @@ import { useCriteria } from '../../api/criteria';
 import { useMe } from '../../api/me';
 import { useRemarks, type Remarks } from '../../api/remarks';
 import { usePermissions } from '../../api/roles';
+import { usePeopleNames } from '../../api/users';
 import type { Criterion, Span, SpanComment } from '../../api/types';
 import { formatAuthor, formatScore } from '../../lib/format';
 import { ErrorState, LoadingState } from '../ui/StateViews';
@@ -48,9 +49,7 @@ export function SpanRemarks({ span }: { span: Span }) {
             <Paper key={c.id ?? i} withBorder p="xs" radius="sm" data-testid="comment">
               <Group gap={6} justify="space-between" wrap="nowrap">
                 <Group gap={6}>
-                  <Text size="xs" fw={600} title={c.user_id}>
-                    {formatAuthor(c.user_id)}
-                  </Text>
+                  <Author userId={c.user_id} />
                   <Timestamp value={c.created_at} size="xs" c="dimmed" />
                 </Group>
                 {canWrite && c.id && me != null && c.user_id === me && (
@@ -241,9 +240,7 @@ function CriterionRow({
         <Stack gap={2}>
           {entries.map(([user, a]) => (
             <Group key={user} gap={6}>
-              <Text size="xs" fw={500} title={user}>
-                {formatAuthor(user)}
-              </Text>
+              <Author userId={user} />
               <Text size="sm" ff="monospace">
                 {a.score != null ? formatScore(a.score) : (a.value ?? '–')}
               </Text>
@@ -347,6 +344,24 @@ function AnnotateForm({
       </Group>
       {error && <MutationError error={error} />}
     </Stack>
+  );
+}
+
+/**
+ * Who wrote a remark: the email (or key label) it is signed with, and the person's name beside it when
+ * that is a person of the organization.
+ */
+function Author({ userId }: { userId: string }) {
+  const name = usePeopleNames()(userId);
+  return (
+    <Text size="xs" fw={600} title={userId}>
+      {name ?? formatAuthor(userId)}
+      {name && (
+        <Text span size="xs" fw={400} c="dimmed" ml={4}>
+          {userId}
+        </Text>
+      )}
+    </Text>
   );
 }
 

@@ -36,7 +36,8 @@ export function FormModal({
             {error}
           </Text>
         )}
-        <Group justify="flex-end">
+        {/* On a short screen a long form scrolls in the dialog: its actions stay in view, at its foot. */}
+        <Group justify="flex-end" pos="sticky" bottom={0} py="xs" bg="var(--mantine-color-body)" style={{ zIndex: 1 }}>
           <Button variant="default" onClick={onClose}>
             Cancel
           </Button>

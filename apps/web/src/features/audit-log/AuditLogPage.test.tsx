@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { answer, fail, pending, requestsTo, server } from '../../test/api';
-import { admin, apiKey, auditEntry, viewer } from '../../test/fixtures';
+import { ada, admin, apiKey, auditEntry, viewer } from '../../test/fixtures';
 import { renderPage } from '../../test/render';
 import AuditLogPage from './AuditLogPage';
 
@@ -12,7 +12,7 @@ const memberKey = apiKey({ id: MEMBER_KEY, label: 'mia@example.com', role: 'memb
 const byMember = auditEntry({
   id: 'c0000000-0000-4000-8000-000000000002',
   at: '2026-03-02T09:00:00.000Z',
-  actor: { key_id: MEMBER_KEY, label: 'mia@example.com', role: 'member' },
+  actor: { key_id: MEMBER_KEY, user_id: null, label: 'mia@example.com', role: 'member' },
   action: 'create',
   target: { kind: 'provider_key', id: 'openai', name: 'openai' },
   before: null,
@@ -20,7 +20,7 @@ const byMember = auditEntry({
 });
 
 beforeEach(() => {
-  server.use(answer('me', admin), answer('apiKeys', [apiKey(), memberKey]));
+  server.use(answer('me', admin), answer('apiKeys', [apiKey(), memberKey]), answer('users', [ada]));
 });
 
 describe('the audit log page', () => {
@@ -129,12 +129,12 @@ describe('the audit log page', () => {
     expect(page.search().toString()).toBe('');
   });
 
-  it('names a revoked key in the actor filter by its id', async () => {
+  it('names a revoked key or a removed person in the actor filter by its id', async () => {
     const gone = 'e0000000-0000-4000-8000-000000000009';
     server.use(answer('auditLog', { entries: [], next: null }));
     open(`?actor=${gone}`);
     await screen.findByRole('heading', { name: 'No changes match these filters' });
-    expect((screen.getByRole('combobox', { name: 'Actor' }) as HTMLInputElement).value).toBe('key e0000000…');
+    expect((screen.getByRole('combobox', { name: 'Actor' }) as HTMLInputElement).value).toBe('e0000000…');
   });
 
   it('reads older entries after the cursor the log gives, as its end comes into view', async () => {

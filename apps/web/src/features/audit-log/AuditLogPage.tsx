@@ -3,6 +3,7 @@ import { IconHistory } from '@tabler/icons-react';
 import { useApiKeys } from '../../api/api-keys';
 import { useMe } from '../../api/me';
 import { usePermissions } from '../../api/roles';
+import { useUsers } from '../../api/users';
 import type { AuditTargetKind } from '../../api/types';
 import { PageHeading } from '../../components/ui/PageHeading';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
@@ -24,7 +25,7 @@ export default function AuditLogPage() {
     return (
       <EmptyState title="The audit log is for admins">
         <Text size="sm" c="dimmed">
-          Your key's role is {me?.role}. Ask an admin of {me?.organization_name} what changed.
+          Your role is {me?.role}. Ask an admin of {me?.organization_name} what changed.
         </Text>
       </EmptyState>
     );
@@ -36,14 +37,18 @@ function AuditLog() {
   const [view, setView] = useUrlState(auditViewCodec);
   const log = useAuditLog(view);
   const keys = useApiKeys();
+  const people = useUsers();
   const filtered = !!(view.actor || view.kind);
-  const actorOptions = (keys.data ?? []).map((k) => ({
-    value: k.id,
-    label: `${k.label ?? `unlabelled key ${k.api_key}`} (${k.role})`,
-  }));
-  // A key revoked since (or not listed yet) still names its changes.
+  const actorOptions = [
+    ...(people.data ?? []).map((p) => ({ value: p.id, label: `${p.name} <${p.email}> (${p.role})` })),
+    ...(keys.data ?? []).map((k) => ({
+      value: k.id,
+      label: `${k.label ?? `unlabelled key ${k.api_key}`} (${k.role})`,
+    })),
+  ];
+  // A key revoked or a person removed since (or not listed yet) still names their changes.
   if (view.actor && !actorOptions.some((o) => o.value === view.actor))
-    actorOptions.push({ value: view.actor, label: `key ${view.actor.slice(0, 8)}…` });
+    actorOptions.push({ value: view.actor, label: `${view.actor.slice(0, 8)}…` });
   const entries = log.data?.pages.flatMap((p) => p.entries) ?? [];
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = log;
 
@@ -62,14 +67,14 @@ function AuditLog() {
       <Group gap="xs" wrap="wrap">
         <Select
           label="Actor"
-          placeholder="Any key"
+          placeholder="Anyone"
           w={300}
           searchable
           clearable
           data={actorOptions}
           value={view.actor}
           onChange={(actor) => setView({ actor })}
-          nothingFoundMessage="No such key"
+          nothingFoundMessage="No such person or key"
         />
         <Select
           label="Kind of target"

@@ -71,6 +71,8 @@ describe('the dashboard', () => {
     expect(requestsTo('dashboard')[0]!.body).toEqual({
       project_uuid: PROJECT_UUID,
       time_range: '24h',
+      status: null,
+      search: null,
       filters: [],
       include_experiments: false,
     });
@@ -145,6 +147,8 @@ describe('the dashboard', () => {
       expect(lastBody()).toEqual({
         project_uuid: PROJECT_UUID,
         time_range: '24h',
+        status: null,
+        search: null,
         filters: [
           { field: 'trace_name', operator: 'equals', value: 'rag-query' },
           { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' },
@@ -188,17 +192,61 @@ describe('the dashboard', () => {
       expect(
         await screen.findByRole('heading', { name: 'No traces match these filters in the last 7 days' }),
       ).toBeTruthy();
-      expect(screen.getByText('Remove a filter, or pick a longer time range.')).toBeTruthy();
+      expect(
+        screen.getByText('Remove a filter, change the search or the status, or pick a longer time range.'),
+      ).toBeTruthy();
     });
 
-    it('keeps the filters on the way to the traces page', async () => {
+    it("reads the traces page's search and status: chips, the same fields, and the request", async () => {
       server.use(answer('dashboard', dashboard()));
-      const page = open(link(['filter', '["trace_name","equals","rag-query"]'], ['experiments', '1']));
+      const page = open(
+        link(['q', 'refund'], ['status', 'error'], ['filter', '["trace_name","equals","rag-query"]'], ['range', '24h']),
+      );
+      await screen.findByRole('table', { name: 'Cost by model' });
+      expect(lastBody()).toMatchObject({ time_range: '24h', search: 'refund', status: 'error' });
+      expect(chips()).toEqual(['search "refund"', 'status error', 'name equals rag-query']);
+      expect(
+        (screen.getByRole('textbox', { name: 'Search inputs, output and metadata' }) as HTMLInputElement).value,
+      ).toBe('refund');
+      const status = screen.getByRole('combobox', { name: 'Status' }) as HTMLInputElement;
+      expect(status.value).toBe('Error');
+
+      await userEvent.click(screen.getByRole('button', { name: 'Remove status error' }));
+      await waitFor(() => expect(lastBody()).toMatchObject({ status: null, search: 'refund' }));
+      expect(page.search().get('status')).toBeNull();
+      await userEvent.click(status);
+      await userEvent.click(await screen.findByRole('option', { name: 'Success' }));
+      await waitFor(() => expect(lastBody()).toMatchObject({ status: 'success' }));
+      expect(page.search().get('status')).toBe('success');
+
+      const search = screen.getByRole('textbox', { name: 'Search inputs, output and metadata' });
+      await userEvent.clear(search);
+      await userEvent.type(search, 'gift card{Enter}');
+      await waitFor(() => expect(lastBody()).toMatchObject({ search: 'gift card' }));
+      expect(page.search().get('q')).toBe('gift card');
+      expect(chips()).toContain('search "gift card"');
+      expect(page.search().get('range')).toBe('24h');
+    });
+
+    it('keeps the search, status, filters, experiment runs and range on the way to the traces page', async () => {
+      server.use(answer('dashboard', dashboard()));
+      const page = open(
+        link(
+          ['q', 'refund'],
+          ['status', 'error'],
+          ['filter', '["trace_name","equals","rag-query"]'],
+          ['experiments', '1'],
+          ['range', '24h'],
+        ),
+      );
       await screen.findByRole('table', { name: 'Cost by model' });
       await userEvent.click(screen.getByRole('tab', { name: 'Traces' }));
       expect(await screen.findByText(new RegExp(`^Now at /projects/${PROJECT_UUID}/traces\\?`))).toBeTruthy();
       expect(page.search().getAll('filter')).toEqual(['["trace_name","equals","rag-query"]']);
       expect(page.search().get('experiments')).toBe('1');
+      expect(page.search().get('q')).toBe('refund');
+      expect(page.search().get('status')).toBe('error');
+      expect(page.search().get('range')).toBe('24h');
     });
   });
 });

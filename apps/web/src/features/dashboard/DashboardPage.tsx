@@ -16,6 +16,7 @@ import {
 import type { Dashboard } from '../../api/types';
 import { FilterChips } from '../../components/FilterChips';
 import { ProjectHeader } from '../../components/ProjectHeader';
+import { SearchBox } from '../../components/ui/SearchBox';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { useUrlState } from '../../hooks/use-url-state';
 import {
@@ -26,14 +27,14 @@ import {
   formatPercent,
   formatScore,
 } from '../../lib/format';
-import { isTimeRange, TIME_RANGE_LABELS } from '../../lib/trace-view';
+import { isTimeRange, STATUS_OPTIONS, statusOf, TIME_RANGE_LABELS } from '../../lib/trace-view';
 import { useDashboard } from './api';
 import { costByModel, fillBuckets, OTHER_MODELS } from './lib/dashboard';
 import { dashboardCodec, requestFromView, type DashboardView } from './url-state';
 
 type Range = DashboardView['range'];
 /** What the chips show of the view: the range is the select's. */
-type Narrowing = Pick<DashboardView, 'filters' | 'experiments'>;
+type Narrowing = Omit<DashboardView, 'range'>;
 const RANGES = Object.entries(TIME_RANGE_LABELS)
   .filter(([value]) => value !== 'na')
   .map(([value, label]) => ({ value, label }));
@@ -79,9 +80,27 @@ export default function DashboardPage() {
           </Group>
         }
       />
+      {/* The search and the status as the traces page offers them, so that the two pages read alike. */}
+      <Group gap="xs" wrap="wrap">
+        <SearchBox
+          label="Search inputs, output and metadata"
+          placeholder="Search inputs, output, metadata…"
+          width={300}
+          value={view.search}
+          onSearch={(search) => setView({ search })}
+        />
+        <Select
+          aria-label="Status"
+          w={140}
+          data={STATUS_OPTIONS}
+          value={view.status}
+          allowDeselect={false}
+          onChange={(status) => setView({ status: statusOf(status) })}
+        />
+      </Group>
       {/* The time range is the select's: it has no chip, as the dashboard always has one. */}
       <FilterChips<Narrowing>
-        view={{ filters: view.filters, experiments: view.experiments }}
+        view={{ search: view.search, status: view.status, filters: view.filters, experiments: view.experiments }}
         onChange={(change) => setView(change)}
       />
       {dashboard.isPending ? (
@@ -92,7 +111,7 @@ export default function DashboardPage() {
         <DashboardBody
           data={dashboard.data}
           range={view.range}
-          filtered={view.filters.length > 0}
+          filtered={view.filters.length > 0 || !!view.status || !!view.search.trim()}
           updating={dashboard.isPlaceholderData}
         />
       )}
@@ -159,7 +178,7 @@ function DashboardBody({
           >
             <Text size="sm" c="dimmed">
               {filtered
-                ? 'Remove a filter, or pick a longer time range.'
+                ? 'Remove a filter, change the search or the status, or pick a longer time range.'
                 : 'Pick a longer time range, or send traces to this project.'}
             </Text>
           </EmptyState>
@@ -181,7 +200,13 @@ function DashboardBody({
             <LineChart data={series}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
               <XAxis dataKey="start" tickFormatter={tick} fontSize={11} minTickGap={24} />
-              <YAxis fontSize={11} width={50} domain={[0, 'auto']} tickFormatter={(v: number) => formatPercent(v)} />
+              {/* A range without errors still reads as a rate: 0 to 5%, not recharts' 0 to 4 (400%). */}
+              <YAxis
+                fontSize={11}
+                width={50}
+                domain={[0, (most: number) => Math.max(most, 0.05)]}
+                tickFormatter={(v: number) => formatPercent(v)}
+              />
               <Tooltip labelFormatter={(l) => tick(String(l))} formatter={(v) => formatPercent(Number(v))} />
               <Line type="linear" dataKey="errorRate" name="Error rate" stroke={ERROR_COLOR} dot={{ r: 2 }} />
             </LineChart>

@@ -10,8 +10,10 @@ describe("the dashboard's view in the URL", () => {
     const ranges = Object.keys(TIME_RANGE_LABELS).filter(isTimeRange);
     for (const range of ranges)
       if (range !== 'na')
-        expect(round({ range, filters: [], experiments: false })).toEqual({
+        expect(round({ range, search: '', status: '', filters: [], experiments: false })).toEqual({
           range,
+          search: '',
+          status: '',
           filters: [],
           experiments: false,
         });
@@ -22,9 +24,11 @@ describe("the dashboard's view in the URL", () => {
       expect(dashboardCodec.parse(new URLSearchParams(junk))).toMatchObject({ range: '7d' });
   });
 
-  it("round-trips the traces page's filters and experiment runs, in the traces page's parameters", () => {
+  it("round-trips the traces page's search, status, filters and experiment runs, in its parameters", () => {
     const view = {
       range: '24h' as const,
+      search: 'refund -"gift card"',
+      status: 'error' as const,
       filters: [
         { field: 'metadata', key: 'env', operator: 'equals' as const, value: 'prod' },
         { field: 'trace_name', operator: 'equals' as const, value: 'rag-query' },
@@ -32,6 +36,8 @@ describe("the dashboard's view in the URL", () => {
       experiments: true,
     };
     expect(round(view)).toEqual(view);
+    expect(dashboardCodec.write(view).get('q')).toBe('refund -"gift card"');
+    expect(dashboardCodec.write(view).get('status')).toBe('error');
     expect(dashboardCodec.write(view).getAll('filter')).toEqual([
       '["metadata","equals","prod","env"]',
       '["trace_name","equals","rag-query"]',
@@ -42,10 +48,16 @@ describe("the dashboard's view in the URL", () => {
     ]);
   });
 
-  it('asks for the complete filters alone', () => {
+  it('reads an unknown status as any', () => {
+    expect(dashboardCodec.parse(new URLSearchParams('status=failed')).status).toBe('');
+  });
+
+  it('asks for the complete filters alone, and for the search and status the view has', () => {
     const request = requestFromView(
       {
         range: '7d',
+        search: '  refund ',
+        status: 'success',
         filters: [
           { field: 'metadata', key: 'env', operator: 'equals', value: 'prod' },
           { field: 'trace_name', operator: 'equals' },
@@ -57,8 +69,13 @@ describe("the dashboard's view in the URL", () => {
     expect(request).toEqual({
       project_uuid: 'p',
       time_range: '7d',
+      status: 'success',
+      search: 'refund',
       filters: [{ field: 'metadata', key: 'env', operator: 'equals', value: 'prod' }],
       include_experiments: false,
     });
+    // Neither: none asked for, as the traces page asks.
+    const none = requestFromView({ range: '7d', search: ' ', status: '', filters: [], experiments: false }, 'p');
+    expect(none).toMatchObject({ status: null, search: null });
   });
 });

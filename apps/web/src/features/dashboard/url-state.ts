@@ -5,19 +5,22 @@ import { keyOf, type UrlCodec } from '../../lib/url-codec';
 
 /**
  * The dashboard's window, a time range (all time excepted: its buckets would span years), and which traces it
- * counts: the traces page's filters and experiment runs, written in the URL as the traces page writes them,
- * so that a link moves between the two pages with its filters.
+ * counts: the traces page's search, status, filters and experiment runs, written in the URL as the traces page
+ * writes them, so that a link moves between the two pages with them.
  */
-export type DashboardView = { range: Exclude<TimeRange, 'na'> } & Pick<TraceView, 'filters' | 'experiments'>;
+export type DashboardView = { range: Exclude<TimeRange, 'na'> } & Pick<
+  TraceView,
+  'search' | 'status' | 'filters' | 'experiments'
+>;
 
 export const dashboardCodec: UrlCodec<DashboardView> = {
   parse: (params) => {
     const range = keyOf(TIME_RANGE_LABELS, params.get('range'), '7d');
-    const { filters, experiments } = traceViewCodec.parse(params);
-    return { range: range === 'na' ? '7d' : range, filters, experiments };
+    const { search, status, filters, experiments } = traceViewCodec.parse(params);
+    return { range: range === 'na' ? '7d' : range, search, status, filters, experiments };
   },
-  write: ({ range, filters, experiments }) => {
-    const params = traceViewCodec.write({ ...DEFAULT_VIEW, filters, experiments });
+  write: ({ range, search, status, filters, experiments }) => {
+    const params = traceViewCodec.write({ ...DEFAULT_VIEW, search, status, filters, experiments });
     params.set('range', range);
     return params;
   },
@@ -26,6 +29,8 @@ export const dashboardCodec: UrlCodec<DashboardView> = {
 export const requestFromView = (view: DashboardView, projectUuid: string): DashboardRequest => ({
   project_uuid: projectUuid,
   time_range: view.range,
+  status: view.status || null,
+  search: view.search.trim() || null,
   // A filter still incomplete (a hand-edited link) is not sent, as on the traces page.
   filters: completeFilters(view.filters),
   include_experiments: view.experiments,

@@ -2,7 +2,6 @@ import { Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from '@mantine
 import { IconRocket } from '@tabler/icons-react';
 import { Link, useNavigate } from 'react-router';
 import { useProjects } from '../../api/projects';
-import { useSession } from '../../api/session';
 import { ClientSetup } from '../../components/ClientSetup';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { Timestamp } from '../../components/ui/Timestamp';
@@ -11,7 +10,6 @@ import { formatRelative, parseApiTime } from '../../lib/time';
 
 export default function ProjectsPage() {
   const projects = useProjects();
-  const { apiKey } = useSession();
   const navigate = useNavigate();
 
   if (projects.isPending) return <LoadingState label="Loading projects" />;
@@ -24,7 +22,7 @@ export default function ProjectsPage() {
           Projects appear here when a client writes to them. Point the Python or TypeScript client, or curl, at this
           server:
         </Text>
-        <ClientSetup apiKey={apiKey ?? ''} />
+        <ClientSetup />
       </EmptyState>
     );
   }

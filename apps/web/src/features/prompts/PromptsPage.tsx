@@ -167,7 +167,8 @@ function VersionsPanel({
                   </Group>
                 </Table.Td>
                 <Table.Td>
-                  <Group gap="xs" justify="flex-end" wrap="nowrap">
+                  {/* On a narrow screen the two stack rather than push the table past its box. */}
+                  <Group gap="xs" justify="flex-end">
                     <Button size="xs" variant="subtle" onClick={() => onOpen(v)}>
                       Open in playground
                     </Button>

@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { answer, fail, pending, requestsTo, server } from '../../test/api';
-import { admin, apiKey, criterion, evalMetric, providerKey, viewer } from '../../test/fixtures';
+import { ADA_ID, admin, apiKey, criterion, evalMetric, keyAdmin, providerKey, viewer } from '../../test/fixtures';
 import { renderPage } from '../../test/render';
 import SettingsPage from './SettingsPage';
 
@@ -12,8 +12,10 @@ describe('the settings page', () => {
   it('tells a non-admin that settings are for admins', async () => {
     server.use(answer('me', viewer));
     open();
-    expect(await screen.findByText("Your key's role is viewer. Ask an admin of Acme to manage keys.")).toBeTruthy();
+    expect(await screen.findByText('Your role is viewer. Ask an admin of Acme to manage keys.')).toBeTruthy();
     expect(screen.getByRole('heading', { name: 'Settings are for admins' })).toBeTruthy();
+    // Everyone sees who is in the organization.
+    expect(screen.getByRole('link', { name: 'See the people of Acme' }).getAttribute('href')).toBe('/settings/people');
   });
 
   it('shows that the keys are loading', async () => {
@@ -63,9 +65,10 @@ describe('the settings page', () => {
 
   it("lists the organization's keys, provider keys and criteria", async () => {
     server.use(
-      answer('me', admin),
+      // Signed in with the first key: the table marks it.
+      answer('me', keyAdmin),
       answer('apiKeys', [
-        apiKey(),
+        apiKey({ created_by: { id: ADA_ID, email: 'ada@example.com', name: 'Ada Lovelace' } }),
         apiKey({
           id: 'a1b2c3d4-0000-4000-8000-000000000002',
           label: 'ci-bot',
@@ -83,6 +86,8 @@ describe('the settings page', () => {
     const keys = await screen.findByRole('table', { name: 'API keys' });
     const [mine, bot] = within(keys).getAllByRole('row').slice(1);
     expect(within(mine!).getByText('this session')).toBeTruthy();
+    expect(within(mine!).getByText('Ada Lovelace')).toBeTruthy();
+    expect(within(bot!).getByText('service')).toBeTruthy();
     expect(within(bot!).queryByText('this session')).toBeNull();
     expect(within(bot!).getByText('member')).toBeTruthy();
     expect(within(bot!).getByText('never')).toBeTruthy();

@@ -15,13 +15,13 @@ import {
   Title,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { IconAlertTriangle, IconHistory, IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
+import { IconAlertTriangle, IconHistory, IconKey, IconPlus, IconTrash, IconUsers } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useApiKeys } from '../../api/api-keys';
 import { errorMessage } from '../../api/client';
 import { useMe } from '../../api/me';
-import { usePermissions } from '../../api/roles';
+import { ROLE_COLOR, ROLE_HELP, ROLES, usePermissions } from '../../api/roles';
 import type { ApiKeyCreated, Role } from '../../api/types';
 import { CopyIcon } from '../../components/ui/CopyField';
 import { DeleteButton } from '../../components/ui/DeleteButton';
@@ -30,12 +30,6 @@ import { Timestamp } from '../../components/ui/Timestamp';
 import { useCreateApiKey, useDeleteProviderKey, useProviderKeys, useRevokeApiKey, useSaveProviderKey } from './api';
 import { CriteriaSettings } from './components/CriteriaSettings';
 
-const ROLE_HELP: Record<Role, string> = {
-  admin: 'Admin: everything, including keys and provider keys',
-  member: 'Member: reads and writes traces, datasets, experiments',
-  viewer: 'Viewer: reads only',
-};
-
 export default function SettingsPage() {
   const me = useMe().data;
   const { isAdmin } = usePermissions();
@@ -43,8 +37,11 @@ export default function SettingsPage() {
     return (
       <EmptyState title="Settings are for admins">
         <Text size="sm" c="dimmed">
-          Your key's role is {me?.role}. Ask an admin of {me?.organization_name} to manage keys.
+          Your role is {me?.role}. Ask an admin of {me?.organization_name} to manage keys.
         </Text>
+        <Button component={Link} to="/settings/people" variant="default" leftSection={<IconUsers size={16} />}>
+          See the people of {me?.organization_name}
+        </Button>
       </EmptyState>
     );
   }
@@ -57,9 +54,14 @@ export default function SettingsPage() {
             Organization {me.organization_name}
           </Text>
         </div>
-        <Button component={Link} to="/settings/audit-log" variant="default" leftSection={<IconHistory size={16} />}>
-          Audit log
-        </Button>
+        <Group gap="xs">
+          <Button component={Link} to="/settings/people" variant="default" leftSection={<IconUsers size={16} />}>
+            People
+          </Button>
+          <Button component={Link} to="/settings/audit-log" variant="default" leftSection={<IconHistory size={16} />}>
+            Audit log
+          </Button>
+        </Group>
       </Group>
       <ApiKeys currentKeyId={me.key_id} />
       <ProviderKeys />
@@ -68,7 +70,7 @@ export default function SettingsPage() {
   );
 }
 
-function ApiKeys({ currentKeyId }: { currentKeyId: string }) {
+function ApiKeys({ currentKeyId }: { currentKeyId: string | null }) {
   const keys = useApiKeys();
   const revoke = useRevokeApiKey();
   const [creating, setCreating] = useState(false);
@@ -117,6 +119,7 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string }) {
                 <Table.Th>Label</Table.Th>
                 <Table.Th>Role</Table.Th>
                 <Table.Th>Key</Table.Th>
+                <Table.Th>Made by</Table.Th>
                 <Table.Th>Created</Table.Th>
                 <Table.Th>Last used</Table.Th>
                 <Table.Th />
@@ -138,15 +141,23 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string }) {
                     )}
                   </Table.Td>
                   <Table.Td>
-                    <Badge
-                      variant="light"
-                      color={k.role === 'admin' ? 'indigo' : k.role === 'member' ? 'teal' : 'gray'}
-                    >
+                    <Badge variant="light" color={ROLE_COLOR[k.role]}>
                       {k.role}
                     </Badge>
                   </Table.Td>
                   <Table.Td>
                     <Code>{k.api_key}</Code>
+                  </Table.Td>
+                  <Table.Td>
+                    {k.created_by ? (
+                      <Text span size="sm" title={k.created_by.email}>
+                        {k.created_by.name}
+                      </Text>
+                    ) : (
+                      <Text span size="sm" c="dimmed">
+                        service
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td>
                     <Timestamp value={k.created_at} size="sm" />
@@ -258,7 +269,7 @@ function CreateKeyModal({
         <Select
           label="Role"
           description={ROLE_HELP[role]}
-          data={Object.keys(ROLE_HELP)}
+          data={ROLES}
           value={role}
           allowDeselect={false}
           onChange={(r) => r && setRole(r as Role)}

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { answer, fail, pending, requestsTo, server } from '../../test/api';
 import { stubEventSource, type FakeEventSource } from '../../test/event-source';
 import { admin, PROJECT_UUID, project, queue, QUEUE_ID, tracePage, traceRow, viewer } from '../../test/fixtures';
-import { API_KEY, renderPage } from '../../test/render';
+import { renderPage } from '../../test/render';
 import TracesPage from './TracesPage';
 
 const ROWS = [
@@ -120,13 +120,13 @@ describe('the traces page', () => {
     expect(page.search().get('page')).toBe('2');
   });
 
-  it('opens the live tail with the session key and puts a new trace on top', async () => {
+  it('opens the live tail with the session cookie, no key in its URL, and puts a new trace on top', async () => {
     server.use(answer('traces', tracePage(ROWS)));
     open();
     await screen.findByRole('table', { name: 'Traces' });
     const url = new URL(streams[0]!.url, window.location.origin);
     expect(url.pathname).toBe('/api/svc/v1/traces/live');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ project_uuid: PROJECT_UUID, api_key: API_KEY });
+    expect(Object.fromEntries(url.searchParams)).toEqual({ project_uuid: PROJECT_UUID });
 
     streams[0]!.emit('ready');
     expect(await screen.findByText('Live')).toBeTruthy();
@@ -208,6 +208,55 @@ describe('the traces page', () => {
         '["end_user_identifier","equals","ann"]',
       ]);
       expect(chips()).toEqual(['name equals rag-query', 'user equals ann']);
+    });
+
+    it('edits a filter in place from its chip, by the keyboard; Escape leaves it as it was', async () => {
+      server.use(answer('traces', tracePage(ROWS)));
+      const page = open(
+        link(
+          ['filter', '["trace_name","equals","rag-query"]'],
+          ['filter', '["metadata","equals","prod","env"]'],
+          ['filter', '["latency","greater_than","2"]'],
+          ['page', '3'],
+        ),
+      );
+      await screen.findByRole('table', { name: 'Traces' });
+      const chip = screen.getByRole('button', { name: 'Edit filter: metadata.env equals prod' });
+      chip.focus();
+      await userEvent.keyboard('{Enter}');
+      let form = await screen.findByRole('form', { name: 'Edit filter' });
+      // Prefilled with the condition.
+      expect((within(form).getByRole('combobox', { name: 'Field' }) as HTMLInputElement).value).toBe('Metadata');
+      expect((within(form).getByRole('textbox', { name: 'Key' }) as HTMLInputElement).value).toBe('env');
+      const value = within(form).getByRole('textbox', { name: 'Value' }) as HTMLInputElement;
+      expect(value.value).toBe('prod');
+
+      // Escape: no change, the chip as it was.
+      await userEvent.clear(value);
+      await userEvent.type(value, 'staging');
+      await userEvent.keyboard('{Escape}');
+      await waitFor(() => expect(screen.queryByRole('form', { name: 'Edit filter' })).toBeNull());
+      expect(page.search().getAll('filter')[1]).toBe('["metadata","equals","prod","env"]');
+      expect(chips()[1]).toBe('metadata.env equals prod');
+
+      // Saved: in its place, in the URL and the request, from the first page.
+      await userEvent.click(screen.getByRole('button', { name: 'Edit filter: metadata.env equals prod' }));
+      form = await screen.findByRole('form', { name: 'Edit filter' });
+      const again = within(form).getByRole('textbox', { name: 'Value' }) as HTMLInputElement;
+      expect(again.value).toBe('prod');
+      await userEvent.clear(again);
+      await userEvent.type(again, 'staging{Enter}');
+      await waitFor(() =>
+        expect(sentFilters()).toContainEqual({ field: 'metadata', key: 'env', operator: 'equals', value: 'staging' }),
+      );
+      expect(page.search().getAll('filter')).toEqual([
+        '["trace_name","equals","rag-query"]',
+        '["metadata","equals","staging","env"]',
+        '["latency","greater_than","2"]',
+      ]);
+      expect(page.search().get('page')).toBeNull();
+      expect(chips()).toEqual(['name equals rag-query', 'metadata.env equals staging', 'latency (s) > 2']);
+      expect(screen.queryByRole('form', { name: 'Edit filter' })).toBeNull();
     });
 
     it('leaves experiment runs out unless they are included', async () => {

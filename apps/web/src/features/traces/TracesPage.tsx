@@ -5,7 +5,6 @@ import { useCallback, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useProjects } from '../../api/projects';
 import { usePermissions } from '../../api/roles';
-import { useSession } from '../../api/session';
 import type { TraceRow } from '../../api/types';
 import { AddToDataset } from '../../components/AddToDataset';
 import { AddToQueue } from '../../components/AddToQueue';
@@ -22,23 +21,18 @@ import {
   PAGE_SIZES,
   requestFromView,
   SORT_LABELS,
+  STATUS_OPTIONS,
+  statusOf,
   TIME_RANGE_LABELS,
   traceViewCodec,
   type TraceView,
 } from '../../lib/trace-view';
-import { keyOf, oneOf } from '../../lib/url-codec';
+import { keyOf } from '../../lib/url-codec';
 import { useTraces } from './api';
 import { LiveControl } from './components/LiveControl';
 import { ColumnChooser, TracesTable } from './components/TracesTable';
 import { showsError, useContentColumns } from './lib/content-columns';
 import { useLiveRows } from './lib/use-live-rows';
-
-const STATUS_OPTIONS = [
-  { value: '', label: 'Any status' },
-  { value: 'success', label: 'Success' },
-  { value: 'error', label: 'Error' },
-] as const;
-const STATUSES = STATUS_OPTIONS.map((o) => o.value);
 
 export default function TracesPage() {
   const { projectUuid = '' } = useParams();
@@ -58,7 +52,6 @@ export default function TracesPage() {
     content: content.input || content.output,
     metadata_keys: content.metadata,
   });
-  const { apiKey } = useSession();
   const { canWrite } = usePermissions();
   // Traces picked for "Add to dataset" and "Add to queue", by id: kept across pages until added.
   const [selection, setSelection] = useState<RowSelectionState>({});
@@ -112,7 +105,7 @@ export default function TracesPage() {
           data={STATUS_OPTIONS}
           value={view.status}
           allowDeselect={false}
-          onChange={(status) => setView({ status: oneOf(STATUSES, status, '') })}
+          onChange={(status) => setView({ status: statusOf(status) })}
         />
         <Switch
           label="Include experiment runs"
@@ -186,7 +179,7 @@ export default function TracesPage() {
               <Text size="sm" c="dimmed">
                 Traces written to this project appear here as they arrive.
               </Text>
-              <ClientSetup apiKey={apiKey ?? ''} projectName={project?.name} />
+              <ClientSetup projectName={project?.name} />
             </EmptyState>
           )
         ) : (

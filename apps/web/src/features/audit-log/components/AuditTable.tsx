@@ -4,7 +4,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
 import type { AuditEntry } from '../../../api/types';
 import { Timestamp } from '../../../components/ui/Timestamp';
-import { actionOf, actorName, KIND_LABELS } from '../lib/labels';
+import { actionOf, actorId, actorName, KIND_LABELS } from '../lib/labels';
 import { EntryChanges } from './EntryChanges';
 
 const ROW_HEIGHT = 49;
@@ -96,7 +96,7 @@ export function AuditTable({
                             size="sm"
                             variant="subtle"
                             color="gray"
-                            onClick={() => onActor(entry.actor.key_id)}
+                            onClick={() => onActor(actorId(entry.actor))}
                             aria-label={`Only changes by ${actor}`}
                           >
                             <IconFilter size={14} />

@@ -1,7 +1,6 @@
 import { act, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useLiveTraces } from '../../../api/live';
-import { session } from '../../../api/session';
 import { renderWithKit } from '../../../test/render';
 import { LiveControl } from './LiveControl';
 
@@ -35,11 +34,9 @@ function Tail() {
 beforeEach(() => {
   FakeSource.opened = [];
   vi.stubGlobal('EventSource', FakeSource);
-  session.signIn('sl_test');
 });
 afterEach(() => {
   vi.unstubAllGlobals();
-  session.signOut();
 });
 
 describe('the live tail', () => {
