@@ -23,14 +23,10 @@ const linesOf = (requestId: string) => lines.filter((l) => l.reqId === requestId
 describe('request logs', () => {
   it('redact a key sent in the query under an encoded or mistyped name', async () => {
     const live = `${base}/api/svc/v1/traces/live?project_uuid=${randomUUID()}`;
-    const abort = new AbortController();
-    // `api%5Fkey` is `api_key` once decoded: the stream opens.
-    const encoded = await fetch(`${live}&api%5Fkey=${key}`, {
-      headers: { 'x-request-id': 'encoded' },
-      signal: abort.signal,
-    });
-    expect(encoded.status).toBe(200);
-    abort.abort();
+    // No route takes a key from the URL (`api%5Fkey` is `api_key` once decoded); one sent there anyway must
+    // not reach the logs.
+    const encoded = await fetch(`${live}&api%5Fkey=${key}`, { headers: { 'x-request-id': 'encoded' } });
+    expect(encoded.status).toBe(401);
     const upper = await fetch(`${live}&API_KEY=${key}`, { headers: { 'x-request-id': 'upper' } });
     expect(upper.status).toBe(401);
 
