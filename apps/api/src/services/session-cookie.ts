@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { openSession } from '@sightline/db';
+import { openSession, type UserRow } from '@sightline/db';
+import type { ApiKeyRole } from '@sightline/schemas';
 import { AppError } from '../errors';
 
 /** The console's session cookie: a random id, of which the server keeps only the SHA-256. */
@@ -53,6 +54,25 @@ export async function startSession(
     secure: publicOrigin(req).startsWith('https:'),
     maxAge: config.SESSION_MAX_DAYS * 86_400,
   });
+}
+
+/**
+ * Signs a person in to one of their organizations: opens the session, sets its cookie, and answers what
+ * the sign-in routes answer (SignedInSchema).
+ */
+export async function signInPerson(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  user: Pick<UserRow, 'id' | 'email' | 'name' | 'must_change_password'>,
+  membership: { organizationId: string; role: ApiKeyRole },
+) {
+  await startSession(req, reply, { organizationId: membership.organizationId, userId: user.id });
+  return {
+    user: { id: user.id, email: user.email, name: user.name },
+    organization_id: membership.organizationId,
+    role: membership.role,
+    must_change_password: user.must_change_password,
+  };
 }
 
 export const clearSessionCookie = (reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, { path: '/' });

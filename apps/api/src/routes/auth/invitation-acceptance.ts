@@ -24,7 +24,7 @@ import {
 } from '@sightline/schemas';
 import { AppError, RequestValidationError } from '../../errors';
 import { loginLimits } from '../../services/login-limits';
-import { startSession } from '../../services/session-cookie';
+import { signInPerson } from '../../services/session-cookie';
 
 /** One answer for an unknown, used, revoked or expired link: the token's holder learns nothing more. */
 const INVALID = 'this invitation is not valid: it was used, revoked or has expired';
@@ -131,13 +131,7 @@ export default async function invitationAcceptanceRoutes(base: FastifyInstance) 
         );
         return person;
       });
-      await startSession(req, reply, { organizationId: invitation.organization_id, userId: user.id });
-      return {
-        user: { id: user.id, email: user.email, name: user.name },
-        organization_id: invitation.organization_id,
-        role: invitation.role,
-        must_change_password: user.must_change_password,
-      };
+      return signInPerson(req, reply, user, { organizationId: invitation.organization_id, role: invitation.role });
     },
   );
 }

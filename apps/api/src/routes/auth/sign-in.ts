@@ -25,7 +25,13 @@ import {
 } from '@sightline/schemas';
 import { AppError } from '../../errors';
 import { loginLimits } from '../../services/login-limits';
-import { clearSessionCookie, refuseCrossSite, sessionOf, startSession } from '../../services/session-cookie';
+import {
+  clearSessionCookie,
+  refuseCrossSite,
+  sessionOf,
+  signInPerson,
+  startSession,
+} from '../../services/session-cookie';
 import invitationAcceptanceRoutes from './invitation-acceptance';
 import oidcRoutes from './oidc';
 
@@ -93,13 +99,7 @@ export default async function signInRoutes(base: FastifyInstance) {
       const membership = memberships.find((m) => m.organization_id === req.body.organization_id) ?? memberships[0];
       if (!membership)
         throw new AppError(403, 'you belong to no organization on this server: ask an admin for an invitation');
-      await startSession(req, reply, { organizationId: membership.organization_id, userId: user.id });
-      return {
-        user: { id: user.id, email: user.email, name: user.name },
-        organization_id: membership.organization_id,
-        role: membership.role,
-        must_change_password: user.must_change_password,
-      };
+      return signInPerson(req, reply, user, { organizationId: membership.organization_id, role: membership.role });
     },
   );
 
@@ -164,14 +164,7 @@ export default async function signInRoutes(base: FastifyInstance) {
         return { user, organizationId };
       });
       if (!made) throw new AppError(403, 'this server has people already: sign in, or ask an admin for an invitation');
-      await startSession(req, reply, { organizationId: made.organizationId, userId: made.user.id });
-      const { user } = made;
-      return {
-        user: { id: user.id, email: user.email, name: user.name },
-        organization_id: made.organizationId,
-        role: 'admin' as const,
-        must_change_password: false,
-      };
+      return signInPerson(req, reply, made.user, { organizationId: made.organizationId, role: 'admin' });
     },
   );
 }

@@ -7,7 +7,6 @@ import {
   Modal,
   Paper,
   PasswordInput,
-  Select,
   Stack,
   Table,
   Text,
@@ -21,8 +20,9 @@ import { Link } from 'react-router';
 import { useApiKeys } from '../../api/api-keys';
 import { errorMessage } from '../../api/client';
 import { useMe } from '../../api/me';
-import { ROLE_COLOR, ROLE_HELP, ROLES, usePermissions } from '../../api/roles';
+import { ROLE_COLOR, ROLE_HELP, usePermissions } from '../../api/roles';
 import type { ApiKeyCreated, Role } from '../../api/types';
+import { RoleSelect } from '../../components/RoleSelect';
 import { CopyIcon } from '../../components/ui/CopyField';
 import { DeleteButton } from '../../components/ui/DeleteButton';
 import { EmptyState, QueryPanel } from '../../components/ui/StateViews';
@@ -266,14 +266,7 @@ function CreateKeyModal({
           required
           data-autofocus
         />
-        <Select
-          label="Role"
-          description={ROLE_HELP[role]}
-          data={ROLES}
-          value={role}
-          allowDeselect={false}
-          onChange={(r) => r && setRole(r as Role)}
-        />
+        <RoleSelect value={role} onChange={setRole} />
         {create.isError && (
           <Alert color="red" variant="light">
             {errorMessage(create.error)}

@@ -1,11 +1,11 @@
-import { Alert, Button, Code, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Code, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { IconMail, IconMailOff } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../../api/client';
 import type { InvitationCreated, Role } from '../../../api/types';
 import { CopyIcon } from '../../../components/ui/CopyField';
 import { useInvite } from '../api';
-import { ROLE_HELP, ROLES } from '../../../api/roles';
+import { RoleSelect } from '../../../components/RoleSelect';
 
 /** Invites someone by email and role; then shows the link (this once) and whether it was mailed. */
 export function InviteModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
@@ -71,14 +71,7 @@ export function InviteModal({ opened, onClose }: { opened: boolean; onClose: () 
             required
             data-autofocus
           />
-          <Select
-            label="Role"
-            description={ROLE_HELP[role]}
-            data={ROLES}
-            value={role}
-            allowDeselect={false}
-            onChange={(r) => r && setRole(r as Role)}
-          />
+          <RoleSelect value={role} onChange={setRole} />
           {invite.isError && (
             <Alert color="red" variant="light" role="alert">
               {errorMessage(invite.error)}
