@@ -93,7 +93,14 @@ describe('accepting', () => {
     const seen = await preview(token);
     expect([seen.statusCode, seen.json()]).toEqual([
       200,
-      { email: to, role: 'member', organization_name: expect.stringMatching(/^invites-/), existing_account: false },
+      {
+        email: to,
+        role: 'member',
+        organization_name: expect.stringMatching(/^invites-/),
+        existing_account: false,
+        password: true,
+        sso: null,
+      },
     ]);
 
     const noName = await accept({ token, password: 'a long enough password' });

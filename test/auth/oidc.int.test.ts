@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMembership, createUser, ensureOrganization } from '@sightline/db';
+import { addMembership, createInvitation, createUser, ensureOrganization } from '@sightline/db';
 import { ApiEnv, parseEnv } from '@sightline/schemas';
 import { buildStack, type TestStack } from '../support/app';
 import { CONSOLE_HEADERS, newPerson } from '../support/people';
@@ -18,9 +18,13 @@ const PROVIDER = 'Acme ID';
 const { sql } = useServices();
 const op = new OidcProvider();
 const apis: TestStack[] = [];
-/** The main API (allowed domains, default role member), and one with OIDC_ONLY and no allowed domain. */
+/**
+ * The main API (allowed domains, default role member), one with OIDC_ONLY and no allowed domain, and one
+ * like the main for the invitations' tests (each API counts the sign-ins this address starts).
+ */
 let main = '';
 let only = '';
+let inviting = '';
 
 async function ssoApi(env: Record<string, string>): Promise<string> {
   const stack = await buildStack({
@@ -43,7 +47,8 @@ beforeAll(async () => {
   await op.start();
   main = await ssoApi({ OIDC_ALLOWED_DOMAINS: 'allowed.test, Partner.TEST', OIDC_DEFAULT_ROLE: 'member' });
   only = await ssoApi({ OIDC_ONLY: 'true' });
-  op.register([callbackUrl(main), callbackUrl(only)]);
+  inviting = await ssoApi({ OIDC_ALLOWED_DOMAINS: 'allowed.test', OIDC_DEFAULT_ROLE: 'member' });
+  op.register([callbackUrl(main), callbackUrl(only), callbackUrl(inviting)]);
 });
 afterAll(async () => {
   for (const api of apis) await api.close();
@@ -53,8 +58,15 @@ afterAll(async () => {
 const email = (name: string, domain = 'allowed.test') => `${name}-${tag}@${domain}`;
 
 /** The whole sign-in as `login`, in `browser`: where the API sends the browser at the end. */
-async function signIn(login: string, { api = main, browser = new CookieBrowser() } = {}) {
-  const res = await browser.request(await throughProvider(browser, api, login));
+async function signIn(
+  login: string,
+  {
+    api = main,
+    browser = new CookieBrowser(),
+    invitation,
+  }: { api?: string; browser?: CookieBrowser; invitation?: string } = {},
+) {
+  const res = await browser.request(await throughProvider(browser, api, login, { invitation }));
   expect(res.status).toBe(302);
   return { location: res.headers.get('location')!, browser, session: browser.cookie(api, 'sightline_session') };
 }
@@ -264,6 +276,97 @@ describe('single sign-on through an OpenID provider', () => {
     }
     const parameters = doc.paths['/api/svc/v1/auth/oidc/callback'].get.parameters.map((p: { name: string }) => p.name);
     expect(parameters).toEqual(expect.arrayContaining(['code', 'state', 'error', 'error_description']));
+  });
+});
+
+describe('accepting an invitation through single sign-on', () => {
+  /** An organization of its own and an invitation to it, as an admin's POST /invitations makes one. */
+  async function invite(to: string, role: 'admin' | 'member' | 'viewer' = 'viewer') {
+    const organizationId = await ensureOrganization(sql, `invited-${randomBytes(3).toString('hex')}`);
+    const { token } = await createInvitation(sql, { organizationId, email: to, role, invitedBy: null });
+    return { organizationId, token };
+  }
+  const preview = async (api: string, token: string): Promise<any> =>
+    (await fetch(`${api}/api/svc/v1/auth/invitation?${new URLSearchParams({ token })}`)).json();
+  const acceptWithPassword = (api: string, body: object) =>
+    fetch(`${api}/api/svc/v1/auth/accept-invitation`, {
+      method: 'POST',
+      headers: { ...CONSOLE_HEADERS, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it("makes the account of an invited person of any domain, with the invitation's role, once", async () => {
+    const ivy = email('ivy', 'elsewhere.test');
+    op.people.set(ivy, { name: 'Ivy Invited' });
+    const { organizationId, token } = await invite(ivy.toUpperCase(), 'member');
+    expect(await preview(inviting, token)).toMatchObject({
+      existing_account: false,
+      password: true,
+      sso: { name: PROVIDER },
+    });
+    const { location, session } = await signIn(ivy, { api: inviting, invitation: token });
+    expect(location).toBe('/');
+    expect(await me(session, inviting)).toMatchObject({
+      organization_id: organizationId,
+      role: 'member',
+      user: { email: ivy.toUpperCase(), name: 'Ivy Invited' },
+    });
+    const [user] = await sql`select password_hash from users where lower(email) = ${ivy}`;
+    expect(user.password_hash).toBeNull();
+    const [audit] = await sql`
+      select action, after from audit_log where organization_id = ${organizationId} and target_kind = 'invitation'`;
+    expect(audit).toMatchObject({ action: 'accept', after: { new_account: true, role: 'member' } });
+    // Used: the link does no more.
+    const again = await signIn(ivy, { api: inviting, invitation: token });
+    expect(refusal(again.location)).toBe('this invitation is not valid: it was used, revoked or has expired');
+  });
+
+  it('lets an account without a password join, which a password cannot', async () => {
+    const jo = email('jo');
+    const first = await signIn(jo, { api: inviting }); // made just in time, in the SSO organization
+    const { organizationId, token } = await invite(jo, 'admin');
+    expect(await preview(inviting, token)).toMatchObject({ existing_account: true, password: false });
+    const withPassword = await acceptWithPassword(inviting, { token, password: 'any password at all' });
+    expect(withPassword.status).toBe(409);
+    expect(await withPassword.json()).toEqual({
+      detail: `${jo} signs in with ${PROVIDER}, not a password: accept with ${PROVIDER}`,
+    });
+    const { session } = await signIn(jo, { api: inviting, browser: first.browser, invitation: token });
+    const answer = await me(session, inviting);
+    expect(answer).toMatchObject({
+      organization_id: organizationId,
+      role: 'admin',
+      user: { id: (await me(first.session, inviting)).user.id },
+    });
+    expect(answer.organizations).toHaveLength(2);
+  });
+
+  it('refuses a sign-in as another email, and leaves the invitation valid', async () => {
+    const kim = email('kim', 'elsewhere.test');
+    const { token } = await invite(kim);
+    const { location, session } = await signIn(email('mallory'), { api: inviting, invitation: token });
+    expect(refusal(location)).toBe(
+      `this invitation is for ${kim}, and ${PROVIDER} signed you in as ${email('mallory')}: sign in there as ${kim}`,
+    );
+    expect(session).toBeUndefined();
+    expect(await preview(inviting, token)).toMatchObject({ email: kim });
+  });
+
+  it('is the only way to accept with OIDC_ONLY', async () => {
+    const lu = email('lu', 'elsewhere.test');
+    const { organizationId, token } = await invite(lu);
+    expect(await preview(only, token)).toMatchObject({
+      existing_account: false,
+      password: false,
+      sso: { name: PROVIDER },
+    });
+    const withPassword = await acceptWithPassword(only, { token, name: 'Lu', password: 'a long enough password' });
+    expect([withPassword.status, await withPassword.json()]).toEqual([
+      403,
+      { detail: `password sign-in is off on this server: accept the invitation with ${PROVIDER}` },
+    ]);
+    const { session } = await signIn(lu, { api: only, invitation: token });
+    expect(await me(session, only)).toMatchObject({ organization_id: organizationId, role: 'viewer' });
   });
 });
 

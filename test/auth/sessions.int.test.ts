@@ -23,6 +23,14 @@ const login = (body: object, remoteAddress = '10.0.0.1') =>
     payload: body,
     remoteAddress,
   });
+const keySignIn = (apiKey: string, remoteAddress?: string) =>
+  stack.app.inject({
+    method: 'POST',
+    url: '/api/svc/v1/auth/key',
+    headers: CONSOLE_HEADERS,
+    payload: { api_key: apiKey },
+    remoteAddress,
+  });
 /** Moves the session's clock: its sign-in and last use `hours` earlier, as if that long had passed. */
 const age = (cookie: string, hours: number) => sql`
   update user_sessions set created_at = created_at - make_interval(secs => ${hours * 3600}),
@@ -290,12 +298,7 @@ describe('a session opened with an API key', () => {
   it("has the key's role, keeps no key in the cookie, and ends when the key is revoked", async () => {
     const made = await call(stack.app, org.key, 'POST', '/api-keys', { role: 'viewer', label: 'kiosk' });
     const { id, key } = made.json();
-    const res = await stack.app.inject({
-      method: 'POST',
-      url: '/api/svc/v1/auth/key',
-      headers: CONSOLE_HEADERS,
-      payload: { api_key: key },
-    });
+    const res = await keySignIn(key);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ user: null, organization_id: org.id, role: 'viewer' });
     const cookie = `sightline_session=${res.cookies[0].value}`;
@@ -310,13 +313,23 @@ describe('a session opened with an API key', () => {
   });
 
   it('refuses an unknown key', async () => {
-    const res = await stack.app.inject({
-      method: 'POST',
-      url: '/api/svc/v1/auth/key',
-      headers: CONSOLE_HEADERS,
-      payload: { api_key: 'sl_not-a-key-at-all' },
-    });
+    const res = await keySignIn('sl_not-a-key-at-all', '10.4.0.1');
     expect([res.statusCode, res.cookies]).toEqual([401, []]);
+  });
+
+  it('refuses an address that sent 10 wrong keys, even with a right one, and no other address', async () => {
+    const { key } = (await call(stack.app, org.key, 'POST', '/api-keys', { role: 'viewer', label: 'kiosk' })).json();
+    for (let i = 0; i < 10; i++) expect((await keySignIn(`sl_guess-${i}`, '10.4.1.1')).statusCode).toBe(401);
+    const refused = await keySignIn(key, '10.4.1.1');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().detail).toMatch(/^too many wrong API keys from this address; try again in \d+ min$/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await keySignIn(key, '10.4.1.2')).statusCode).toBe(200);
+  });
+
+  it('does not count right keys: a program may open many sessions', async () => {
+    const { key } = (await call(stack.app, org.key, 'POST', '/api-keys', { role: 'viewer', label: 'kiosk' })).json();
+    for (let i = 0; i < 40; i++) expect((await keySignIn(key, '10.4.2.1')).statusCode).toBe(200);
   });
 });
 

@@ -110,16 +110,16 @@ export class CookieBrowser {
 const location = (res: Response, base: string) => new URL(res.headers.get('location')!, base).href;
 
 /**
- * From the API's `/auth/oidc/start` through the provider's login and consent pages as `login` (or aborting
- * at the first page): answers the address the provider sends the browser back to at the API, not yet visited.
+ * From the API's `/auth/oidc/start` (accepting `invitation`, if given) through the provider's login and consent
+ * pages as `login` (or aborting at the first page): answers the address the provider sends the browser back to at the API, not yet visited.
  */
 export async function throughProvider(
   browser: CookieBrowser,
   apiOrigin: string,
   login: string,
-  { abort = false } = {},
+  { abort = false, invitation }: { abort?: boolean; invitation?: string } = {},
 ): Promise<string> {
-  let url = `${apiOrigin}/api/svc/v1/auth/oidc/start`;
+  let url = `${apiOrigin}/api/svc/v1/auth/oidc/start${invitation ? `?${new URLSearchParams({ invitation })}` : ''}`;
   for (let step = 0; step < 20; step++) {
     const res = await browser.request(url);
     if (res.status >= 300 && res.status < 400) {

@@ -34,9 +34,13 @@ export function redisKeys(prefix: string) {
     budgetClockOffset: `${prefix}:budget-clock-offset`,
     /** Namespace of the per-API-key request counters. */
     rateLimit: `${prefix}:rate-limit:`,
-    /** Namespaces of the sign-in counters: attempts per address, failures in a row per email. */
+    /**
+     * Namespaces of the sign-in counters: attempts per address, failures in a row per email, wrong API keys
+     * per address.
+     */
     loginAttempts: `${prefix}:login-attempts`,
     loginFailures: `${prefix}:login-failures`,
+    keySignInFailures: `${prefix}:key-sign-in-failures`,
     /** A single sign-on under way: its state, nonce and PKCE verifier, by the id in the browser's cookie. */
     oidcLogin: (id: string) => `${prefix}:oidc-login:${id}`,
   };

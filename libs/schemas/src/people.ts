@@ -38,11 +38,27 @@ export const InvitationParams = z.object({ id: Uuid });
 /** The token of an invitation's link: 32 random bytes in base64url. */
 const InvitationToken = z.string().min(1).max(128);
 export const InvitationQuery = z.object({ token: InvitationToken });
+export const OidcStartQuery = z.object({
+  invitation: InvitationToken.optional().describe(
+    "an invitation's token: the sign-in accepts it, if the provider vouches for the invited email",
+  ),
+});
 export const InvitationPreviewSchema = z.object({
   email: z.string(),
   role: ApiKeyRole,
   organization_name: z.string(),
   existing_account: z.boolean().describe('the email has an account already: accepting asks for its password'),
+  password: z
+    .boolean()
+    .describe(
+      'accepting with a password is possible (a new account chooses one, an existing one gives its own); false when passwords are off (OIDC_ONLY) or the account has none (single sign-on)',
+    ),
+  sso: z
+    .object({ name: z.string() })
+    .nullable()
+    .describe(
+      'accept through the single sign-on provider (GET /auth/oidc/start?invitation=<token>), which must vouch for the invited email',
+    ),
 });
 export const AcceptInvitationSchema = z.object({
   token: InvitationToken,

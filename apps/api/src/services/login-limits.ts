@@ -4,7 +4,10 @@ import { AppError } from '../errors';
 
 /** Sign-in attempts an address may make in a window, whatever their outcome. */
 const ATTEMPTS_PER_ADDRESS = 30;
-/** Failed sign-ins in a row after which an email is refused for the lock's time. */
+/**
+ * Failed sign-ins in a row after which an email is refused for the lock's time; and wrong API keys after
+ * which an address may not sign in with a key for the rest of the window.
+ */
 const FAILURES_BEFORE_LOCK = 10;
 const WINDOW_SECONDS = 15 * 60;
 
@@ -24,6 +27,12 @@ export function loginLimits(app: FastifyInstance) {
   const byEmail = new RateLimiterRedis({
     storeClient: app.redis,
     keyPrefix: app.keys.loginFailures,
+    points: FAILURES_BEFORE_LOCK,
+    duration: WINDOW_SECONDS,
+  });
+  const wrongKeys = new RateLimiterRedis({
+    storeClient: app.redis,
+    keyPrefix: app.keys.keySignInFailures,
     points: FAILURES_BEFORE_LOCK,
     duration: WINDOW_SECONDS,
   });
@@ -55,6 +64,18 @@ export function loginLimits(app: FastifyInstance) {
     },
     async succeeded(email: string): Promise<void> {
       await byEmail.delete(email.toLowerCase());
+    },
+    /**
+     * A key sign-in: only wrong keys count (a program's key is not guessed, but an address that tries many is
+     * stopped); 429 once the address has tried too many.
+     */
+    async keyAttempt(address: string): Promise<void> {
+      const wrong = await wrongKeys.get(address);
+      if (wrong && wrong.consumedPoints >= FAILURES_BEFORE_LOCK)
+        throw refuse(wrong, 'too many wrong API keys from this address');
+    },
+    async keyFailed(address: string): Promise<void> {
+      await wrongKeys.penalty(address);
     },
   };
 }

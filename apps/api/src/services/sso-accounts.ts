@@ -4,9 +4,12 @@ import {
   createUser,
   ensureOrganization,
   findUserByEmail,
+  findValidInvitation,
   listMemberships,
   transaction,
 } from '@sightline/db';
+import { AppError } from '../errors';
+import { INVALID_INVITATION, joinByInvitation } from './invitation-joining';
 
 /** A sign-in this server will not let through, with what the person reads on the sign-in page. */
 export class SignInRefused extends Error {}
@@ -22,6 +25,18 @@ function nameOf(claims: SsoClaims, email: string): string {
   return (full || email.split('@')[0]).slice(0, 200);
 }
 
+/** The email the provider vouches for; refused when it shares none, or says it did not verify it. */
+function vouchedEmail(app: FastifyInstance, claims: SsoClaims): string {
+  const provider = app.config.OIDC_NAME;
+  const email = text(claims.email);
+  if (!email?.includes('@'))
+    throw new SignInRefused(`${provider} did not share your email address: ask its admin to release the email claim`);
+  // Providers that verify addresses say so; one that says it did not must not open the account of that address.
+  if (claims.email_verified === false)
+    throw new SignInRefused(`${email} is not verified at ${provider}: verify it there, then sign in again`);
+  return email;
+}
+
 /**
  * The account a person signing in through SSO gets, and the organization their session opens in. People of
  * OIDC_ALLOWED_DOMAINS get an account at their first sign-in (with no password) and join OIDC_ORGANIZATION
@@ -33,13 +48,7 @@ export async function ssoAccount(
   claims: SsoClaims,
 ): Promise<{ userId: string; organizationId: string }> {
   const { config } = app;
-  const provider = config.OIDC_NAME;
-  const email = text(claims.email);
-  if (!email?.includes('@'))
-    throw new SignInRefused(`${provider} did not share your email address: ask its admin to release the email claim`);
-  // Providers that verify addresses say so; one that says it did not must not open the account of that address.
-  if (claims.email_verified === false)
-    throw new SignInRefused(`${email} is not verified at ${provider}: verify it there, then sign in again`);
+  const email = vouchedEmail(app, claims);
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
   const allowed = (config.OIDC_ALLOWED_DOMAINS ?? '').split(',').some((d) => d.trim().toLowerCase() === domain);
   const organization = config.OIDC_ORGANIZATION!;
@@ -65,4 +74,36 @@ export async function ssoAccount(
     await addMembership(tx, organizationId, user.id, config.OIDC_DEFAULT_ROLE);
     return { userId: user.id, organizationId };
   });
+}
+
+/**
+ * A sign-in that accepts an invitation: the provider must vouch for the invited email, whatever its domain
+ * (the admin chose the person). Their account (made now, with no password, if they have none) joins the
+ * invitation's organization with its role, and the session opens there.
+ */
+export async function ssoInvitationAccount(
+  app: FastifyInstance,
+  claims: SsoClaims,
+  token: string,
+): Promise<{ userId: string; organizationId: string }> {
+  const email = vouchedEmail(app, claims);
+  const invitation = await findValidInvitation(app.sql, token);
+  if (!invitation) throw new SignInRefused(INVALID_INVITATION);
+  if (invitation.email.toLowerCase() !== email.toLowerCase())
+    throw new SignInRefused(
+      `this invitation is for ${invitation.email}, and ${app.config.OIDC_NAME} signed you in as ${email}: sign in there as ${invitation.email}`,
+    );
+  const existing = await findUserByEmail(app.sql, email);
+  try {
+    const user = await joinByInvitation(
+      app.sql,
+      invitation,
+      existing ? { existing } : { create: { name: nameOf(claims, email), passwordHash: null } },
+    );
+    return { userId: user.id, organizationId: invitation.organization_id };
+  } catch (err) {
+    // Used meanwhile, a member already, an account just made: the sign-in page says so.
+    if (err instanceof AppError) throw new SignInRefused(err.message);
+    throw err;
+  }
 }

@@ -4,6 +4,7 @@ import {
   IconCheck,
   IconChevronDown,
   IconHistory,
+  IconKey,
   IconLogout,
   IconSettings,
   IconUsers,
@@ -167,10 +168,16 @@ function Account() {
         <Menu.Item component={Link} to="/settings/people" leftSection={<IconUsers size={16} />}>
           People
         </Menu.Item>
-        {isAdmin && (
+        {isAdmin ? (
           <Menu.Item component={Link} to="/settings" leftSection={<IconSettings size={16} />}>
             Settings
           </Menu.Item>
+        ) : (
+          me.user && (
+            <Menu.Item component={Link} to="/settings" leftSection={<IconKey size={16} />}>
+              Your API keys
+            </Menu.Item>
+          )
         )}
         {isAdmin && (
           <Menu.Item component={Link} to="/settings/audit-log" leftSection={<IconHistory size={16} />}>

@@ -1,18 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { hashPassword, verifyPassword } from '@sightline/core';
-import {
-  addMembership,
-  createUser,
-  findUserByEmail,
-  findValidInvitation,
-  listMemberships,
-  recordAudit,
-  transaction,
-  useInvitation,
-  type UserRow,
-  type ValidInvitation,
-} from '@sightline/db';
+import { findUserByEmail, findValidInvitation, type ValidInvitation } from '@sightline/db';
 import {
   AcceptInvitationSchema,
   DetailSchema,
@@ -24,21 +13,20 @@ import {
 } from '@sightline/schemas';
 import { AppError, RequestValidationError } from '../../errors';
 import { loginLimits } from '../../services/login-limits';
+import { INVALID_INVITATION, joinByInvitation } from '../../services/invitation-joining';
 import { signInPerson } from '../../services/session-cookie';
-
-/** One answer for an unknown, used, revoked or expired link: the token's holder learns nothing more. */
-const INVALID = 'this invitation is not valid: it was used, revoked or has expired';
 
 async function validInvitation(app: FastifyInstance, token: string): Promise<ValidInvitation> {
   const invitation = await findValidInvitation(app.sql, token);
-  if (!invitation) throw new AppError(404, INVALID);
+  if (!invitation) throw new AppError(404, INVALID_INVITATION);
   return invitation;
 }
 
 /**
  * An invitation's link, before any credential (registered in sign-in.ts's scope, whose hook refuses
- * cross-site posts): what it invites to, and its acceptance, which creates the account (or, for an email
- * that has one, joins it once its password is checked) and signs the person in.
+ * cross-site posts): what it invites to and how it may be accepted, and its acceptance with a password,
+ * which creates the account (or, for an email that has one, joins it once its password is checked) and signs
+ * the person in. Acceptance through single sign-on is oidc.ts's.
  */
 export default async function invitationAcceptanceRoutes(base: FastifyInstance) {
   const app = base.withTypeProvider<ZodTypeProvider>();
@@ -56,11 +44,15 @@ export default async function invitationAcceptanceRoutes(base: FastifyInstance) 
     },
     async (req) => {
       const invitation = await validInvitation(app, req.query.token);
+      const existing = await findUserByEmail(app.sql, invitation.email);
+      const { config } = app;
       return {
         email: invitation.email,
         role: invitation.role,
         organization_name: invitation.organization_name,
-        existing_account: !!(await findUserByEmail(app.sql, invitation.email)),
+        existing_account: !!existing,
+        password: !config.OIDC_ONLY && (!existing || !!existing.password_hash),
+        sso: config.OIDC_ISSUER ? { name: config.OIDC_NAME } : null,
       };
     },
   );
@@ -74,24 +66,31 @@ export default async function invitationAcceptanceRoutes(base: FastifyInstance) 
           200: SignedInSchema,
           ...errorResponses,
           401: DetailSchema.describe("the existing account's password is wrong"),
+          403: DetailSchema.describe('passwords are off (OIDC_ONLY): accept through /auth/oidc/start?invitation='),
           404: DetailSchema,
           409: DetailSchema,
           429: DetailSchema,
         },
         summary:
-          'Accept an invitation (once): creates the account, or joins the existing one once its password is checked; sets the session cookie',
+          'Accept an invitation (once) with a password: creates the account, or joins the existing one once its password is checked; sets the session cookie. An account without a password (single sign-on) accepts through /auth/oidc/start?invitation=',
         tags: ['auth'],
       },
     },
     async (req, reply) => {
       const { token, name, password } = req.body;
+      const { config } = app;
+      const sso = config.OIDC_ISSUER ? config.OIDC_NAME : 'single sign-on';
+      if (config.OIDC_ONLY)
+        throw new AppError(403, `password sign-in is off on this server: accept the invitation with ${sso}`);
       const invitation = await validInvitation(app, token);
       const existing = await findUserByEmail(app.sql, invitation.email);
       let newAccount: { name: string; passwordHash: string } | null = null;
       if (existing) {
+        if (!existing.password_hash)
+          throw new AppError(409, `${existing.email} signs in with ${sso}, not a password: accept with ${sso}`);
         // A password checked here is guessed as at sign-in: the same limits hold.
         await limits.attempt(existing.email, req.ip);
-        if (!existing.password_hash || !(await verifyPassword(password, existing.password_hash))) {
+        if (!(await verifyPassword(password, existing.password_hash))) {
           await limits.failed(existing.email);
           throw new AppError(401, `wrong password for ${existing.email}`);
         }
@@ -109,28 +108,7 @@ export default async function invitationAcceptanceRoutes(base: FastifyInstance) 
         newAccount = { name: name!, passwordHash: await hashPassword(password) };
       }
 
-      const user = await transaction(app.sql, async (tx): Promise<UserRow> => {
-        // Marked used first: of two acceptances of one link, one alone gets past this.
-        if (!(await useInvitation(tx, invitation.id))) throw new AppError(404, INVALID);
-        const person = existing ?? (await createUser(tx, { email: invitation.email, ...newAccount! }));
-        // The email got an account between the check above and now: its password was not checked.
-        if (!person) throw new AppError(409, 'an account was just made for this email: open the link again');
-        const joined = await listMemberships(tx, person.id);
-        if (joined.some((m) => m.organization_id === invitation.organization_id))
-          throw new AppError(409, `you are already a member of ${invitation.organization_name}: sign in`);
-        await addMembership(tx, invitation.organization_id, person.id, invitation.role);
-        await recordAudit(
-          tx,
-          invitation.organization_id,
-          { keyId: null, userId: person.id, label: person.email, role: invitation.role },
-          {
-            action: 'accept',
-            target: { kind: 'invitation', id: invitation.id, name: invitation.email },
-            after: { email: invitation.email, role: invitation.role, new_account: !existing },
-          },
-        );
-        return person;
-      });
+      const user = await joinByInvitation(app.sql, invitation, existing ? { existing } : { create: newAccount! });
       return signInPerson(req, reply, user, { organizationId: invitation.organization_id, role: invitation.role });
     },
   );

@@ -3,11 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import * as oidc from 'openid-client';
 import { z } from 'zod';
-import { DetailSchema, OidcCallbackQuerySchema } from '@sightline/schemas';
+import { DetailSchema, OidcCallbackQuerySchema, OidcStartQuery } from '@sightline/schemas';
 import { AppError } from '../../errors';
 import { loginLimits } from '../../services/login-limits';
 import { publicOrigin, startSession } from '../../services/session-cookie';
-import { SignInRefused, ssoAccount, type SsoClaims } from '../../services/sso-accounts';
+import { SignInRefused, ssoAccount, ssoInvitationAccount, type SsoClaims } from '../../services/sso-accounts';
 
 /** Names the browser's sign-in under way; it reaches only these routes. */
 const LOGIN_COOKIE = 'sightline_oidc';
@@ -17,7 +17,8 @@ const LOGIN_SECONDS = 600;
 /** The provider's discovery, token and userinfo requests, each. */
 const PROVIDER_TIMEOUT_SECONDS = 10;
 
-type PendingLogin = { state: string; nonce: string; verifier: string };
+/** A sign-in under way; `invitation`, the token of an invitation it accepts. */
+type PendingLogin = { state: string; nonce: string; verifier: string; invitation?: string };
 
 const signInPage = (reply: FastifyReply, error: string) =>
   reply.redirect(`/sign-in?${new URLSearchParams({ error })}`, 302);
@@ -61,12 +62,14 @@ export default async function oidcRoutes(base: FastifyInstance) {
     '/start',
     {
       schema: {
+        querystring: OidcStartQuery,
         response: {
           302: z.null().describe("to the provider's authorization endpoint"),
           404: DetailSchema,
           503: DetailSchema,
         },
-        summary: 'Single sign-on: sends the browser to the OpenID provider (authorization code flow with PKCE)',
+        summary:
+          'Single sign-on: sends the browser to the OpenID provider (authorization code flow with PKCE); with `invitation`, the sign-in accepts that invitation',
         tags: ['auth'],
       },
     },
@@ -79,6 +82,7 @@ export default async function oidcRoutes(base: FastifyInstance) {
         state: oidc.randomState(),
         nonce: oidc.randomNonce(),
         verifier: oidc.randomPKCECodeVerifier(),
+        ...(req.query.invitation && { invitation: req.query.invitation }),
       };
       const id = randomBytes(32).toString('base64url');
       await app.redis.set(app.keys.oidcLogin(id), JSON.stringify(pending), 'EX', LOGIN_SECONDS);
@@ -135,7 +139,10 @@ export default async function oidcRoutes(base: FastifyInstance) {
         return signInPage(reply, failure(provider, err));
       }
       try {
-        await startSession(req, reply, await ssoAccount(app, claims));
+        const account = pending.invitation
+          ? await ssoInvitationAccount(app, claims, pending.invitation)
+          : await ssoAccount(app, claims);
+        await startSession(req, reply, account);
       } catch (err) {
         if (!(err instanceof SignInRefused)) throw err;
         req.log.info({ reason: err.message }, 'single sign-on refused');

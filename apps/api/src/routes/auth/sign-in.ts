@@ -108,14 +108,19 @@ export default async function signInRoutes(base: FastifyInstance) {
     {
       schema: {
         body: KeySignInSchema,
-        response: { 200: SignedInSchema, ...errorResponses },
-        summary: "Sign in to the console with an API key: a session with the key's role; the key is not kept",
+        response: { 200: SignedInSchema, 429: DetailSchema, ...errorResponses },
+        summary:
+          "Sign in to the console with an API key: a session with the key's role; the key is not kept. An address that sends 10 wrong keys in 15 minutes is refused (429) for the rest of them",
         tags: ['auth'],
       },
     },
     async (req, reply) => {
+      await limits.keyAttempt(req.ip);
       const owner = await findKeyOwner(app.sql, hashApiKey(req.body.api_key));
-      if (!owner) throw new AppError(401, 'invalid API key');
+      if (!owner) {
+        await limits.keyFailed(req.ip);
+        throw new AppError(401, 'invalid API key');
+      }
       await startSession(req, reply, { organizationId: owner.organizationId, apiKeyId: owner.keyId });
       return { user: null, organization_id: owner.organizationId, role: owner.role, must_change_password: false };
     },

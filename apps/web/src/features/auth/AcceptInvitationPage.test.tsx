@@ -15,6 +15,8 @@ const preview = {
   role: 'member',
   organization_name: 'Acme',
   existing_account: false,
+  password: true,
+  sso: null,
 } as const;
 const joined = {
   user: { id: grace.id, email: grace.email, name: grace.name },
@@ -95,5 +97,32 @@ describe('the invitation page', () => {
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('Could not read the invitation')).toBeTruthy();
     expect(within(alert).getByRole('button', { name: 'Retry' })).toBeTruthy();
+  });
+
+  it('offers single sign-on beside the password, for the invitation itself', async () => {
+    server.use(answer('invitationPreview', { ...preview, sso: { name: 'Acme SSO' } }));
+    open();
+    expect(await screen.findByRole('form', { name: 'Accept the invitation' })).toBeTruthy();
+    const sso = screen.getByRole('link', { name: 'Accept with Acme SSO' });
+    expect(sso.getAttribute('href')).toBe('/api/svc/v1/auth/oidc/start?invitation=tok_abc');
+  });
+
+  it('asks an account that signs in with SSO for no password', async () => {
+    server.use(
+      answer('invitationPreview', { ...preview, existing_account: true, password: false, sso: { name: 'Acme SSO' } }),
+    );
+    open();
+    expect(await screen.findByText('Accept with Acme SSO, signed in there as grace@example.com.')).toBeTruthy();
+    expect(screen.queryByRole('form', { name: 'Accept the invitation' })).toBeNull();
+    expect(screen.getByRole('link', { name: 'Accept with Acme SSO' })).toBeTruthy();
+  });
+
+  it('says what to do when neither a password nor SSO can accept it', async () => {
+    server.use(answer('invitationPreview', { ...preview, existing_account: true, password: false }));
+    open();
+    expect((await screen.findByRole('alert')).textContent).toMatch(
+      /no longer offers\. Ask the admin who invited you\./,
+    );
+    expect(screen.queryByRole('form')).toBeNull();
   });
 });

@@ -1,8 +1,8 @@
-import { Alert, Anchor, Badge, Button, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import { IconAlertTriangle } from '@tabler/icons-react';
+import { Alert, Anchor, Badge, Button, Divider, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { IconAlertTriangle, IconLogin } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { ApiError } from '../../api/client';
+import { API_BASE, ApiError } from '../../api/client';
 import type { InvitationPreview } from '../../api/types';
 import { ErrorState, LoadingState } from '../../components/ui/StateViews';
 import { useAcceptInvitation, useInvitation } from './api';
@@ -55,6 +55,49 @@ export default function AcceptInvitationPage() {
 }
 
 function AcceptForm({ token, invitation }: { token: string; invitation: InvitationPreview }) {
+  const { existing_account: existing, password: withPassword, sso } = invitation;
+  const intro = withPassword
+    ? existing
+      ? 'You have a Sightline account on this server: confirm it is you with its password.'
+      : 'You were invited to Sightline. Choose your name and a password to create your account.'
+    : sso
+      ? `Accept with ${sso.name}, signed in there as ${invitation.email}.`
+      : undefined;
+  return (
+    <AuthFrame title={`Join ${invitation.organization_name}`} intro={intro}>
+      <Group gap="xs" wrap="nowrap">
+        <Text size="sm" truncate title={invitation.email}>
+          {invitation.email}
+        </Text>
+        <Badge variant="light" size="sm">
+          {invitation.role}
+        </Badge>
+      </Group>
+      {withPassword && <PasswordAcceptance token={token} invitation={invitation} />}
+      {sso && (
+        <>
+          {withPassword && <Divider label="or" labelPosition="center" />}
+          <Button
+            component="a"
+            href={`${API_BASE}/auth/oidc/start?${new URLSearchParams({ invitation: token })}`}
+            variant={withPassword ? 'default' : 'filled'}
+            leftSection={<IconLogin size={16} />}
+            fullWidth
+          >
+            Accept with {sso.name}
+          </Button>
+        </>
+      )}
+      {!withPassword && !sso && (
+        <Alert variant="light" color="red" icon={<IconAlertTriangle size={18} />} role="alert">
+          Your account signs in with single sign-on, which this server no longer offers. Ask the admin who invited you.
+        </Alert>
+      )}
+    </AuthFrame>
+  );
+}
+
+function PasswordAcceptance({ token, invitation }: { token: string; invitation: InvitationPreview }) {
   const accept = useAcceptInvitation();
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
@@ -65,56 +108,39 @@ function AcceptForm({ token, invitation }: { token: string; invitation: Invitati
     accept.mutate({ token, password, ...(!existing && { name: name.trim() }) });
   };
   return (
-    <AuthFrame
-      title={`Join ${invitation.organization_name}`}
-      intro={
-        existing
-          ? 'You have a Sightline account on this server: confirm it is you with its password.'
-          : 'You were invited to Sightline. Choose your name and a password to create your account.'
-      }
-    >
-      <Group gap="xs" wrap="nowrap">
-        <Text size="sm" truncate title={invitation.email}>
-          {invitation.email}
-        </Text>
-        <Badge variant="light" size="sm">
-          {invitation.role}
-        </Badge>
-      </Group>
-      <Stack component="form" gap="sm" onSubmit={submit} aria-label="Accept the invitation">
-        <input type="hidden" name="username" autoComplete="username" value={invitation.email} />
-        {!existing && (
-          <TextInput
-            label="Your name"
-            description="Shown to your colleagues beside your comments"
-            autoComplete="name"
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-            required
-            autoFocus
-          />
-        )}
-        <PasswordInput
-          label={existing ? 'Your password' : 'Password'}
-          description={existing ? undefined : `At least ${MIN_LENGTH} characters`}
-          autoComplete={existing ? 'current-password' : 'new-password'}
-          value={password}
-          onChange={(e) => setPassword(e.currentTarget.value)}
-          error={short ? `At least ${MIN_LENGTH} characters` : undefined}
+    <Stack component="form" gap="sm" onSubmit={submit} aria-label="Accept the invitation">
+      <input type="hidden" name="username" autoComplete="username" value={invitation.email} />
+      {!existing && (
+        <TextInput
+          label="Your name"
+          description="Shown to your colleagues beside your comments"
+          autoComplete="name"
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
           required
-          autoFocus={existing}
+          autoFocus
         />
-        {accept.isError && (
-          <Alert variant="light" color="red" icon={<IconAlertTriangle size={18} />} role="alert">
-            {accept.error instanceof ApiError && accept.error.status === 404
-              ? INVALID
-              : refusal(accept.error, 'Wrong password for this account. Try again, or ask an admin to reset it.')}
-          </Alert>
-        )}
-        <Button type="submit" loading={accept.isPending} disabled={short} fullWidth>
-          {existing ? `Join ${invitation.organization_name}` : 'Create my account'}
-        </Button>
-      </Stack>
-    </AuthFrame>
+      )}
+      <PasswordInput
+        label={existing ? 'Your password' : 'Password'}
+        description={existing ? undefined : `At least ${MIN_LENGTH} characters`}
+        autoComplete={existing ? 'current-password' : 'new-password'}
+        value={password}
+        onChange={(e) => setPassword(e.currentTarget.value)}
+        error={short ? `At least ${MIN_LENGTH} characters` : undefined}
+        required
+        autoFocus={existing}
+      />
+      {accept.isError && (
+        <Alert variant="light" color="red" icon={<IconAlertTriangle size={18} />} role="alert">
+          {accept.error instanceof ApiError && accept.error.status === 404
+            ? INVALID
+            : refusal(accept.error, 'Wrong password for this account. Try again, or ask an admin to reset it.')}
+        </Alert>
+      )}
+      <Button type="submit" loading={accept.isPending} disabled={short} fullWidth>
+        {existing ? `Join ${invitation.organization_name}` : 'Create my account'}
+      </Button>
+    </Stack>
   );
 }

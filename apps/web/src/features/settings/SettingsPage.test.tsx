@@ -1,16 +1,25 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { answer, fail, pending, requestsTo, server } from '../../test/api';
-import { ADA_ID, admin, apiKey, criterion, evalMetric, keyAdmin, providerKey, viewer } from '../../test/fixtures';
+import { answer, fail, pending, requestsTo, server, settled } from '../../test/api';
+import {
+  ADA_ID,
+  admin,
+  apiKey,
+  criterion,
+  evalMetric,
+  keyAdmin,
+  providerKey,
+  viewer,
+} from '../../test/fixtures';
 import { renderPage } from '../../test/render';
 import SettingsPage from './SettingsPage';
 
 const open = () => renderPage(<SettingsPage />, { route: '/settings' });
 
 describe('the settings page', () => {
-  it('tells a non-admin that settings are for admins', async () => {
-    server.use(answer('me', viewer));
+  it("tells a session opened with a non-admin's key that settings are for admins", async () => {
+    server.use(answer('me', { ...viewer, key_id: apiKey().id, user: null }));
     open();
     expect(await screen.findByText('Your role is viewer. Ask an admin of Acme to manage keys.')).toBeTruthy();
     expect(screen.getByRole('heading', { name: 'Settings are for admins' })).toBeTruthy();
@@ -82,7 +91,7 @@ describe('the settings page', () => {
       answer('evalMetrics', [evalMetric()]),
     );
     open();
-    expect(await screen.findByText('Organization Acme')).toBeTruthy();
+    expect(await screen.findByText('Organization Acme · your role: admin')).toBeTruthy();
     const keys = await screen.findByRole('table', { name: 'API keys' });
     const [mine, bot] = within(keys).getAllByRole('row').slice(1);
     expect(within(mine!).getByText('this session')).toBeTruthy();
@@ -99,5 +108,57 @@ describe('the settings page', () => {
     const criteria = await screen.findByRole('table', { name: 'Annotation criteria' });
     expect(within(criteria).getByText('helpfulness')).toBeTruthy();
     expect(within(criteria).getByText('1 to 5')).toBeTruthy();
+  });
+
+  it('lets a member make a key of their own, no higher than their role', async () => {
+    const member = {
+      ...viewer,
+      role: 'member' as const,
+      organizations: [{ ...viewer.organizations[0]!, role: 'member' as const }],
+    };
+    const made = apiKey({ label: 'my-script', role: 'viewer', created_by: { ...viewer.user! } });
+    server.use(
+      answer('me', member),
+      answer('apiKeys', []),
+      answer('createApiKey', { ...made, key: 'sl-abcdefabcdef' }),
+    );
+    open();
+    expect(await screen.findByRole('heading', { name: 'Your API keys' })).toBeTruthy();
+    expect(await screen.findByText(/You have made no key yet/)).toBeTruthy();
+    await settled();
+    // Provider keys, criteria and the audit log stay with admins.
+    expect(screen.queryByText('Provider keys')).toBeNull();
+    expect(screen.queryByRole('link', { name: 'Audit log' })).toBeNull();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Create a key' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Create an API key' });
+    await userEvent.type(within(dialog).getByLabelText(/Label/), 'my-script');
+    await userEvent.click(within(dialog).getByRole('combobox', { name: 'Role' }));
+    const options = (await screen.findAllByRole('option')).map((o) => o.textContent);
+    expect(options).toEqual(['member', 'viewer']);
+    await userEvent.click(screen.getByRole('option', { name: 'viewer' }));
+    expect(within(dialog).queryByLabelText("A service's key")).toBeNull();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Create' }));
+    expect(await screen.findByTestId('new-key')).toBeTruthy();
+    expect(requestsTo('createApiKey')[0]!.body).toEqual({ role: 'viewer', label: 'my-script', service: false });
+  });
+
+  it("lets an admin make a service's key, which has no maker", async () => {
+    server.use(
+      answer('me', admin),
+      answer('apiKeys', [apiKey()]),
+      answer('providerKeys', []),
+      answer('criteria', []),
+      answer('evalMetrics', []),
+      answer('createApiKey', { ...apiKey({ label: 'ci-bot', role: 'member' }), key: 'sl-abcdefabcdef' }),
+    );
+    open();
+    await userEvent.click(await screen.findByRole('button', { name: 'Create a key' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Create an API key' });
+    await userEvent.type(within(dialog).getByLabelText(/Label/), 'ci-bot');
+    await userEvent.click(within(dialog).getByLabelText("A service's key"));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Create' }));
+    expect(await screen.findByTestId('new-key')).toBeTruthy();
+    expect(requestsTo('createApiKey')[0]!.body).toEqual({ role: 'member', label: 'ci-bot', service: true });
   });
 });

@@ -2,6 +2,7 @@ import {
   Alert,
   Badge,
   Button,
+  Checkbox,
   Code,
   Group,
   Modal,
@@ -15,62 +16,81 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle, IconHistory, IconKey, IconPlus, IconTrash, IconUsers } from '@tabler/icons-react';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useApiKeys } from '../../api/api-keys';
 import { errorMessage } from '../../api/client';
 import { useMe } from '../../api/me';
-import { ROLE_COLOR, ROLE_HELP, usePermissions } from '../../api/roles';
-import type { ApiKeyCreated, Role } from '../../api/types';
+import { ROLE_COLOR, ROLE_HELP } from '../../api/roles';
+import type { ApiKeyCreated, Role, WhoAmI } from '../../api/types';
 import { RoleSelect } from '../../components/RoleSelect';
 import { CopyIcon } from '../../components/ui/CopyField';
 import { DeleteButton } from '../../components/ui/DeleteButton';
-import { EmptyState, QueryPanel } from '../../components/ui/StateViews';
+import { EmptyState, LoadingState, QueryPanel } from '../../components/ui/StateViews';
 import { Timestamp } from '../../components/ui/Timestamp';
 import { useCreateApiKey, useDeleteProviderKey, useProviderKeys, useRevokeApiKey, useSaveProviderKey } from './api';
 import { CriteriaSettings } from './components/CriteriaSettings';
 
 export default function SettingsPage() {
   const me = useMe().data;
-  const { isAdmin } = usePermissions();
-  if (!isAdmin || !me) {
+  if (!me) return <LoadingState label="Loading your account" />;
+  if (me.role === 'admin')
     return (
-      <EmptyState title="Settings are for admins">
-        <Text size="sm" c="dimmed">
-          Your role is {me?.role}. Ask an admin of {me?.organization_name} to manage keys.
-        </Text>
-        <Button component={Link} to="/settings/people" variant="default" leftSection={<IconUsers size={16} />}>
-          See the people of {me?.organization_name}
-        </Button>
-      </EmptyState>
+      <SettingsFrame title="Settings" me={me}>
+        <ApiKeys me={me} />
+        <ProviderKeys />
+        <CriteriaSettings />
+      </SettingsFrame>
     );
-  }
+  // A person who is not an admin manages their own keys; a key that is not an admin's manages none.
+  if (me.user)
+    return (
+      <SettingsFrame title="Your API keys" me={me}>
+        <ApiKeys me={me} />
+      </SettingsFrame>
+    );
+  return (
+    <EmptyState title="Settings are for admins">
+      <Text size="sm" c="dimmed">
+        Your role is {me.role}. Ask an admin of {me.organization_name} to manage keys.
+      </Text>
+      <PeopleLink me={me} />
+    </EmptyState>
+  );
+}
+
+const PeopleLink = ({ me }: { me: WhoAmI }) => (
+  <Button component={Link} to="/settings/people" variant="default" leftSection={<IconUsers size={16} />}>
+    {me.role === 'admin' ? 'People' : `See the people of ${me.organization_name}`}
+  </Button>
+);
+
+function SettingsFrame({ title, me, children }: { title: string; me: WhoAmI; children: ReactNode }) {
   return (
     <Stack gap="xl" maw={1100} mx="auto">
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={2}>Settings</Title>
+          <Title order={2}>{title}</Title>
           <Text size="sm" c="dimmed">
-            Organization {me.organization_name}
+            Organization {me.organization_name} · your role: {me.role}
           </Text>
         </div>
         <Group gap="xs">
-          <Button component={Link} to="/settings/people" variant="default" leftSection={<IconUsers size={16} />}>
-            People
-          </Button>
-          <Button component={Link} to="/settings/audit-log" variant="default" leftSection={<IconHistory size={16} />}>
-            Audit log
-          </Button>
+          <PeopleLink me={me} />
+          {me.role === 'admin' && (
+            <Button component={Link} to="/settings/audit-log" variant="default" leftSection={<IconHistory size={16} />}>
+              Audit log
+            </Button>
+          )}
         </Group>
       </Group>
-      <ApiKeys currentKeyId={me.key_id} />
-      <ProviderKeys />
-      <CriteriaSettings />
+      {children}
     </Stack>
   );
 }
 
-function ApiKeys({ currentKeyId }: { currentKeyId: string | null }) {
+function ApiKeys({ me }: { me: WhoAmI }) {
+  const isAdmin = me.role === 'admin';
   const keys = useApiKeys();
   const revoke = useRevokeApiKey();
   const [creating, setCreating] = useState(false);
@@ -90,9 +110,11 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string | null }) {
     <Stack gap="sm">
       <Group justify="space-between">
         <div>
-          <Title order={3}>API keys</Title>
+          <Title order={3}>{isAdmin ? 'API keys' : 'Keys you made'}</Title>
           <Text size="sm" c="dimmed">
-            Keys of this organization. Only their last four characters are kept readable.
+            {isAdmin
+              ? 'Keys of this organization. Only their last four characters are kept readable.'
+              : `For your programs: a key acts with a role no higher than yours, and is revoked if you leave ${me.organization_name}. Only its last four characters are kept readable.`}
           </Text>
         </div>
         <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
@@ -111,7 +133,11 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string | null }) {
           {revokeError}
         </Alert>
       )}
-      <QueryPanel query={keys} loading="Loading keys">
+      <QueryPanel
+        query={keys}
+        loading="Loading keys"
+        empty={isAdmin ? undefined : 'You have made no key yet. A program sends one in its x-api-key header.'}
+      >
         {(rows) => (
           <Table verticalSpacing="sm" horizontalSpacing="md" aria-label="API keys">
             <Table.Thead>
@@ -134,7 +160,7 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string | null }) {
                         unlabelled
                       </Text>
                     )}
-                    {k.id === currentKeyId && (
+                    {k.id === me.key_id && (
                       <Badge ml={6} size="xs" variant="outline">
                         this session
                       </Badge>
@@ -191,6 +217,7 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string | null }) {
         )}
       </QueryPanel>
       <CreateKeyModal
+        me={me}
         opened={creating}
         onClose={() => setCreating(false)}
         onCreated={(k) => {
@@ -230,24 +257,29 @@ function ApiKeys({ currentKeyId }: { currentKeyId: string | null }) {
 }
 
 function CreateKeyModal({
+  me,
   opened,
   onClose,
   onCreated,
 }: {
+  me: WhoAmI;
   opened: boolean;
   onClose: () => void;
   onCreated: (k: ApiKeyCreated) => void;
 }) {
   const create = useCreateApiKey();
   const [label, setLabel] = useState('');
-  const [role, setRole] = useState<Role>('member');
+  const [role, setRole] = useState<Role>(me.role === 'viewer' ? 'viewer' : 'member');
+  // An admin's key for a service has no maker, so it outlives the admin's account.
+  const [service, setService] = useState(false);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate(
-      { role, label: label.trim() },
+      { role, label: label.trim(), service },
       {
         onSuccess: (k) => {
           setLabel('');
+          setService(false);
           create.reset();
           onCreated(k);
         },
@@ -266,7 +298,15 @@ function CreateKeyModal({
           required
           data-autofocus
         />
-        <RoleSelect value={role} onChange={setRole} />
+        <RoleSelect value={role} onChange={setRole} highest={me.role} />
+        {me.role === 'admin' && (
+          <Checkbox
+            label="A service's key"
+            description="Made by no one: it stays when you leave the organization. Otherwise the key is yours."
+            checked={service}
+            onChange={(e) => setService(e.currentTarget.checked)}
+          />
+        )}
         {create.isError && (
           <Alert color="red" variant="light">
             {errorMessage(create.error)}
