@@ -30,11 +30,11 @@ const roots = Array.from({ length: 20 }, () => randomUUID());
 const orphanRoot = randomUUID();
 const updateOnly = randomUUID();
 
-// Of the columns the spans had before: later migrations add their own (00026 the traces' totals).
+// Of the columns the spans had before: later migrations add their own (00026 and 00030 the traces' totals).
 const checksum = async () =>
   (
     await sql<{ sum: string; n: number }[]>`
-      select md5(string_agg((to_jsonb(s) - 'part_at' - 'trace_cost' - 'trace_tokens')::text, ',' order by organization_id, trace_id)) as sum, count(*)::int as n
+      select md5(string_agg((to_jsonb(s) - 'part_at' - 'trace_cost' - 'trace_tokens' - 'trace_input_tokens' - 'trace_output_tokens' - 'trace_models')::text, ',' order by organization_id, trace_id)) as sum, count(*)::int as n
       from spans s`
   )[0];
 const indexOids = async (table: string) =>

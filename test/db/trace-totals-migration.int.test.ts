@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSql, ensureOrganization, getOrCreateProject, migrate, rootIds, type Sql } from '@sightline/db';
 import { databaseUrl } from '../support/services';
 
-// Traces stored before their totals were (migration 00026) get them, and sort by them at once.
+// Traces stored before their totals were (migrations 00026 and 00030) get them, and sort by them at once.
 
 let url: string;
 let sql: Sql;
@@ -32,10 +32,17 @@ beforeAll(async () => {
     [randomUUID(), own, true, 3, 300],
     [empty, empty, true, null, null],
   ];
-  for (const [id, root, created, cost, tokens] of spans)
+  for (const [id, root, created, cost, tokens] of spans) {
+    // Children are calls to a model (`own`'s to another), with input and output tokens; `own`'s root has its own input.
+    const child = id !== root;
+    const model = child ? (root === own ? 'claude' : 'gpt-4o') : null;
+    const input = child ? tokens! / 10 : root === own ? 1 : null;
     await sql`
-      insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth, cost, total_tokens)
-      values (${org}, ${id}, ${project}, ${root}, ${root}, ${created}, ${id === root ? 0 : 1}, ${cost}, ${tokens})`;
+      insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth, cost,
+                         total_tokens, input_tokens, output_tokens, configuration)
+      values (${org}, ${id}, ${project}, ${root}, ${root}, ${created}, ${child ? 1 : 0}, ${cost}, ${tokens},
+              ${input}, ${child ? tokens! / 5 : null}, ${model && sql.json({ model })})`;
+  }
   await migrate(url);
 }, 60_000);
 
@@ -54,6 +61,16 @@ describe('migrating stored traces to stored totals', () => {
     expect(byId.get(summed)?.trace_tokens).toBe(30);
     expect(byId.get(own)).toMatchObject({ trace_cost: 0.1, trace_tokens: 5 });
     expect(byId.get(empty)).toMatchObject({ trace_cost: null, trace_tokens: null });
+  });
+
+  it('gives each root its input and output tokens and its calls and cost by model (migration 00030)', async () => {
+    const rows = await sql<{ trace_id: string; usage: unknown }[]>`
+      select trace_id, jsonb_build_array(trace_input_tokens, trace_output_tokens, trace_models) as usage
+      from spans where organization_id = ${org} and depth = 0`;
+    const byId = new Map(rows.map((r) => [r.trace_id, r.usage]));
+    expect(byId.get(summed)).toEqual([3, 6, { 'gpt-4o': { calls: 2, cost: 0.75 } }]);
+    expect(byId.get(own)).toEqual([1, 60, { claude: { calls: 1, cost: 3 } }]);
+    expect(byId.get(empty)).toEqual([null, null, null]);
   });
 
   it('lists them by cost and tokens', async () => {

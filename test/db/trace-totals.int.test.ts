@@ -26,19 +26,35 @@ const ev = (kind: SpanEvent['kind'], trace_id: string, fields: SpanEvent['fields
 const child = (id: string, root: string, fields: SpanEvent['fields'] = {}, project?: string) =>
   ev('create', id, { root_trace_id: root, parent_trace_id: root, ...fields }, project);
 
-/** The totals stored on the root, and the ones its row shows (traceTotal): they must agree. */
+/** The totals stored on the root, and the ones its row and the dashboard show (traceTotal): they must agree. */
 async function totals(root: string) {
   const [row] = await sql<
-    { cost: number | null; tokens: number | null; shown_cost: number | null; shown_tokens: number | null }[]
+    {
+      cost: number | null;
+      tokens: number | null;
+      shown_cost: number | null;
+      shown_tokens: number | null;
+      usage: unknown;
+      shown_usage: unknown;
+    }[]
   >`
     select s.trace_cost as cost, s.trace_tokens as tokens,
       coalesce(s.cost, (select sum(c.cost) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)) as shown_cost,
-      coalesce(s.total_tokens, (select sum(c.total_tokens) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created))::int8 as shown_tokens
+      coalesce(s.total_tokens, (select sum(c.total_tokens) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created))::int8 as shown_tokens,
+      jsonb_build_array(s.trace_input_tokens, s.trace_output_tokens, s.trace_models) as usage,
+      jsonb_build_array(
+        coalesce(s.input_tokens, (select sum(c.input_tokens) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)),
+        coalesce(s.output_tokens, (select sum(c.output_tokens) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)),
+        (select jsonb_object_agg(m.model, jsonb_build_object('calls', m.calls, 'cost', m.cost)) from (
+          select c.model, count(*) as calls, sum(c.cost) as cost from spans c
+          where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created and c.model is not null
+          group by c.model) m)) as shown_usage
     from spans s where s.organization_id = ${org} and s.trace_id = ${root}`;
   if (row.shown_cost === null) expect(row.cost).toBeNull();
   else expect(row.cost).toBeCloseTo(row.shown_cost);
   expect(row.tokens).toBe(row.shown_tokens);
-  return { cost: row.cost, tokens: row.tokens };
+  expect(row.usage).toEqual(row.shown_usage);
+  return { cost: row.cost, tokens: row.tokens, usage: row.usage };
 }
 
 describe('a trace’s stored totals', () => {
@@ -80,11 +96,39 @@ describe('a trace’s stored totals', () => {
     expect((await totals(root)).cost).toBeCloseTo(1.3);
   });
 
+  it('count calls and cost by model, and input and output tokens, as the dashboard sums them', async () => {
+    const root = randomUUID(),
+      a = randomUUID();
+    const call = (model: string, cost: number) => ({
+      configuration: { model },
+      cost,
+      input_tokens: 10,
+      output_tokens: 4,
+    });
+    await applySpanEvents(sql, [
+      child(a, root, call('gpt-4o', 0.5)),
+      child(randomUUID(), root, call('gpt-4o', 0.25)),
+      child(randomUUID(), root, { total_tokens: 3 }),
+    ]);
+    await applySpanEvents(sql, [ev('create', root, {}), child(randomUUID(), root, call('claude', 1))]);
+    expect((await totals(root)).usage).toEqual([
+      30,
+      12,
+      { 'gpt-4o': { calls: 2, cost: 0.75 }, claude: { calls: 1, cost: 1 } },
+    ]);
+    await applySpanEvents(sql, [ev('update', a, { configuration: { model: 'claude' } })]);
+    expect((await totals(root)).usage).toEqual([
+      30,
+      12,
+      { 'gpt-4o': { calls: 1, cost: 0.25 }, claude: { calls: 2, cost: 1.5 } },
+    ]);
+  });
+
   it('are the root’s own when the client set them there', async () => {
     const root = randomUUID();
     await applySpanEvents(sql, [child(randomUUID(), root, { cost: 0.3, total_tokens: 30 })]);
     await applySpanEvents(sql, [ev('create', root, { cost: 2, total_tokens: 7 })]);
-    expect(await totals(root)).toEqual({ cost: 2, tokens: 7 });
+    expect(await totals(root)).toMatchObject({ cost: 2, tokens: 7 });
   });
 
   it('sum every child when one trace is written by concurrent transactions', async () => {

@@ -51,16 +51,7 @@ export type Dashboard = {
   feedback: { start: string; mean: number; count: number }[];
 };
 
-type SpanSums = {
-  bucket: string;
-  model: string | null;
-  calls: number;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  trace_cost: number | null;
-  cost: number | null;
-};
-type RootFigures = Omit<Dashboard, 'models' | 'modelBuckets'>;
+type RootFigures = Omit<Dashboard, 'models' | 'modelBuckets'> & { models: (ModelCost & { start: string })[] };
 
 /** The models the dashboard lists, costliest first. */
 const MODELS_SHOWN = 20;
@@ -71,56 +62,31 @@ const MODELS_SHOWN = 20;
  * score of the roots and of their feedback, per bucket. Throws FilterError for a bad filter, SearchError
  * for a search of no word the index knows.
  *
- * Two statements run side by side, each on a core of its own: the roots' figures, and the sums over the
- * roots' spans. A trace's tokens and cost are its root's when set there, else the sum over its spans; so
- * the sums are taken span by span (a span counts when its root has no value of its own), grouped by bucket
- * and model, and added to the roots' own values per bucket here. Over 7 days of a 200k-trace project that
- * is 46k roots and 233k spans (read from `spans_by_root` alone): one statement doing both took 0.5 s.
+ * One statement reads the window's roots once: each root holds its trace's tokens, cost and calls by model
+ * (stored by the span writer, trace-total.ts), as the traces table counts them. Summing each root's spans
+ * instead, through `spans_by_root`, made 46k index probes for 7 days of a 200k-trace project (1.2-1.7 s).
  */
 export async function dashboard(sql: Sql, w: Window): Promise<Dashboard> {
   // As the listing searches: common words root by root, rare ones through the index. Either way every root
   // of the window is tested (a walk's bound is the listing's, for a page), so the count is exact.
   const plan = w.search ? await searchPlanOf(sql, w.search, 0) : undefined;
   const roots = windowRoots(w, plan);
-  const [sums, [figures]] = await Promise.all([
-    sql.unsafe<SpanSums[]>(spanSumsSql(roots), roots.params as never[]),
-    sql.unsafe<RootFigures[]>(rootFiguresSql(roots), roots.params as never[]),
-  ]);
-  const byBucket = new Map<string, SpanSums[]>();
-  for (const s of sums) byBucket.set(s.bucket, [...(byBucket.get(s.bucket) ?? []), s]);
-  const add = (own: unknown, of: SpanSums[], pick: (s: SpanSums) => number | null) =>
-    Number(own ?? 0) + of.reduce((n, s) => n + (pick(s) ?? 0), 0);
-  const buckets = figures.buckets.map((b) => {
-    const of = byBucket.get(b.start) ?? [];
-    return {
-      ...b,
-      input_tokens: add(b.input_tokens, of, (s) => s.input_tokens),
-      output_tokens: add(b.output_tokens, of, (s) => s.output_tokens),
-      cost: add(b.cost, of, (s) => s.trace_cost),
-    };
-  });
-  const total = (key: 'input_tokens' | 'output_tokens' | 'cost') => buckets.reduce((n, b) => n + b[key], 0);
+  const [{ models: byBucket, ...figures }] = await sql.unsafe<RootFigures[]>(
+    rootFiguresSql(roots),
+    roots.params as never[],
+  );
   const models = new Map<string, ModelCost>();
-  for (const s of sums) {
-    if (s.model === null) continue;
-    const m = models.get(s.model) ?? { model: s.model, calls: 0, cost: 0 };
-    models.set(s.model, { model: s.model, calls: m.calls + s.calls, cost: m.cost + (s.cost ?? 0) });
+  for (const m of byBucket) {
+    const sum = models.get(m.model) ?? { model: m.model, calls: 0, cost: 0 };
+    models.set(m.model, { model: m.model, calls: sum.calls + m.calls, cost: sum.cost + m.cost });
   }
   const shown = [...models.values()].sort((a, b) => b.cost - a.cost || b.calls - a.calls).slice(0, MODELS_SHOWN);
   const names = new Set(shown.map((m) => m.model));
   return {
     ...figures,
-    buckets,
-    totals: {
-      ...figures.totals,
-      input_tokens: total('input_tokens'),
-      output_tokens: total('output_tokens'),
-      cost: total('cost'),
-    },
     models: shown,
-    modelBuckets: sums
-      .filter((s) => s.model !== null && names.has(s.model))
-      .map((s) => ({ start: s.bucket, model: s.model!, calls: s.calls, cost: s.cost ?? 0 }))
+    modelBuckets: byBucket
+      .filter((m) => names.has(m.model))
       .sort((a, b) => a.start.localeCompare(b.start) || a.model.localeCompare(b.model)),
   };
 }
@@ -154,46 +120,31 @@ function windowRoots(w: Window, searchPlan?: SearchPlan) {
 }
 type WindowRoots = ReturnType<typeof windowRoots>;
 
-/** The window's spans summed by bucket (of their root) and model; sums of tokens and cost count only the
- * spans whose root has no value of its own. */
-function spanSumsSql(roots: WindowRoots) {
-  return `
-    select ${utc('b')} as bucket, c.model, count(c.model)::int as calls,
-      sum(c.input_tokens) filter (where s.input_tokens is null)::float8 as input_tokens,
-      sum(c.output_tokens) filter (where s.output_tokens is null)::float8 as output_tokens,
-      sum(c.cost) filter (where s.cost is null) as trace_cost, sum(c.cost) as cost
-    from spans s
-    -- Each trace's spans through the index by root, root by root (OFFSET 0 keeps the subquery from being
-    -- flattened into a merge join that read every span of the organization).
-    cross join lateral (
-      select c.model, c.input_tokens, c.output_tokens, c.cost from spans c
-      where c.organization_id = $1 and c.root_trace_id = s.trace_id and c.created offset 0
-    ) c
-    cross join lateral (select ${roots.bucketOf} as b) b
-    where ${roots.where}
-    group by b, c.model`;
-}
-
-/** Traces, errors, latency, the roots' own tokens and cost, scores and feedback: per bucket and in total. */
+/**
+ * Traces, errors, latency, tokens and cost, scores and feedback: per bucket and in total; calls and cost by
+ * model, per bucket.
+ */
 function rootFiguresSql(roots: WindowRoots) {
   const stats = `
     count(*)::int as traces, count(*) filter (where r.status = 'error')::int as errors,
     percentile_cont(0.5) within group (order by r.latency) as latency_p50,
     percentile_cont(0.95) within group (order by r.latency) as latency_p95,
     percentile_cont(0.99) within group (order by r.latency) as latency_p99`;
+  const sums = `coalesce(sum(r.trace_input_tokens), 0)::float8 as input_tokens,
+    coalesce(sum(r.trace_output_tokens), 0)::float8 as output_tokens, coalesce(sum(r.trace_cost), 0)::float8 as cost`;
   return `
     with roots as materialized (
-      select s.status, s.latency, s.scores, s.feedback_score, s.input_tokens, s.output_tokens, s.cost,
-        ${roots.bucketOf} as bucket
+      select s.status, s.latency, s.scores, s.feedback_score, s.trace_input_tokens, s.trace_output_tokens,
+        s.trace_cost, s.trace_models, ${roots.bucketOf} as bucket
       from spans s where ${roots.where}
     )
     select
       (select coalesce(json_agg(b order by b.start), '[]') from (
         select ${utc('r.bucket')} as start, ${stats},
-          sum(r.input_tokens)::float8 as input_tokens, sum(r.output_tokens)::float8 as output_tokens, sum(r.cost) as cost
+          ${sums}
         from roots r group by r.bucket
       ) b) as buckets,
-      (select row_to_json(a) from (select ${stats} from roots r) a) as totals,
+      (select row_to_json(a) from (select ${stats}, ${sums} from roots r) a) as totals,
       (select coalesce(json_agg(x order by x.name, x.start), '[]') from (
         select e->>'name' as name, ${utc('r.bucket')} as start, avg((e->>'score')::float8) as mean, count(*)::int as count
         from roots r, jsonb_array_elements(case when jsonb_typeof(r.scores) = 'array' then r.scores end) e
@@ -203,7 +154,13 @@ function rootFiguresSql(roots: WindowRoots) {
       (select coalesce(json_agg(f order by f.start), '[]') from (
         select ${utc('r.bucket')} as start, avg(r.feedback_score) as mean, count(*)::int as count
         from roots r where r.feedback_score is not null group by r.bucket
-      ) f) as feedback`;
+      ) f) as feedback,
+      (select coalesce(json_agg(m), '[]') from (
+        select ${utc('r.bucket')} as start, m.key as model, sum((m.value->>'calls')::int)::int as calls,
+          coalesce(sum((m.value->>'cost')::float8), 0)::float8 as cost
+        from roots r, jsonb_each(case when jsonb_typeof(r.trace_models) = 'object' then r.trace_models end) m
+        group by r.bucket, m.key
+      ) m) as models`;
 }
 
 export type GroupBy = 'session_id' | 'end_user_identifier';

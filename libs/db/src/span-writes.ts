@@ -278,14 +278,19 @@ function changedTrace(list: readonly SpanEvent[], folded: { created: boolean; fi
   };
 }
 
-/** Whether a span's share of its trace's totals changed: created now, in another trace, or at another cost or count. */
+/** What a span adds to its trace's stored totals (trace-total.ts). */
+const TOTALLED = ['cost', 'total_tokens', 'input_tokens', 'output_tokens'] as const;
+const modelOf = (row: Record<string, unknown>) => (row.configuration as { model?: unknown } | null)?.model ?? null;
+
+/**
+ * Whether a span's share of its trace's totals changed: created now, in another trace, at another cost or
+ * count, or calling another model.
+ */
 function changesTotals(before: StoredRow | undefined, folded: { created: boolean; fields: Record<string, unknown> }) {
   const { fields } = folded;
   if (!folded.created) return false;
   if (!before?.created || before.root_trace_id !== fields.root_trace_id) return true;
-  return (
-    (before.cost ?? null) !== (fields.cost ?? null) || (before.total_tokens ?? null) !== (fields.total_tokens ?? null)
-  );
+  return TOTALLED.some((c) => (before[c] ?? null) !== (fields[c] ?? null)) || modelOf(before) !== modelOf(fields);
 }
 
 /** The metadata key that marks a judge's call, logged as a child of the span it judges. */

@@ -44,7 +44,7 @@ const SEEDED_VERSIONS = JSON.stringify({
  * 30 days). One trace in 10 failed. Every span has inputs (two chat messages), an output of about 250
  * characters, metadata with five keys (a customer id among 1000, env, region, app version, step) and
  * tags; span 2 is the LLM call with configuration, tokens and cost; roots carry two scores and, as the span
- * writer stores them (storeTraceTotals), their trace's total cost and tokens: span 2's.
+ * writer stores them (storeTraceTotals), their trace's totals (cost, tokens, calls by model): span 2's.
  */
 export async function seedTraces(
   sql: Sql,
@@ -64,7 +64,8 @@ export async function seedTraces(
       insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, trace_name,
                          inputs, output, start_ts, end_ts, status, error, configuration, metadata, tags, depth,
                          execution_order, latency, input_tokens, output_tokens, total_tokens, cost, trace_tokens,
-                         trace_cost, scores, end_user_identifier, session_id, versions)
+                         trace_cost, trace_input_tokens, trace_output_tokens, trace_models, scores,
+                         end_user_identifier, session_id, versions)
       select $1::uuid, ${uuidOf("i || '/' || c")}, $2::uuid, ${uuidOf("i || '/0'")},
              ${uuidOf("i || '/' || case c when 3 then 2 else 0 end")}, true,
              case c when 0 then (array['chat', 'rag-query', 'summarize', 'classify'])[1 + i % 4]
@@ -86,6 +87,8 @@ export async function seedTraces(
              case when c = 2 then 400 + h % 800 end, case when c = 2 then 50 + h % 300 end,
              case when c = 2 then call_tokens end, case when c = 2 then call_cost end,
              case when c = 0 then call_tokens end, case when c = 0 then call_cost end,
+             case when c = 0 then 400 + h % 800 end, case when c = 0 then 50 + h % 300 end,
+             case when c = 0 then jsonb_build_object('gpt-4o-mini', jsonb_build_object('calls', 1, 'cost', call_cost)) end,
              case when c = 0 then jsonb_build_array(jsonb_build_object('name', 'accuracy', 'score', (h % 1000) / 1000.0),
                                                     jsonb_build_object('name', 'relevance', 'score', ((h / 1000) % 1000) / 1000.0)) end,
              'user-' || (h % 5000), 'session-' || (i / 4), ($5::text)::jsonb
