@@ -174,8 +174,9 @@ try {
     'sort costliest, no filter': { sort: 'costliest' },
     'sort most_tokens, no filter': { sort: 'most_tokens' },
   };
+  // As the console asks: each page without its count, and the count apart (one for every page and order).
   for (const [name, filter] of Object.entries(consoleBodies)) {
-    const body = JSON.stringify({ project_name: 'bench', ...filter, page: 1, page_size: PAGE_SIZE });
+    const body = JSON.stringify({ project_name: 'bench', ...filter, page: 1, page_size: PAGE_SIZE, count: false });
     cases.push({
       name: `POST /traces, ${name}, first page`,
       request: { url: `${stack.base}/traces`, method: 'POST', headers: stack.headers, body },
@@ -183,6 +184,24 @@ try {
       info: { page: 1, page_size: PAGE_SIZE },
     });
   }
+  const counted: Record<string, object> = {
+    'no filter': {},
+    'score:accuracy >= 0.9': filters['score:accuracy >= 0.9'],
+    'three filters': { filters: THREE_FILTERS },
+    'search "assistant" (every trace)': { search: 'assistant' },
+  };
+  for (const [name, filter] of Object.entries(counted))
+    cases.push({
+      name: `POST /traces/count, ${name}`,
+      request: {
+        url: `${stack.base}/traces/count`,
+        method: 'POST',
+        headers: stack.headers,
+        body: JSON.stringify({ project_name: 'bench', ...filter }),
+      },
+      reps: REPS,
+      info: {},
+    });
   cases.push({
     name: `GET /trace/{id}/skeleton, ${big}-span trace`,
     request: { url: `${stack.base}/trace/${bigRoot}/skeleton`, method: 'GET', headers: stack.headers },
@@ -244,7 +263,7 @@ try {
       ...(isIndexed && { target: 'p50 ≤ 20 ms, p99 ≤ 100 ms', met: x.p50_ms <= 20 && x.p99_ms <= 100 }),
       ...(isTree && { target: '≤ 150 ms (p50 and p99)', met: x.p50_ms <= 150 && x.p99_ms <= 150 }),
       // Issue 14's targets: the traces page p95 ≤ 300 ms, the dashboard's calls p95 ≤ 500 ms (p99 shown).
-      ...(x.case.startsWith('POST /traces') && { target: 'p99 ≤ 300 ms', met: x.p99_ms <= 300 }),
+      ...(x.case.startsWith('POST /traces,') && { target: 'p99 ≤ 300 ms', met: x.p99_ms <= 300 }),
       ...(x.case.startsWith('POST /dashboard') && { target: 'p99 ≤ 500 ms', met: x.p99_ms <= 500 }),
     });
   }

@@ -23,6 +23,7 @@ function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
   const reads = new Set([
     'POST /get_trace_logs',
     'POST /traces',
+    'POST /traces/count',
     'POST /dashboard',
     'POST /trace-groups',
     'POST /trace-group',

@@ -141,6 +141,36 @@ describe('the console reads', () => {
     expect(bad.statusCode).toBe(422);
   });
 
+  it('POST /traces without its count answers the page alone, and POST /traces/count counts the same traces', async () => {
+    const counted = (await call(stack.app, org.key, 'POST', '/project', { name: 'counted' })).json().uuid;
+    await sql`
+      insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, project_id, created, depth, start_ts, status)
+      select ${org.id}, id, id, id, ${counted}, true, 0, now() - i * interval '1 second', case when i % 3 = 0 then 'error' else 'success' end
+      from (select gen_random_uuid() as id, i from generate_series(1, 25) i) r`;
+    const traces = async (body: object) =>
+      (await call(stack.app, org.key, 'POST', '/traces', { project_uuid: counted, page_size: 10, ...body })).json();
+    const count = async (body: object) => {
+      const res = await call(stack.app, org.key, 'POST', '/traces/count', { project_uuid: counted, ...body });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().total;
+    };
+    // A full page does not know what follows it: the next page is offered.
+    const first = await traces({ count: false });
+    expect(first).toMatchObject({ total: 10, total_exact: false, total_pages: 2 });
+    expect(first.results).toHaveLength(10);
+    // The last page knows the total all the same.
+    expect(await traces({ count: false, page: 3 })).toMatchObject({ total: 25, total_exact: true, total_pages: 3 });
+    expect(await count({})).toBe(25);
+    // The count follows the page's filters (page, order and content aside), and is the counted page's total.
+    const errors = { status: 'error', sort: 'oldest', page: 2, content: true };
+    expect(await count(errors)).toBe(8);
+    expect((await traces({ status: 'error' })).total).toBe(8);
+    expect(await count({ project_uuid: undefined, project_name: 'nope' })).toBe(0);
+    // Another organization counts its own.
+    const theirs = await call(stack.app, other.key, 'POST', '/traces/count', { project_uuid: counted });
+    expect(theirs.json()).toEqual({ total: 0 });
+  });
+
   it('POST /traces: filters and a search over every span of the trace narrow the rows', async () => {
     const ids = async (body: object) =>
       (await call(stack.app, org.key, 'POST', '/traces', { project_name: 'shop', ...body }))

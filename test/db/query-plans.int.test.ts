@@ -219,7 +219,7 @@ describe('query plan of the dashboard', () => {
     // Summing each root's spans through spans_by_root made 46k index probes for 7 days of a 200k-trace
     // project (1.2-1.7 s); the roots hold their trace's sums (trace_models and the totals).
     await sql`
-      update spans set trace_models = jsonb_build_object('m1', jsonb_build_object('calls', 2, 'cost', 0.002))
+      update spans set trace_models = jsonb_build_array(jsonb_build_object('model', 'm1', 'calls', 2, 'cost', 0.002))
       where organization_id = ${org} and project_id = ${project} and depth = 0`;
     await sql`vacuum (analyze) spans`;
     const plans: string[] = [];

@@ -68,8 +68,8 @@ describe('migrating stored traces to stored totals', () => {
       select trace_id, jsonb_build_array(trace_input_tokens, trace_output_tokens, trace_models) as usage
       from spans where organization_id = ${org} and depth = 0`;
     const byId = new Map(rows.map((r) => [r.trace_id, r.usage]));
-    expect(byId.get(summed)).toEqual([3, 6, { 'gpt-4o': { calls: 2, cost: 0.75 } }]);
-    expect(byId.get(own)).toEqual([1, 60, { claude: { calls: 1, cost: 3 } }]);
+    expect(byId.get(summed)).toEqual([3, 6, [{ model: 'gpt-4o', calls: 2, cost: 0.75 }]]);
+    expect(byId.get(own)).toEqual([1, 60, [{ model: 'claude', calls: 1, cost: 3 }]]);
     expect(byId.get(empty)).toEqual([null, null, null]);
   });
 

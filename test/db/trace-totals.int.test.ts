@@ -45,7 +45,7 @@ async function totals(root: string) {
       jsonb_build_array(
         coalesce(s.input_tokens, (select sum(c.input_tokens) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)),
         coalesce(s.output_tokens, (select sum(c.output_tokens) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)),
-        (select jsonb_object_agg(m.model, jsonb_build_object('calls', m.calls, 'cost', m.cost)) from (
+        (select jsonb_agg(jsonb_build_object('model', m.model, 'calls', m.calls, 'cost', m.cost) order by m.model) from (
           select c.model, count(*) as calls, sum(c.cost) as cost from spans c
           where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created and c.model is not null
           group by c.model) m)) as shown_usage
@@ -114,13 +114,19 @@ describe('a trace’s stored totals', () => {
     expect((await totals(root)).usage).toEqual([
       30,
       12,
-      { 'gpt-4o': { calls: 2, cost: 0.75 }, claude: { calls: 1, cost: 1 } },
+      [
+        { model: 'claude', calls: 1, cost: 1 },
+        { model: 'gpt-4o', calls: 2, cost: 0.75 },
+      ],
     ]);
     await applySpanEvents(sql, [ev('update', a, { configuration: { model: 'claude' } })]);
     expect((await totals(root)).usage).toEqual([
       30,
       12,
-      { 'gpt-4o': { calls: 1, cost: 0.25 }, claude: { calls: 2, cost: 1.5 } },
+      [
+        { model: 'claude', calls: 2, cost: 1.5 },
+        { model: 'gpt-4o', calls: 1, cost: 0.25 },
+      ],
     ]);
   });
 

@@ -757,6 +757,19 @@ export function endpoints(t: Targets): Endpoint[] {
         },
       ],
     },
+    {
+      method: 'POST',
+      path: '/traces/count',
+      bodies: [
+        {
+          project_uuid: t.projectUuid,
+          search: 'target -not',
+          filters: [{ field: 'metadata', key: 'k', operator: 'equals', value: 'v' }],
+          status: 'error',
+          time_range: '24h',
+        },
+      ],
+    },
     { method: 'GET', path: '/trace/:trace_id/skeleton', params: { trace_id: t.rootTraceId } },
     { method: 'GET', path: '/trace/:trace_id/search', params: { trace_id: t.rootTraceId }, query: '?text=100%25_x' },
     { method: 'GET', path: '/span/:trace_id', params: { trace_id: t.rootTraceId } },

@@ -68,10 +68,21 @@ export type TraceRowsPage = {
  * first, with the total. A search for common words walks the newest roots (searchPlanOf): its total is
  * exact only when the walk saw every root.
  */
-export async function traceRowsPage(sql: Sql, q: RootQuery, content: RowContent = {}): Promise<TraceRowsPage> {
+export async function traceRowsPage(
+  sql: Sql,
+  q: RootQuery,
+  { count = true, ...content }: RowContent & { count?: boolean } = {},
+): Promise<TraceRowsPage> {
   const plan = q.search ? await searchPlanOf(sql, q.search, q.page * q.pageSize) : ({ by: 'index' } as const);
   const query = { ...q, searchPlan: plan };
   if (plan.by === 'index') {
+    if (!count) {
+      // The page alone: a page that is not full is the last one, so its total is known all the same.
+      const ids = await rootIds(sql, query);
+      const total = (q.page - 1) * q.pageSize + ids.length;
+      const exact = ids.length < q.pageSize && (ids.length > 0 || q.page === 1);
+      return { total, exact, searchedRoots: null, rows: await traceRowsOf(sql, q.organizationId, ids, content) };
+    }
     const [total, ids] = await Promise.all([countRoots(sql, query), rootIds(sql, query)]);
     return { total, exact: true, searchedRoots: null, rows: await traceRowsOf(sql, q.organizationId, ids, content) };
   }
@@ -87,6 +98,15 @@ export async function traceRowsPage(sql: Sql, q: RootQuery, content: RowContent 
     searchedRoots: full || sawAll ? null : plan.roots,
     rows: await traceRowsOf(sql, q.organizationId, ids, content),
   };
+}
+
+/**
+ * The number of root traces a listing matches, for a page asked without it; null when its search walks the
+ * newest roots (searchPlanOf), which cannot count them all.
+ */
+export async function countTraceRows(sql: Sql, q: RootQuery): Promise<number | null> {
+  const plan = q.search ? await searchPlanOf(sql, q.search, q.pageSize) : ({ by: 'index' } as const);
+  return plan.by === 'index' ? countRoots(sql, { ...q, searchPlan: plan }) : null;
 }
 
 /** How much of an output a sample row carries: the trace view has all of it. */

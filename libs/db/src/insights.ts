@@ -156,10 +156,12 @@ function rootFiguresSql(roots: WindowRoots) {
         from roots r where r.feedback_score is not null group by r.bucket
       ) f) as feedback,
       (select coalesce(json_agg(m), '[]') from (
-        select ${utc('r.bucket')} as start, m.key as model, sum((m.value->>'calls')::int)::int as calls,
-          coalesce(sum((m.value->>'cost')::float8), 0)::float8 as cost
-        from roots r, jsonb_each(case when jsonb_typeof(r.trace_models) = 'object' then r.trace_models end) m
-        group by r.bucket, m.key
+        select ${utc('r.bucket')} as start, m.model, sum(m.calls)::int as calls, coalesce(sum(m.cost), 0)::float8 as cost
+        from roots r,
+          jsonb_to_recordset(case when jsonb_typeof(r.trace_models) = 'array' then r.trace_models end)
+            as m(model text, calls int, cost float8)
+        where m.model is not null
+        group by r.bucket, m.model
       ) m) as models`;
 }
 

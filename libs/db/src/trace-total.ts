@@ -12,11 +12,12 @@ export const traceTotal = (root: string, column: string, { inPartition = false }
   `coalesce(${root}.${column}, (select sum(c.${column}) from spans c where c.organization_id = ${root}.organization_id and c.root_trace_id = ${root}.trace_id${inPartition ? ` and c.part_at = ${root}.part_at` : ''} and c.created))`;
 
 /**
- * A trace's calls and cost by model as SQL, `{"<model>": {"calls": n, "cost": x}}` or null without a model,
- * for the root span aliased `root`: over the spans of its partition, which holds every span of its trace.
+ * A trace's calls and cost by model as SQL, `[{"model": m, "calls": n, "cost": x}, ...]` by model or null
+ * without a model, for the root span aliased `root`: over the spans of its partition, which holds every span
+ * of its trace.
  */
 const traceModels = (root: string) => `(
-  select jsonb_object_agg(m.model, jsonb_build_object('calls', m.calls, 'cost', m.cost)) from (
+  select jsonb_agg(jsonb_build_object('model', m.model, 'calls', m.calls, 'cost', m.cost) order by m.model) from (
     select c.model, count(*) as calls, sum(c.cost) as cost from spans c
     where c.organization_id = ${root}.organization_id and c.root_trace_id = ${root}.trace_id
       and c.part_at = ${root}.part_at and c.created and c.model is not null

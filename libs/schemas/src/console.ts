@@ -58,6 +58,12 @@ export const TraceRowsRequestSchema = GetTraceLogsSchema.extend({
     .describe(
       `whether each row carries the start of its root's inputs (as JSON) and output, ${ROW_PREVIEW_CHARS} characters at most`,
     ),
+  count: z
+    .boolean()
+    .default(true)
+    .describe(
+      'whether the page waits for the count of every matching trace; false answers the page alone (total_exact then false unless this page is the last), and POST /traces/count counts them apart, as the console does',
+    ),
   metadata_keys: z
     .array(z.string().min(1).max(200))
     .max(10)
@@ -114,7 +120,7 @@ export const TraceRowsSchema = z.object({
   total_exact: z
     .boolean()
     .describe(
-      'false when a search for common words found a full page among the newest traces without counting the rest',
+      'false when a search for common words found a full page among the newest traces without counting the rest, or when the page was asked without its count (`count: false`)',
     ),
   searched_roots: z
     .number()
@@ -125,6 +131,16 @@ export const TraceRowsSchema = z.object({
   total_pages: z.number().int(),
   page_size: z.number().int(),
   results: z.array(TraceRowSchema),
+});
+
+export const TraceCountSchema = z.object({
+  total: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'the traces the same request to POST /traces matches; null when its search is for words so common that the listing tests the newest traces one by one, and cannot count them all',
+    ),
 });
 
 /** What the tree and the timeline draw: no inputs, outputs or other payloads. */

@@ -88,7 +88,7 @@ export async function seedTraces(
              case when c = 2 then call_tokens end, case when c = 2 then call_cost end,
              case when c = 0 then call_tokens end, case when c = 0 then call_cost end,
              case when c = 0 then 400 + h % 800 end, case when c = 0 then 50 + h % 300 end,
-             case when c = 0 then jsonb_build_object('gpt-4o-mini', jsonb_build_object('calls', 1, 'cost', call_cost)) end,
+             case when c = 0 then jsonb_build_array(jsonb_build_object('model', 'gpt-4o-mini', 'calls', 1, 'cost', call_cost)) end,
              case when c = 0 then jsonb_build_array(jsonb_build_object('name', 'accuracy', 'score', (h % 1000) / 1000.0),
                                                     jsonb_build_object('name', 'relevance', 'score', ((h / 1000) % 1000) / 1000.0)) end,
              'user-' || (h % 5000), 'session-' || (i / 4), ($5::text)::jsonb

@@ -6,6 +6,7 @@ import type { Span, TraceRowsRequest, TraceSearch, TraceSkeleton } from './types
 export const traceKeys = {
   all: ['traces'] as const,
   list: (request: TraceRowsRequest) => [...traceKeys.all, 'list', request] as const,
+  count: (request: TraceRowsRequest) => [...traceKeys.all, 'count', request] as const,
   skeleton: (traceId: string) => [...traceKeys.all, 'skeleton', traceId] as const,
   span: (traceId: string) => [...traceKeys.all, 'span', traceId] as const,
   search: (traceId: string, text: string) => [...traceKeys.all, 'search', traceId, text] as const,

@@ -53,6 +53,7 @@ import type {
   TraceGroupsSchema,
   TraceRowsRequestSchema,
   TraceRowsSchema,
+  TraceCountSchema,
   TestCasePageSchema,
   TestCaseSchema,
   TraceSearchSchema,
@@ -74,6 +75,7 @@ export type ProjectSummary = z.output<typeof ProjectSummarySchema>;
 /** What the console sends: page, page_size and time_range have defaults on the server. */
 export type TraceRowsRequest = z.input<typeof TraceRowsRequestSchema>;
 export type TraceRows = z.output<typeof TraceRowsSchema>;
+export type TraceCount = z.output<typeof TraceCountSchema>;
 export type TraceRow = TraceRows['results'][number];
 export type TraceSort = NonNullable<TraceRowsRequest['sort']>;
 export type TraceSkeleton = z.output<typeof TraceSkeletonSchema>;

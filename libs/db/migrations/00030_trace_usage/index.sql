@@ -1,7 +1,8 @@
 -- What the dashboard sums of a trace, stored on its root beside trace_cost and trace_tokens (00026) and kept by
 -- the span writer under the trace's lock (libs/db/src/trace-total.ts): its input and output tokens as the
 -- traces table counts them (the root's own when the client set them, else the sum over the trace's created
--- spans), and its calls and cost by model, `{"<model>": {"calls": n, "cost": x}}`. The dashboard then reads
+-- spans), and its calls and cost by model, `[{"model": m, "calls": n, "cost": x}, ...]` by model (an array of
+-- records: jsonb_to_recordset reads it about 3 times as fast as jsonb_each an object). The dashboard then reads
 -- the window's roots alone, once: summing each root's spans through `spans_by_root`, 46k probes for 7 days
 -- of a 200k-trace project, took 1.2-1.7 s of its 1.2-1.7 s.
 alter table spans
@@ -16,7 +17,8 @@ set trace_input_tokens = coalesce(r.input_tokens, t.input_tokens),
     trace_models = t.models
 from (
   select organization_id, root_trace_id, sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens,
-    jsonb_object_agg(model, jsonb_build_object('calls', calls, 'cost', cost)) filter (where model is not null) as models
+    jsonb_agg(jsonb_build_object('model', model, 'calls', calls, 'cost', cost) order by model)
+      filter (where model is not null) as models
   from (
     select organization_id, root_trace_id, model, count(*) as calls, sum(cost) as cost,
       sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens

@@ -1,8 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { projectSummaries, traceRowsPage } from '@sightline/db';
-import { errorResponses, ProjectSummarySchema, TraceRowsRequestSchema, TraceRowsSchema } from '@sightline/schemas';
+import { countTraceRows, projectSummaries, traceRowsPage } from '@sightline/db';
+import {
+  errorResponses,
+  ProjectSummarySchema,
+  TraceCountSchema,
+  TraceRowsRequestSchema,
+  TraceRowsSchema,
+} from '@sightline/schemas';
 import { sendSerializedJson } from '../../json-stream';
 import { pageJson, rootQueryOf } from '../../listing';
 import experiments from './experiments';
@@ -45,6 +51,7 @@ export default async function consoleRoutes(base: FastifyInstance) {
       const found = await traceRowsPage(app.sql, query, {
         content: req.body.content,
         metadataKeys: req.body.metadata_keys,
+        count: req.body.count,
       });
       return sendSerializedJson(
         reply,
@@ -53,6 +60,24 @@ export default async function consoleRoutes(base: FastifyInstance) {
           extra: { total_exact: found.exact, searched_roots: found.searchedRoots },
         }),
       );
+    },
+  );
+
+  app.post(
+    '/traces/count',
+    {
+      config: { access: 'read' },
+      schema: {
+        body: TraceRowsRequestSchema,
+        response: { 200: TraceCountSchema, ...errorResponses },
+        summary:
+          'How many root traces a POST /traces request matches (its page, sort and content aside): the console asks apart, so that a page does not wait for its count',
+        tags: ['console'],
+      },
+    },
+    async (req) => {
+      const query = await rootQueryOf(app, req.organizationId, req.body);
+      return { total: query ? await countTraceRows(app.sql, query) : 0 };
     },
   );
 

@@ -12,6 +12,11 @@ const ROWS = [
   traceRow({ trace_id: 'a0000000-0000-4000-8000-000000000002', trace_name: 'classify-ticket', status: 'error' }),
 ];
 
+/** A full page of 100 rows. */
+const FULL = Array.from({ length: 100 }, (_, i) =>
+  traceRow({ trace_id: `a0000000-0000-4000-8000-${String(i).padStart(12, '0')}` }),
+);
+
 const open = (query = '') =>
   renderPage(<TracesPage />, {
     route: `/projects/${PROJECT_UUID}/traces${query}`,
@@ -81,6 +86,56 @@ describe('the traces page', () => {
     );
     expect(screen.getByText('2 traces')).toBeTruthy();
     expect(lastRequest()).toMatchObject({ project_uuid: PROJECT_UUID, page: 1, page_size: 100, search: null });
+  });
+
+  it('shows a page without waiting for the count of every matching trace', async () => {
+    // The page came without its count: it knows only that more may follow.
+    server.use(
+      answer('traces', tracePage(FULL, { total: 100, total_exact: false, total_pages: 2 })),
+      pending('traceCount'),
+    );
+    open('?status=error&sort=oldest');
+    expect(await screen.findByText('100+ traces · counting…')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Page 2' })).toBeTruthy();
+    expect(lastRequest()).toMatchObject({ count: false, status: 'error', sort: 'oldest' });
+    const [asked] = requestsTo('traceCount');
+    expect(asked!.body).toMatchObject({ project_uuid: PROJECT_UUID, status: 'error' });
+    expect(asked!.body).not.toHaveProperty('page');
+    expect(asked!.body).not.toHaveProperty('sort');
+  });
+
+  it('counts the matching traces once for every page and order', async () => {
+    server.use(
+      answer('traces', tracePage(FULL, { total: 100, total_exact: false, total_pages: 2 })),
+      answer('traceCount', { total: 1234 }),
+    );
+    open('?status=error');
+    expect(await screen.findByText('1,234 traces')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Page 13' })).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Page 2' }));
+    await waitFor(() => expect(lastRequest()).toMatchObject({ page: 2 }));
+    await choose('Sort', 'Oldest first');
+    await waitFor(() => expect(lastRequest()).toMatchObject({ sort: 'oldest' }));
+    expect(screen.getByText('1,234 traces')).toBeTruthy();
+    expect(requestsTo('traceCount')).toHaveLength(1);
+  });
+
+  it('keeps the lower bound when the search is too common to count', async () => {
+    server.use(
+      answer('traces', tracePage(FULL, { total: 100, total_exact: false, total_pages: 2 })),
+      answer('traceCount', { total: null }),
+    );
+    open('?q=the');
+    await waitFor(() => expect(requestsTo('traceCount')).toHaveLength(1));
+    expect(await screen.findByText('100+ traces')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Page 2' })).toBeTruthy();
+  });
+
+  it('asks for no count when the page holds every matching trace', async () => {
+    server.use(answer('traces', tracePage(ROWS)));
+    open();
+    expect(await screen.findByText('2 traces')).toBeTruthy();
+    expect(requestsTo('traceCount')).toHaveLength(0);
   });
 
   it('asks for the view the URL describes', async () => {

@@ -28,7 +28,7 @@ import {
   type TraceView,
 } from '../../lib/trace-view';
 import { keyOf } from '../../lib/url-codec';
-import { useTraces } from './api';
+import { useTraceCount, useTraces } from './api';
 import { LiveControl } from './components/LiveControl';
 import { ColumnChooser, TracesTable } from './components/TracesTable';
 import { showsError, useContentColumns } from './lib/content-columns';
@@ -47,11 +47,17 @@ export default function TracesPage() {
     () => ({ ...chosenContent, error: showsError(chosenContent, view.status) }),
     [chosenContent, view.status],
   );
-  const traces = useTraces({
+  const request = {
     ...requestFromView(view, projectUuid),
     content: content.input || content.output,
     metadata_keys: content.metadata,
-  });
+  };
+  const traces = useTraces(request);
+  // Asked beside the page as soon as a page does not tell (with a new filter, while its page still loads).
+  const count = useTraceCount(
+    request,
+    !!traces.data && !traces.data.total_exact && traces.data.searched_roots === null,
+  );
   const { canWrite } = usePermissions();
   // Traces picked for "Add to dataset" and "Add to queue", by id: kept across pages until added.
   const [selection, setSelection] = useState<RowSelectionState>({});
@@ -64,6 +70,9 @@ export default function TracesPage() {
   const live = useLiveRows(projectUuid, view, traces.data?.results, refetch);
   const rows = live.rows;
   const traceLink = (r: TraceRow) => `/projects/${projectUuid}/traces/${r.trace_id}`;
+  // Every matching trace, once known: from the page when it is the last one, else from the count.
+  const total = traces.data?.total_exact ? traces.data.total : (count.data?.total ?? null);
+  const pages = total === null ? (traces.data?.total_pages ?? 0) : Math.ceil(total / view.pageSize);
   const narrowed = !!(view.search || view.filters.length || view.status || view.range !== 'na' || view.experiments);
 
   return (
@@ -124,7 +133,7 @@ export default function TracesPage() {
             projectUuid={projectUuid}
             rootIds={picked}
             view={view}
-            matching={traces.data?.total_exact ? traces.data.total + live.added : null}
+            matching={total === null ? null : total + live.added}
             onAdded={() => setSelection({})}
           />
         )}
@@ -201,12 +210,12 @@ export default function TracesPage() {
       {traces.data && rows.length > 0 && (
         <Group justify="space-between">
           <Text size="sm" c="dimmed" aria-live="polite">
-            {formatCount(traces.data.total + live.added)}
-            {traces.data.total_exact ? '' : '+'} trace{traces.data.total === 1 && traces.data.total_exact ? '' : 's'}
+            {formatCount((total ?? traces.data.total) + live.added)}
+            {total === null ? '+' : ''} trace{total === 1 ? '' : 's'}
             {traces.data.searched_roots
               ? ` among the newest ${formatCount(traces.data.searched_roots)}: set a time range to search further back`
               : ''}
-            {traces.isFetching ? ' · updating…' : ''}
+            {count.isFetching ? ' · counting…' : traces.isFetching ? ' · updating…' : ''}
           </Text>
           <Group gap="sm">
             <Select
@@ -218,10 +227,10 @@ export default function TracesPage() {
               allowDeselect={false}
               onChange={(s) => s && setView({ pageSize: Number(s) })}
             />
-            {traces.data.total_pages > 1 && (
+            {pages > 1 && (
               <Pagination
                 size="sm"
-                total={traces.data.total_pages}
+                total={pages}
                 value={view.page}
                 onChange={(page) => setView({ page })}
                 getItemProps={(p) => ({ 'aria-label': `Page ${p}` })}
