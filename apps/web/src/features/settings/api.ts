@@ -16,7 +16,7 @@ const providerKeysQueryOptions = queryOptions({
 });
 
 export const useCreateApiKey = () =>
-  useInvalidatingMutation(settingsKeys.apiKeys, (body: { role: Role; label: string }) =>
+  useInvalidatingMutation(settingsKeys.apiKeys, (body: { role: Role; label: string; service: boolean }) =>
     api<ApiKeyCreated>('/api-keys', { method: 'POST', body }),
   );
 
