@@ -127,6 +127,26 @@ describe('people in the console', { timeout: 90_000 }, () => {
     await theirPage.getByRole('banner').getByText('member', { exact: true }).waitFor();
     expect(await readable(theirPage)).not.toContain(colleague.password);
 
+    // A member makes a key of their own for a script, no higher than their role.
+    await theirPage.getByRole('button', { name: /^Account:/ }).click();
+    await theirPage.getByRole('menuitem', { name: 'Your API keys' }).click();
+    await theirPage.getByRole('heading', { name: 'Keys you made' }).waitFor();
+    await theirPage.getByRole('button', { name: 'Create a key' }).click();
+    const making = theirPage.getByRole('dialog', { name: 'Create an API key' });
+    await making.getByRole('textbox', { name: /^Label/ }).fill('grace-notebook');
+    await making.getByRole('combobox', { name: 'Role' }).click();
+    expect(await theirPage.getByRole('option').allTextContents()).toEqual(['member', 'viewer']);
+    await theirPage.getByRole('option', { name: 'viewer' }).click();
+    await making.getByRole('button', { name: 'Create' }).click();
+    await theirPage.getByTestId('new-key').waitFor();
+    await theirPage.getByRole('button', { name: 'I have copied it' }).click();
+    await theirPage.getByRole('dialog').waitFor({ state: 'hidden' });
+    const mine = theirPage.getByRole('table', { name: 'API keys' });
+    await mine.getByText('grace-notebook').waitFor();
+    await mine.getByText(colleague.name).waitFor();
+    await session.shot('people-member-keys', theirPage);
+    await session.checkA11y('people-member-keys', theirPage);
+
     // The admin sees them among the people, and the invitation gone; its link works once.
     await page.reload();
     await people.getByText(colleague.email).waitFor();
