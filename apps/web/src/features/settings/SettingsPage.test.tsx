@@ -2,16 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { answer, fail, pending, requestsTo, server, settled } from '../../test/api';
-import {
-  ADA_ID,
-  admin,
-  apiKey,
-  criterion,
-  evalMetric,
-  keyAdmin,
-  providerKey,
-  viewer,
-} from '../../test/fixtures';
+import { ADA_ID, admin, apiKey, criterion, evalMetric, keyAdmin, providerKey, viewer } from '../../test/fixtures';
 import { renderPage } from '../../test/render';
 import SettingsPage from './SettingsPage';
 
