@@ -283,6 +283,7 @@ const EXEMPT: Record<string, string> = {
     "public: no key or session to call it with here; the person's joining is recorded as the invitation's accept (test/auth/invitations)",
   'POST /get_trace_logs': READ,
   'POST /traces': READ,
+  'POST /traces/count': READ,
   'POST /dashboard': READ,
   'POST /trace-groups': READ,
   'POST /trace-group': READ,
