@@ -1,6 +1,12 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const CONSOLE_IN_BROWSER = 'test/e2e/console*.int.test.ts';
+// Suites that read what they just wrote, run again on the engines' own distributed forms.
+const ON_SCALED_ENGINES = [
+  'test/conformance/replay.int.test.ts',
+  'test/e2e/cluster.int.test.ts',
+  'test/api/live-revocation.int.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -13,6 +19,28 @@ export default defineConfig({
           // component tests run in a browser-like environment: their own project, below.
           exclude: [...configDefaults.exclude, 'test/chaos/**', 'apps/web/**', CONSOLE_IN_BROWSER],
           globalSetup: ['test/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      // Against a PostgreSQL primary with a replica 2 s behind, which the console may read.
+      {
+        test: {
+          name: 'replicated',
+          include: ON_SCALED_ENGINES,
+          globalSetup: ['test/global-setup-replicated.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      // Against a Redis Cluster of 3 masters and 3 replicas.
+      {
+        test: {
+          name: 'clustered',
+          include: ON_SCALED_ENGINES,
+          globalSetup: ['test/global-setup-clustered.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
           sequence: { groupOrder: 0 },

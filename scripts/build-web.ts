@@ -1,9 +1,11 @@
 // Builds the web console (apps/web -> apps/web/dist) when it is missing or older than its sources.
-// `npm start` calls it before starting the API, so a fresh clone serves a built console and never a dev
-// server; run alone (`tsx scripts/build-web.ts`) it does the same, for images that build ahead of time.
+// `npm start` runs it (in a process of its own) before starting the API, so a fresh clone serves a built
+// console and never a dev server; run alone (`tsx scripts/build-web.ts`) it does the same, for images that
+// build ahead of time.
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createLogger } from '@sightline/runtime';
 
 const WEB = fileURLToPath(new URL('../apps/web', import.meta.url));
 const DIST = join(WEB, 'dist');
@@ -56,4 +58,7 @@ export async function ensureConsoleBuilt(log?: (msg: string) => void): Promise<v
   if (consoleIsStale()) await buildConsole(log);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await ensureConsoleBuilt();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const log = createLogger('build-web', 'info');
+  await ensureConsoleBuilt((msg) => log.info(msg));
+}

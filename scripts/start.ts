@@ -4,13 +4,14 @@ import cluster from 'node:cluster';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { addApiKey, createSql, ensureOrganization, migrate } from '@sightline/db';
-import { createLogger, serveClusterMetrics } from '@sightline/runtime';
+import type { Address } from 'node:cluster';
+import { createLogger, exitUnlessReachable, serveClusterMetrics } from '@sightline/runtime';
 import { loadEnv, StartEnv } from '@sightline/schemas';
-import { ensureConsoleBuilt } from './build-web';
 
 const env = loadEnv(StartEnv);
 const log = createLogger('start', env.LOG_LEVEL);
 
+await exitUnlessReachable(env);
 await migrate(env.DATABASE_URL, (msg) => log.info(msg));
 if (env.BOOTSTRAP_API_KEY) {
   const sql = createSql(env.DATABASE_URL, { max: 1 });
@@ -23,13 +24,43 @@ type Role = 'api' | 'worker';
 const roles: Role[] = env.START_ROLE === 'all' ? ['api', 'worker'] : [env.START_ROLE];
 const counts = { api: env.API_PROCESSES, worker: env.WORKER_PROCESSES };
 // The API serves the built console; a missing or stale build is made now, never a dev server.
-if (roles.includes('api')) await ensureConsoleBuilt((msg) => log.info(msg));
+if (roles.includes('api')) await buildConsole();
+
+/**
+ * Runs scripts/build-web.ts in a process of its own: Vite holds about 1 GB while it builds, which this
+ * process, running as long as the service, would keep.
+ */
+async function buildConsole(): Promise<void> {
+  const script = fileURLToPath(new URL('./build-web.ts', import.meta.url));
+  const build = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit' });
+  const code = await new Promise<number | null>((resolve) => build.on('exit', resolve));
+  if (code === 0) return;
+  log.error({ code }, 'the web console could not be built (see above); stopping');
+  process.exit(code || 1);
+}
 
 const entry = (file: string) => fileURLToPath(new URL(`../apps/${file}`, import.meta.url));
 // API processes are this process's cluster workers: they share PORT (this process accepts each connection
 // and hands it to one in turn), and a scrape of /metrics on any of them reports all of them together.
 cluster.setupPrimary({ exec: entry('api/src/server.ts'), execArgv: ['--import', 'tsx'] });
 if (roles.includes('api')) serveClusterMetrics();
+
+/** The host in a URL a browser on this machine can open: a wildcard address listens on localhost too. */
+function urlHost(address: string | null | undefined): string {
+  if (!address || address === '0.0.0.0' || address === '::') return 'localhost';
+  return address.includes(':') ? `[${address}]` : address;
+}
+
+// Said once, here rather than by each API process, when the first one listens: where a person goes next.
+cluster.once('listening', (_worker, { address, port }: Address) => {
+  const base = `http://${urlHost(address)}:${port}`;
+  log.info(`console: ${base}/`);
+  log.info(`API for the client libraries: ${base}/api/svc/v1`);
+  log.info(
+    `OTLP/HTTP traces: ${base}/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT=${base}), or ${base}/api/svc/v1/otel/v1/traces`,
+  );
+  log.info(`API docs: ${base}/docs`);
+});
 
 /** Starts process `n` of a role. Workers are plain child processes: they listen on no shared port. */
 function launch(role: Role, n: number): ChildProcess {

@@ -61,7 +61,7 @@ try {
     callsPerStep: BIG_TRACE_CALLS,
   });
   // What autovacuum does after a bulk insert: statistics and the visibility map (for index-only scans).
-  await sql`vacuum (analyze) spans, span_scores`;
+  await sql`vacuum (analyze) spans, span_scores, trace_roots`;
   const seedSeconds = (performance.now() - t) / 1000;
   const [{ spans, big }] = await sql`
     select count(*)::int as spans, count(*) filter (where root_trace_id = ${bigRoot})::int as big from spans`;

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMembership, createInvitation, createUser, ensureOrganization } from '@sightline/db';
 import { ApiEnv, parseEnv } from '@sightline/schemas';
@@ -39,7 +38,6 @@ async function ssoApi(env: Record<string, string>): Promise<string> {
     },
   });
   apis.push(stack);
-  if (stack.app.redis.status !== 'ready') await once(stack.app.redis, 'ready');
   return stack.app.listen({ port: 0, host: '127.0.0.1' });
 }
 

@@ -47,7 +47,7 @@ describe('Redis down', () => {
     const inFlight = client().post('/completion', completion);
     while (!openai.requests.length) await sleep(20);
 
-    await stack.redis.stop();
+    await stack.redis!.stop();
     const downAt = Date.now();
     const inFlightAnswer = await inFlight;
     const during: Record<string, Outcome> = {
@@ -66,7 +66,7 @@ describe('Redis down', () => {
     await sleep(OUTAGE_MS - (Date.now() - downAt));
 
     const restartAt = Date.now();
-    await stack.redis.start();
+    await stack.redis!.start();
     const upAt = Date.now();
     let firstWriteAt: number | undefined;
     while (!firstWriteAt && Date.now() - upAt < 60_000) {

@@ -36,7 +36,7 @@ beforeAll(async () => {
            jsonb_build_array(jsonb_build_object('name', 'accuracy', 'score', (i % 1000) / 1000.0))
     from (select gen_random_uuid() as id, i from generate_series(1, 50000) i) g`;
   // span_scores too (its triggers filled it): left to autovacuum, a plan read before it runs sees an empty table.
-  await sql`analyze spans, span_scores`;
+  await sql`analyze spans, span_scores, trace_roots`;
   [{ dataPartition }] = await sql<{ dataPartition: string }[]>`
     select tableoid::regclass::text as "dataPartition" from spans where organization_id = ${org} limit 1`;
 }, 60_000);
@@ -86,12 +86,13 @@ describe('query plans of get_trace_logs', () => {
     expect(p).toContain('spans_roots');
     expect(scansWhole(p)).toBe(false);
   });
-  it('serves metadata and tag filters from their GIN indexes or the roots index', async () => {
-    for (const w of [filter('metadata', 'equals', 'c7', 'customer'), filter('tags', 'equals', 'tag3')]) {
-      const p = await plan(w);
-      expect(p).toMatch(/spans_metadata|spans_tags|spans_roots/);
-      expect(scansWhole(p)).toBe(false);
-    }
+  it('serves metadata and tag filters from the GIN indexes or the start index of trace_roots', async () => {
+    for (const w of [filter('metadata', 'equals', 'c7', 'customer'), filter('tags', 'equals', 'tag3')])
+      for (const part of ['page', 'count'] as const) {
+        const p = await plan(w, part);
+        expect(p).toMatch(/trace_roots_(metadata|tags|by_start)/);
+        expect(p).not.toMatch(/ on spans/);
+      }
   });
   it('does not scan the table for a trace-name filter', async () => {
     expect(scansWhole(await plan(filter('trace_name', 'equals', 'name-5')))).toBe(false);
@@ -188,6 +189,36 @@ describe('query plans of get_trace_logs', () => {
         expect(scansWhole(p)).toBe(false);
       }
     }
+  });
+  it('counts and pages under a metadata or score filter from trace_roots, not spans', async () => {
+    // A root that passes the name's index but not the metadata or score condition cost a heap page of spans
+    // each (460 ms for 16,666 roots at 1M spans); trace_roots packs many roots to a page (about 60 ms).
+    const filters = [filter('trace_name', 'equals', 'name-5'), filter('metadata', 'equals', 'c5', 'customer')];
+    for (const sort of ['newest', 'costliest', 'fewest_tokens'] as const) {
+      const { page, count, params, source } = rootListingSql({
+        organizationId: org,
+        projectId: project,
+        includeExperiments: false,
+        filters,
+        sort,
+        page: 1,
+        pageSize: 20,
+      });
+      expect(source).toBe('trace_roots');
+      for (const [text, values] of [
+        [page, params],
+        [count, params.slice(0, -2)],
+      ] as const) {
+        const p = (await sql.unsafe(`explain ${text}`, values as never[])).map((r) => r['QUERY PLAN']).join('\n');
+        expect(p).toMatch(/ on trace_roots /);
+        expect(p).not.toMatch(/ on spans/);
+      }
+    }
+    // A name alone is counted from the roots index of spans, and the newest page walks it.
+    expect(
+      rootListingSql({ organizationId: org, projectId: project, filters: filters.slice(0, 1), page: 1, pageSize: 20 })
+        .source,
+    ).toBe('spans');
   });
   it('serves the fastest-first and by-name pages from an index, without sorting the roots', async () => {
     const fastest = await plan(undefined, 'page', undefined, 'fastest');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseUrl, redisUrl, testSql, uniquePrefix } from '../support/services';
+import { databaseUrl, redisEnv, replicaEnv, testSql, uniquePrefix } from '../support/services';
 import { expectClientReadable } from '../support/client-contract';
 import { freePort, runScript, startScript } from '../support/processes';
 
@@ -10,7 +10,7 @@ let child: ChildProcess;
 let output: () => string;
 let base: string;
 const bootstrapKey = `sl-e2e-${randomUUID()}`;
-const env = () => ({ DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), LOG_LEVEL: 'info' });
+const env = () => ({ DATABASE_URL: databaseUrl(), ...replicaEnv(), ...redisEnv(), LOG_LEVEL: 'info' });
 
 beforeAll(async () => {
   const port = await freePort();

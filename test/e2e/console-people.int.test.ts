@@ -140,7 +140,8 @@ describe('people in the console', { timeout: 90_000 }, () => {
     await making.getByRole('button', { name: 'Create' }).click();
     await theirPage.getByTestId('new-key').waitFor();
     await theirPage.getByRole('button', { name: 'I have copied it' }).click();
-    await theirPage.getByRole('dialog').waitFor({ state: 'hidden' });
+    // Named: the create dialog may still be fading out beside it on a loaded machine.
+    await theirPage.getByRole('dialog', { name: 'Your new API key' }).waitFor({ state: 'hidden' });
     const mine = theirPage.getByRole('table', { name: 'API keys' });
     await mine.getByText('grace-notebook').waitFor();
     await mine.getByText(colleague.name).waitFor();

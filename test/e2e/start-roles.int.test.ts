@@ -106,11 +106,14 @@ describe('npm start roles and configuration', () => {
     }
     const served = new Set([...output().matchAll(/"pid":(\d+)[^\n]*"url":"\/api\/svc\/v1\/me"/g)].map((m) => m[1]));
     expect(served.size).toBe(2);
-    // Whichever process answers the scrape, it counts the requests both served.
-    const scraped = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(scraped).toContain(
-      `sightline_http_request_duration_seconds_count{method="GET",route="/api/svc/v1/me",status_code="200"} ${REQUESTS}`,
-    );
+    // Whichever process answers the scrape, it counts the requests both served (each once its response has
+    // gone out: on a loaded machine the last one may be counted a moment after the client has it).
+    const scrape = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    await expect
+      .poll(scrape, { timeout: 5000 })
+      .toContain(
+        `sightline_http_request_duration_seconds_count{method="GET",route="/api/svc/v1/me",status_code="200"} ${REQUESTS}`,
+      );
     // Each worker serves its own metrics, on METRICS_PORT + n.
     for (const n of [0, 1, 2]) expect((await fetch(`http://127.0.0.1:${metricsPort + n}/metrics`)).status).toBe(200);
     expect(await stop(child)).toBe(0);

@@ -81,8 +81,8 @@ describe('retention of partitioned spans', () => {
     for (const { at, spans } of traces)
       for (const r of spans)
         await sql`
-          insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, created, part_at, scores)
-          values (${org}, ${r.trace_id}, ${r.root}, ${r.parent ?? r.root}, true, ${at},
+          insert into spans (organization_id, trace_id, root_trace_id, parent_trace_id, created, depth, part_at, scores)
+          values (${org}, ${r.trace_id}, ${r.root}, ${r.parent ?? r.root}, true, ${r.trace_id === r.root ? 0 : 1}, ${at},
                   '[{"name": "accuracy", "score": 1}]')`;
     const names = [expired1, expired2, kept].map(spanPartitionOf);
     expect((await spanPartitions(sql)).map((p) => p.name)).toEqual(expect.arrayContaining(names));
@@ -101,6 +101,9 @@ describe('retention of partitioned spans', () => {
     const [{ scores }] = await sql<{ scores: number }[]>`
       select count(*)::int as scores from span_scores where organization_id = ${org}`;
     expect(scores).toBe(3);
+    // The listing's copy of the roots (trace_roots) keeps the kept day's alone.
+    const roots = await sql`select trace_id from trace_roots where organization_id = ${org}`;
+    expect(roots.map((r) => r.trace_id)).toEqual([traces[2].spans.find((r) => r.trace_id === r.root)!.trace_id]);
   });
 
   it("lands a span that arrives late in its trace's partition, and starts anew once that partition is dropped", async () => {

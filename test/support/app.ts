@@ -5,13 +5,16 @@ import { buildApp } from '@sightline/api';
 import { createSql } from '@sightline/db';
 import { ApiEnv, parseEnv, WorkerEnv } from '@sightline/schemas';
 import { startWorkers } from '@sightline/worker';
-import { databaseUrl, redisUrl, testRedis, uniquePrefix } from './services';
+import { databaseUrl, redisEnv, redisUrl, replicaEnv, testRedis, uniquePrefix } from './services';
 
 export type StackOptions = { worker?: boolean; env?: Record<string, string | undefined>; workerLog?: Logger };
 
 export type TestStack = {
   app: FastifyInstance;
+  /** Its QUEUE_PREFIX. */
   prefix: string;
+  /** The prefix of its keys in Redis: QUEUE_PREFIX, or a hash tag of it on a cluster. */
+  keyPrefix: string;
   startWorker(): Promise<void>;
   /** Tasks the running worker's thread pool has finished. */
   workerPoolTasks(): number;
@@ -27,7 +30,8 @@ export async function buildStack(options: StackOptions = {}): Promise<TestStack>
   const prefix = uniquePrefix();
   const env = {
     DATABASE_URL: databaseUrl(),
-    REDIS_URL: redisUrl(),
+    ...replicaEnv(),
+    ...redisEnv(),
     QUEUE_PREFIX: prefix,
     LOG_LEVEL: 'silent',
     // The app runs in the test's own process, so the event-loop guard would measure the tests' work (a
@@ -44,9 +48,10 @@ export async function buildStack(options: StackOptions = {}): Promise<TestStack>
   const stack: TestStack = {
     app,
     prefix,
+    keyPrefix: app.keyPrefix,
     async startWorker() {
       if (worker) return;
-      const sql = createSql(databaseUrl(), { max: 4 });
+      const sql = createSql(env.DATABASE_URL, { max: 4 });
       const redis = testRedis();
       const workerEnv = parseEnv(WorkerEnv, { WORKER_CONCURRENCY: '50', SPAN_BATCH_SIZE: '200', ...env });
       const running = startWorkers({

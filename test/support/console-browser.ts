@@ -157,6 +157,16 @@ async function idleWork(page: Page): Promise<{ scriptMs: number; taskMs: number 
 }
 
 /**
+ * Clicks sign-in and waits for the API's answer (its cookie, or its refusal): a test that goes elsewhere at
+ * once would otherwise cancel the request on a slow machine and carry on signed out.
+ */
+async function signedIn(page: Page, path: string, click: () => Promise<void>): Promise<void> {
+  const answered = page.waitForResponse((r) => r.url().endsWith(path) && r.request().method() === 'POST');
+  await click();
+  await answered;
+}
+
+/**
  * Starts `npm start`'s processes and Chromium before the file's tests; the handle is filled in then. `env`
  * adds to the processes' environment (read when they start: a fake provider's address, say).
  */
@@ -201,7 +211,7 @@ export function useConsole(
     await session.page.goto(`${session.origin}/`);
     await session.page.getByRole('button', { name: 'Use an API key instead' }).click();
     await session.page.getByLabel('API key').fill(key);
-    await session.page.getByRole('button', { name: 'Sign in' }).click();
+    await signedIn(session.page, '/auth/key', () => session.page.getByRole('button', { name: 'Sign in' }).click());
   };
   session.newPerson = async (role, { password } = {}) => {
     const tag = randomUUID().slice(0, 8);
@@ -213,7 +223,7 @@ export function useConsole(
     await page.goto(`${session.origin}/`);
     await page.getByRole('textbox', { name: 'Email' }).fill(person.email);
     await page.getByLabel(/^Password/).fill(person.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signedIn(page, '/auth/login', () => page.getByRole('button', { name: 'Sign in', exact: true }).click());
   };
 
   beforeAll(async () => {

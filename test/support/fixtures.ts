@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { afterAll, beforeAll } from 'vitest';
 import type { Sql } from '@sightline/db';
 import { buildStack, type StackOptions, type TestStack } from './app';
@@ -40,11 +39,7 @@ export function useStack({ orgs, ...options }: StackOptions & Orgs = {}): {
   orgs: Organization[];
 } {
   const services = useSql({ orgs });
-  const stack = startedInBeforeAll(async () => {
-    const stack = await buildStack(options);
-    await redisReady(stack);
-    return stack;
-  });
+  const stack = startedInBeforeAll(() => buildStack(options));
   return { ...services, stack };
 }
 
@@ -55,20 +50,8 @@ export function useGateway({ orgs, env }: { env?: Record<string, string | undefi
   orgs: Organization[];
 } {
   const services = useSql({ orgs });
-  const gw = startedInBeforeAll(async () => {
-    const gw = await startGateway(env);
-    await redisReady(gw.stack);
-    return gw;
-  });
+  const gw = startedInBeforeAll(() => startGateway(env));
   return { ...services, gw };
-}
-
-/**
- * The API's own Redis connection queues no commands while it connects (enableOfflineQueue: false), and may
- * still be connecting when the app is ready: a first request that uses Redis could be answered 503.
- */
-async function redisReady(stack: TestStack) {
-  if (stack.app.redis.status !== 'ready') await once(stack.app.redis, 'ready');
 }
 
 /** An object that beforeAll fills with what `start` answers, and afterAll closes. */

@@ -1,18 +1,33 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { addApiKey, createSql, ensureOrganization, migrate, type Sql } from '@sightline/db';
+import { connectRedis, keyPrefix } from '@sightline/runtime';
+import { BaseEnv } from '@sightline/schemas';
 import { freePort, ROOT } from './processes';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 
 // The fault tests stop, kill and restart PostgreSQL and Redis, so each runs its own: started from this
 // machine's binaries on free ports, with data directories in a temporary directory of its own.
 
 const PG_BIN = process.env.CHAOS_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const REDIS_SERVER = process.env.CHAOS_REDIS_SERVER ?? '/usr/bin/redis-server';
+const REDIS_CLI = '/usr/bin/redis-cli';
 
 /** Every process started here, so that a failing or interrupted test leaves none behind. */
 const running = new Set<ManagedProcess>();
@@ -94,13 +109,22 @@ function postgresUser(): { uid?: number; gid?: number } {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
+/** A data directory `dir`/data that PostgreSQL's user owns, as initdb and pg_basebackup want it. */
+function ownedDataDirectory(dir: string): { uid?: number; gid?: number } {
+  const { uid, gid } = postgresUser();
+  mkdirSync(join(dir, 'data'), { recursive: true });
+  if (uid !== undefined) for (const d of [dir, join(dir, 'data')]) chownSync(d, uid, gid!);
+  chmodSync(join(dir, 'data'), 0o700);
+  return { uid, gid };
+}
+
 /**
  * A PostgreSQL cluster of its own. initdb and postgres refuse to run as root, so under root they run as
  * the `postgres` OS user, which owns the data directory. fsync is off: these tests crash processes, never
  * the machine, and committed WAL is in the kernel's page cache before a commit is acknowledged, so
  * an immediate shutdown (a crash of PostgreSQL) still loses nothing committed.
  */
-class PrivatePostgres {
+export class PrivatePostgres {
   process: ManagedProcess | null = null;
   private constructor(
     readonly dir: string,
@@ -112,10 +136,7 @@ class PrivatePostgres {
   }
 
   static async create(dir: string): Promise<PrivatePostgres> {
-    const { uid, gid } = postgresUser();
-    mkdirSync(join(dir, 'data'), { recursive: true });
-    if (uid !== undefined) for (const d of [dir, join(dir, 'data')]) chownSync(d, uid, gid!);
-    chmodSync(join(dir, 'data'), 0o700);
+    const { uid, gid } = ownedDataDirectory(dir);
     execFileSync(
       join(PG_BIN, 'initdb'),
       ['-D', join(dir, 'data'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
@@ -124,6 +145,29 @@ class PrivatePostgres {
     const pg = new PrivatePostgres(dir, await freePort());
     await pg.start();
     return pg;
+  }
+
+  /**
+   * A streaming replica of this cluster, started: a base backup taken over the replication protocol with
+   * `pg_basebackup -R`, which leaves the standby.signal and primary_conninfo a standby starts from. With
+   * `applyDelay` ('2s'), it applies each commit that long after the primary made it, as a replica behind a
+   * busy or distant link would: always stale by that much.
+   */
+  async replica(dir: string, { applyDelay }: { applyDelay?: string } = {}): Promise<PrivatePostgres> {
+    const { uid, gid } = ownedDataDirectory(dir);
+    // A fast checkpoint: the default spreads it over minutes. Not execFileSync: the primary's output is
+    // read by this process's event loop, and a backup blocking it could fill the pipe PostgreSQL logs to.
+    const target = ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-D', join(dir, 'data')];
+    await execFileAsync(join(PG_BIN, 'pg_basebackup'), [...target, '-R', '-X', 'stream', '-c', 'fast'], {
+      uid,
+      gid,
+      cwd: dir,
+    });
+    if (applyDelay)
+      appendFileSync(join(dir, 'data', 'postgresql.auto.conf'), `recovery_min_apply_delay = '${applyDelay}'\n`);
+    const replica = new PrivatePostgres(dir, await freePort());
+    await replica.start();
+    return replica;
   }
 
   async start(): Promise<void> {
@@ -155,7 +199,8 @@ class PrivatePostgres {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.process = new ManagedProcess('postgres', child, 'SIGQUIT');
-    await this.process.waitForOutput(/database system is ready to accept connections/);
+    // A standby says "ready to accept read-only connections".
+    await this.process.waitForOutput(/database system is ready to accept (read-only )?connections/);
   }
 
   /** `fast`: a clean shutdown (SIGINT); `immediate`: a crash-like stop (SIGQUIT), recovered from WAL on start. */
@@ -234,6 +279,146 @@ class PrivateRedis {
   }
 }
 
+/** A free port whose cluster bus port (the port + 10000) is free too: Redis Cluster nodes need both. */
+async function freeClusterPort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    if (taken.has(port) || !(await portIsFree(port)) || !(await portIsFree(port + 10_000))) continue;
+    taken.add(port);
+    return port;
+  }
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer()
+      .once('error', () => resolve(false))
+      .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A Redis Cluster of its own: `masters` masters with `replicasPerMaster` replicas each, every node a
+ * redis-server in cluster mode on a port of its own (and its bus port, + 10000), joined by
+ * `redis-cli --cluster create`. Nodes give up on a silent peer after 2 s (cluster-node-timeout), so a
+ * killed master's replica takes over within seconds.
+ */
+type ClusterNodeProcess = { port: number; process: ManagedProcess };
+
+export class PrivateRedisCluster {
+  private constructor(
+    readonly dir: string,
+    readonly nodes: ClusterNodeProcess[],
+  ) {}
+
+  /** What REDIS_CLUSTER_NODES takes: every node, so that clients find the cluster from any of them. */
+  get nodeList(): string {
+    return this.nodes.map((n) => `127.0.0.1:${n.port}`).join(',');
+  }
+
+  static async create(dir: string, { masters = 3, replicasPerMaster = 1 } = {}): Promise<PrivateRedisCluster> {
+    const taken = new Set<number>();
+    const ports: number[] = [];
+    for (let i = 0; i < masters * (1 + replicasPerMaster); i++) ports.push(await freeClusterPort(taken));
+    const nodes = await Promise.all(ports.map(async (port) => ({ port, process: await startClusterNode(dir, port) })));
+    const cluster = new PrivateRedisCluster(dir, nodes);
+    try {
+      const addresses = ports.map((port) => `127.0.0.1:${port}`);
+      await execFileAsync(REDIS_CLI, [
+        '--cluster',
+        'create',
+        ...addresses,
+        '--cluster-replicas',
+        String(replicasPerMaster),
+        '--cluster-yes',
+      ]);
+      // Every node must know every slot's master before a client is pointed at it.
+      for (const { port } of nodes) {
+        for (let tries = 0; !/cluster_state:ok/.test(await cli(port, 'cluster', 'info')); tries++) {
+          if (tries > 200) throw new Error(`redis cluster node ${port} never reached cluster_state:ok`);
+          await sleep(50);
+        }
+      }
+    } catch (err) {
+      cluster.forceStop();
+      throw err;
+    }
+    return cluster;
+  }
+
+  /** The master of the slot holding `key` now, and its replicas, as the cluster's nodes see them. */
+  async shardOf(key: string): Promise<{ master: ClusterNodeProcess; replicas: ClusterNodeProcess[] }> {
+    const asked = this.nodes.find((n) => n.process.alive)!.port;
+    const slot = Number(await cli(asked, 'cluster', 'keyslot', key));
+    // <id> <ip:port@bus> <flags> <master id or -> <ping> <pong> <epoch> <link> <slot ranges...>
+    const lines = (await cli(asked, 'cluster', 'nodes')).split('\n').map((line) => line.split(' '));
+    const portOf = (address: string) => Number(address.split('@')[0]!.split(':').at(-1));
+    const node = (fields: string[]) => this.nodes.find((n) => n.port === portOf(fields[1]!))!;
+    const master = lines.find(
+      (f) =>
+        f[2]!.includes('master') &&
+        !f[2]!.includes('fail') &&
+        f.slice(8).some((range) => {
+          const [from, to = from] = range.split('-').map(Number);
+          return slot >= from! && slot <= to!;
+        }),
+    );
+    if (!master) throw new Error(`no master serves slot ${slot}`);
+    return { master: node(master), replicas: lines.filter((f) => f[3] === master[0]).map(node) };
+  }
+
+  /** Starts a stopped node again on its data: one that lost its slots to a failover rejoins as a replica. */
+  async restart(node: ClusterNodeProcess): Promise<void> {
+    node.process = await startClusterNode(this.dir, node.port);
+  }
+
+  forceStop(): void {
+    for (const node of this.nodes) node.process.forceStop();
+  }
+
+  async stop(): Promise<void> {
+    this.forceStop();
+    await Promise.all(this.nodes.map((n) => n.process.exited));
+  }
+}
+
+async function cli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync(REDIS_CLI, ['-p', String(port), ...args]);
+  return stdout.trim();
+}
+
+async function startClusterNode(dir: string, port: number): Promise<ManagedProcess> {
+  const nodeDir = join(dir, String(port));
+  mkdirSync(nodeDir, { recursive: true });
+  const { appendonly, appendfsync } = composeRedisPersistence();
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    nodeDir,
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    'nodes.conf',
+    '--cluster-node-timeout',
+    '2000',
+    '--save',
+    '',
+    '--appendonly',
+    appendonly ? 'yes' : 'no',
+    '--appendfsync',
+    appendfsync,
+    '--maxmemory-policy',
+    'noeviction',
+  ];
+  const child = spawn(REDIS_SERVER, args, { cwd: nodeDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const node = new ManagedProcess(`redis-${port}`, child);
+  await node.waitForOutput(/Ready to accept connections/);
+  return node;
+}
+
 /**
  * Restarts a process that exits on its own, as a deployment's restart policy does, and keeps the reason:
  * the last lines of its output. `stop()` ends the supervision (the process is left running).
@@ -275,7 +460,7 @@ export type ChaosStack = Awaited<ReturnType<typeof createChaosStack>>;
  */
 export async function createChaosStack(
   label: string,
-  options: { redis?: RedisOptions; env?: Record<string, string> } = {},
+  options: { redis?: RedisOptions; redisCluster?: boolean; env?: Record<string, string> } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), `sightline-chaos-${label}-`));
   // PostgreSQL runs as another user and must reach its directory inside this one.
@@ -284,17 +469,18 @@ export async function createChaosStack(
   const clients: { close(): Promise<unknown> }[] = [];
   let pg: PrivatePostgres | undefined;
   let redis: PrivateRedis | undefined;
+  let redisCluster: PrivateRedisCluster | undefined;
 
   async function close() {
     for (const c of clients.reverse()) await c.close().catch(() => {});
     for (const p of owned) p.forceStop();
     await Promise.all(owned.map((p) => p.exited));
     for (const service of [pg?.process, redis?.process]) service?.forceStop();
-    await Promise.all([pg?.process?.exited, redis?.process?.exited]);
+    await Promise.all([pg?.process?.exited, redis?.process?.exited, redisCluster?.stop()]);
     // CHAOS_LOG_DIR keeps every process's output, to see what happened in a failed run.
     if (process.env.CHAOS_LOG_DIR) {
       mkdirSync(process.env.CHAOS_LOG_DIR, { recursive: true });
-      [...owned, pg?.process, redis?.process].forEach(
+      [...owned, pg?.process, redis?.process, ...(redisCluster?.nodes.map((n) => n.process) ?? [])].forEach(
         (p, i) => p && writeFileSync(join(process.env.CHAOS_LOG_DIR!, `${label}-${i}-${p.name}.log`), p.output()),
       );
     }
@@ -303,26 +489,36 @@ export async function createChaosStack(
 
   try {
     pg = await PrivatePostgres.create(join(dir, 'pg'));
-    redis = await PrivateRedis.create(join(dir, 'redis'), options.redis);
+    if (options.redisCluster) redisCluster = await PrivateRedisCluster.create(join(dir, 'redis'));
+    else redis = await PrivateRedis.create(join(dir, 'redis'), options.redis);
+    // What the processes are told: one Redis, or the cluster (with REDIS_URL at a closed port, unused).
+    const redisEnv: Record<string, string> = redisCluster
+      ? { REDIS_URL: 'redis://127.0.0.1:1', REDIS_CLUSTER_NODES: redisCluster.nodeList }
+      : { REDIS_URL: redis!.url };
+    const target = { ...BaseEnv.pick({ REDIS_URL: true, REDIS_CLUSTER_NODES: true }).parse(redisEnv), QUEUE_PREFIX };
+    const prefix = keyPrefix(target);
     await migrate(pg.url);
     const sql: Sql = createSql(pg.url, { max: 4 });
     clients.push({ close: () => sql.end({ timeout: 1 }) });
     const organizationId = await ensureOrganization(sql, `chaos-${label}`);
     const key = await addApiKey(sql, organizationId);
     // The tests stop Redis under this connection on purpose: it waits and reconnects, quietly.
-    const queueRedis = new Redis(redis.url, { maxRetriesPerRequest: null }).on('error', () => {});
-    const spanQueue = new Queue('span-write', { connection: queueRedis, prefix: QUEUE_PREFIX }).on('error', () => {});
+    const queueRedis = connectRedis(target, { maxRetriesPerRequest: null }).on('error', () => {});
+    const spanQueue = new Queue('span-write', { connection: queueRedis, prefix }).on('error', () => {});
     clients.push({ close: () => spanQueue.close().then(() => queueRedis.disconnect()) });
-    const baseEnv = () => ({ DATABASE_URL: pg!.url, REDIS_URL: redis!.url, QUEUE_PREFIX, ...options.env });
+    const baseEnv = () => ({ DATABASE_URL: pg!.url, ...redisEnv, QUEUE_PREFIX, ...options.env });
 
     const stack = {
       dir,
       pg,
+      /** The Redis of its own, unless it runs on a cluster. */
       redis,
+      redisCluster,
       sql,
       organizationId,
       key,
-      prefix: QUEUE_PREFIX,
+      /** The prefix of every key (a hash tag on a cluster). */
+      prefix,
       spanQueue,
       /** A connection of the test's own to the private Redis. */
       redisClient: queueRedis,
@@ -362,7 +558,7 @@ export async function createChaosStack(
         let quiet = 0;
         for (;;) {
           const counts = await spanQueue.getJobCounts(...WAIT_STATES);
-          const pending = await queueRedis.zcard(`${QUEUE_PREFIX}:pending:org:${organizationId}`);
+          const pending = await queueRedis.zcard(`${prefix}:pending:org:${organizationId}`);
           const busy = WAIT_STATES.reduce((n, s) => n + (counts[s] ?? 0), 0) + pending;
           quiet = busy === 0 ? quiet + 1 : 0;
           if (quiet >= 2) return Date.now() - t0;
@@ -371,8 +567,8 @@ export async function createChaosStack(
             const left = {
               ...counts,
               pending,
-              pending_sample: await queueRedis.zrange(`${QUEUE_PREFIX}:pending:org:${organizationId}`, 0, 4),
-              unconfirmed_reservations: await queueRedis.zcard(`${QUEUE_PREFIX}:span-seq:unconfirmed`),
+              pending_sample: await queueRedis.zrange(`${prefix}:pending:org:${organizationId}`, 0, 4),
+              unconfirmed_reservations: await queueRedis.zcard(`${prefix}:span-seq:unconfirmed`),
               failed: (await spanQueue.getFailed(0, 4)).map((j) => ({
                 reason: j.failedReason,
                 finishedOn: j.finishedOn,

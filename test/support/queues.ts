@@ -13,7 +13,7 @@ export async function drainQueues(
   timeoutMs = 60_000,
 ): Promise<{ queue: string; id?: string; reason: string }[]> {
   const connection = testRedis();
-  const queues = Object.keys(registry).map((name) => new Queue(name, { connection, prefix: stack.prefix }));
+  const queues = Object.keys(registry).map((name) => new Queue(name, { connection, prefix: stack.keyPrefix }));
   try {
     const deadline = Date.now() + timeoutMs;
     let idleRounds = 0;

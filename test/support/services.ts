@@ -1,10 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, inject } from 'vitest';
 import { addApiKey, createSql, ensureOrganization, type Sql } from '@sightline/db';
+import { connectRedis } from '@sightline/runtime';
+import { BaseEnv } from '@sightline/schemas';
 
 export const databaseUrl = () => inject('databaseUrl');
 export const redisUrl = () => inject('redisUrl');
+/** What a Sightline process is told of Redis: REDIS_URL, and REDIS_CLUSTER_NODES in the 'clustered' project. */
+export function redisEnv(): Record<string, string> {
+  const nodes = inject('redisClusterNodes');
+  return { REDIS_URL: redisUrl(), ...(nodes && { REDIS_CLUSTER_NODES: nodes }) };
+}
+/** DATABASE_REPLICA_URLS and its bound when the suite runs against a replica (the 'replicated' project). */
+export const replicaEnv = () => inject('replicaEnv');
 
 /** A queue prefix of its own for each test file, under the run's. */
 export function uniquePrefix(label = 't'): string {
@@ -15,8 +24,11 @@ export function testSql(): Sql {
   return createSql(databaseUrl(), { max: 5 });
 }
 
+/** A connection to the run's Redis, or to its cluster, as a worker opens it. */
 export function testRedis(): Redis {
-  return new Redis(redisUrl(), { maxRetriesPerRequest: null });
+  return connectRedis(BaseEnv.pick({ REDIS_URL: true, REDIS_CLUSTER_NODES: true }).parse(redisEnv()), {
+    maxRetriesPerRequest: null,
+  });
 }
 
 /** PostgreSQL and Redis clients for a whole test file, closed after its last test. */

@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import sse from '@fastify/sse';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ZodType } from 'zod';
+import { logDestination } from '@sightline/runtime';
 import type { ApiEnv } from '@sightline/schemas';
 import { RequestValidationError } from './errors';
 import { redactUrl } from './log-redaction';
@@ -20,6 +21,7 @@ import pool from './plugins/pool';
 import queues from './plugins/queues';
 import redis from './plugins/redis';
 import rateLimits from './plugins/rate-limits';
+import replicas from './plugins/replicas';
 import replies from './plugins/replies';
 import requestIds, { requestId } from './plugins/request-id';
 import security from './plugins/security';
@@ -73,11 +75,14 @@ const loggedRequest = (req: FastifyRequest) => ({
 
 /** The API as a Fastify instance, without listening: `server.ts` serves it, tests call `inject`. */
 export async function buildApp(config: ApiEnv, { logger, ...options }: FastifyServerOptions = {}) {
+  // Readable lines at a terminal, JSON otherwise.
+  const stream = logDestination();
   const app = Fastify({
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Logger options given by the caller (a test's destination stream) keep the redacting serializer.
     logger: {
       level: config.LOG_LEVEL,
+      ...(stream && { stream }),
       ...(typeof logger === 'object' && logger),
       serializers: { ...(typeof logger === 'object' && logger.serializers), req: loggedRequest },
     },
@@ -110,6 +115,7 @@ export async function buildApp(config: ApiEnv, { logger, ...options }: FastifySe
   // The connections, each its own plugin; they close in reverse order: producers, pool, Redis, PostgreSQL.
   await app.register(configPlugin, { config });
   await app.register(sql);
+  await app.register(replicas);
   await app.register(redis);
   await app.register(pool);
   await app.register(queues);

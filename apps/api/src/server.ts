@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { onShutdown, startClusterMetrics } from '@sightline/runtime';
+import { exitUnlessReachable, onShutdown, startClusterMetrics } from '@sightline/runtime';
 import { ApiEnv, loadEnv } from '@sightline/schemas';
 import { buildApp } from './app';
 
 const env = loadEnv(ApiEnv);
+await exitUnlessReachable(env);
 // Under `npm start`'s cluster, a scrape of /metrics reports every API process: this one answers the primary's
 // requests and asks it (elsewhere this does nothing). Before the app exists, so that no scrape finds it unset.
 startClusterMetrics();

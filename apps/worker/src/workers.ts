@@ -9,11 +9,21 @@ import {
   redisKeys,
   startPendingUpkeep,
   type Producer,
+  type QueueName,
   type RedisKeys,
 } from '@sightline/queues';
 import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
-import { collectProcessMetrics, observeWorker, serveMetrics, watchPool } from '@sightline/runtime';
+import {
+  collectProcessMetrics,
+  duplicateRedis,
+  keyPrefix,
+  logQueueErrors,
+  observeWorker,
+  serveMetrics,
+  watchPool,
+  type RedisReachability,
+} from '@sightline/runtime';
 import { callBudgetMs } from '@sightline/llm';
 import { createGateway } from './gateway';
 import { createBudgetGuard, type BudgetGuard } from './gateway/budgets';
@@ -33,11 +43,19 @@ import { spanWriteProcessor } from './processors/span-write.processor';
 import { scheduleStatistics, statisticsProcessor } from './processors/statistics.processor';
 import { registerWorker, requestIdsOf } from './register-worker';
 
-export type WorkerDeps = { sql: Sql; redis: Redis; env: WorkerEnv; log: Logger; providerEnv?: NodeJS.ProcessEnv };
+export type WorkerDeps = {
+  sql: Sql;
+  redis: Redis;
+  env: WorkerEnv;
+  log: Logger;
+  providerEnv?: NodeJS.ProcessEnv;
+  /** Reports the connections made here from `redis` with the process's others (main.ts watches `redis`). */
+  watchRedis?: RedisReachability['watch'];
+};
 
 /** The provider gateway the completion and eval workers call through. */
 function workerGateway(
-  { redis, env, providerEnv }: Required<Omit<WorkerDeps, 'log' | 'sql'>>,
+  { redis, env, providerEnv }: Required<Pick<WorkerDeps, 'redis' | 'env' | 'providerEnv'>>,
   keys: RedisKeys,
   spanWrites: Producer<'span-write'>,
   savedKeys: SavedKeys,
@@ -83,25 +101,31 @@ function startMetrics(env: WorkerEnv, log: Logger): ReturnType<typeof serveMetri
 const BACKFILL_PAGE = 1000;
 
 /** Starts one BullMQ worker per queue; `close` lets each finish what it holds, then closes the producers. */
-export function startWorkers({ sql, redis, env, log, providerEnv = process.env }: WorkerDeps) {
+export function startWorkers({ sql, redis, env, log, providerEnv = process.env, watchRedis }: WorkerDeps) {
   checkLimitVariables(providerEnv);
-  const prefix = env.QUEUE_PREFIX;
+  const prefix = keyPrefix(env);
   const keys = redisKeys(prefix);
-  const spanWrites = createProducer('span-write', redis, prefix);
+  const produce = <N extends QueueName>(name: N) => {
+    const producer = createProducer(name, redis, prefix);
+    logQueueErrors(producer.queue, log);
+    return producer;
+  };
+  const watch = watchRedis ?? ((connection: Redis) => connection.on('error', () => {}));
+  const spanWrites = produce('span-write');
   const pool = createPool({ threads: env.POOL_THREADS });
-  const evals = createProducer('eval', redis, prefix);
-  const settles = createProducer('trace-settle', redis, prefix);
-  const savedKeys = createSavedKeys(sql, redis.duplicate(), keys.providerKeysChanged);
+  const evals = produce('eval');
+  const settles = produce('trace-settle');
+  const savedKeys = createSavedKeys(sql, watch(duplicateRedis(redis)), keys.providerKeysChanged);
   // Counted by the gateway around each call, read by the lanes when a provider refuses one.
   const callsInFlight = new CallsInFlight();
-  const deliveries = createProducer('monitor-delivery', redis, prefix);
+  const deliveries = produce('monitor-delivery');
   const budgets = createBudgetGuard({ sql, redis, keys, deliveries });
   const gateway = workerGateway({ redis, env, providerEnv }, keys, spanWrites, savedKeys, callsInFlight, budgets);
   const options = { connection: redis, prefix, env, log };
-  const retention = createProducer('retention', redis, prefix);
+  const retention = produce('retention');
   let closing = false;
-  const statistics = createProducer('statistics', redis, prefix);
-  const monitorRuns = createProducer('monitor-evaluate', redis, prefix);
+  const statistics = produce('statistics');
+  const monitorRuns = produce('monitor-evaluate');
   const scheduling = Promise.all([
     logRetentionSchedule(scheduleRetention(retention.queue, env), log),
     scheduleStatistics(statistics.queue).catch((err) =>
@@ -146,8 +170,12 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
   const budgetMs = callBudgetMs(env.COMPLETION_TIMEOUT_MS, env.PROVIDER_MAX_RETRIES);
   const completions = completionProcessor({ redis, keys, gateway, lanes, budgetMs });
   const judgeCalls = {
-    waiter: createReplyWaiter(redis.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }), keys, log),
-    completions: createProducer('completion', redis, prefix),
+    waiter: createReplyWaiter(
+      watch(duplicateRedis(redis, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })),
+      keys,
+      log,
+    ),
+    completions: produce('completion'),
     budgetMs,
   };
   const completionWorker = registerWorker('completion', completions, options);
@@ -188,29 +216,40 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env }
     names: workers.map((w) => w.name),
     /** Tasks the worker's thread pool has finished. */
     poolTasks: () => pool.completedTasks(),
-    close: async () => {
+    /**
+     * While Redis is away (`redisAway`) no job in hand can record its result, and a polite close waits for
+     * Redis: the workers stop at once, as if the process had died (their jobs are taken again once their
+     * locks expire), and nothing else waits for Redis.
+     */
+    close: async ({ redisAway = false }: { redisAway?: boolean } = {}) => {
       closing = true;
       stopUpkeep();
-      // Judges are completion jobs: the completion workers run on until the evaluations waiting for them end.
-      await Promise.all(workers.filter((w) => w !== completionWorker).map((w) => w.close()));
-      await completionWorker.close();
-      await lanes.close();
-      await scheduling;
+      if (redisAway) await Promise.all(workers.map((w) => w.close(true)));
+      else await closeConnected();
       judgeCalls.waiter.close();
-      await Promise.all([
-        spanWrites.close(),
-        evals.close(),
-        settles.close(),
-        retention.close(),
-        statistics.close(),
-        monitorRuns.close(),
-        deliveries.close(),
-        savedKeys.close(),
-        judgeCalls.completions.close(),
-      ]);
       await pool.close();
       unwatchPool();
       await metricsServer?.close();
     },
   };
+
+  /** Lets each worker finish what it holds (the evaluations' judges among them), then closes the producers. */
+  async function closeConnected() {
+    // Judges are completion jobs: the completion workers run on until the evaluations waiting for them end.
+    await Promise.all(workers.filter((w) => w !== completionWorker).map((w) => w.close()));
+    await completionWorker.close();
+    await lanes.close();
+    await scheduling;
+    await Promise.all([
+      spanWrites.close(),
+      evals.close(),
+      settles.close(),
+      retention.close(),
+      statistics.close(),
+      monitorRuns.close(),
+      deliveries.close(),
+      savedKeys.close(),
+      judgeCalls.completions.close(),
+    ]);
+  }
 }

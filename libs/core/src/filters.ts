@@ -323,6 +323,18 @@ function resolve(field: string, key: string | undefined, alias: string): Target 
 }
 
 /**
+ * The column of a span that a filter reads: `scores` for `score:{name}` (read through span_scores),
+ * `annotations` for `annotation:…`, null without a field or for one that compileFilter refuses.
+ */
+export function filterColumn(f: FilterInput): string | null {
+  if (!f.filter_field) return null;
+  const entry = CATALOG.get(f.filter_field);
+  if (entry) return entry[0];
+  const prefix = f.filter_field.split(':')[0];
+  return prefix === 'score' ? 'scores' : prefix === 'annotation' ? 'annotations' : null;
+}
+
+/**
  * Compiles a filter into `{ text, params }` for `sql.unsafe(text, params)`, numbering placeholders from
  * `$first`. Returns null when no filter_field is given. Throws FilterError naming the offending input.
  */

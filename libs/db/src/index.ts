@@ -1,4 +1,6 @@
 export * from './client';
+export * from './connection-errors';
+export * from './replica-lag';
 export * from './migrate';
 export * from './organizations';
 export * from './accounts';

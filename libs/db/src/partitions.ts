@@ -83,11 +83,26 @@ const parentIndexes = (sql: Sql) => sql<{ index: string; def: string }[]>`
   where i.indrelid = 'spans'::regclass and not i.indisprimary`;
 
 /**
+ * Drops a partition detached from spans, with the rows that triggers copied from it into span_scores and
+ * trace_roots. Detached first, so that no write can copy a row of it again before it is gone.
+ */
+async function dropDetached(sql: Sql, name: string): Promise<void> {
+  await sql.unsafe(`
+    delete from span_scores s using ${name} p
+    where s.organization_id = p.organization_id and s.trace_id = p.trace_id
+      and jsonb_typeof(p.scores) = 'array' and p.scores <> '[]'`);
+  await sql.unsafe(`
+    delete from trace_roots r using ${name} p
+    where r.organization_id = p.organization_id and r.trace_id = p.trace_id and p.depth = 0 and p.created`);
+  await sql.unsafe(`drop table ${name}`);
+}
+
+/**
  * Drops the daily partitions whose every trace was first stored before `cutoff`, oldest first, until
- * `shouldStop` answers true. Each partition's keys (`span_parts`) and its spans' score rows go first, so that
- * a span arriving late for one of its traces starts anew instead of naming a partition that is gone; then
- * the partition is detached CONCURRENTLY (reads and writes of spans go on) and dropped. A detach that was
- * interrupted is finished first.
+ * `shouldStop` answers true. Each partition's keys (`span_parts`) go first, so that a span arriving late for
+ * one of its traces starts anew instead of naming a partition that is gone; then the partition is detached
+ * CONCURRENTLY (reads and writes of spans go on) and dropped with its copies (dropDetached). A detach that
+ * was interrupted is finished first.
  */
 export async function dropExpiredPartitions(
   sql: Sql,
@@ -98,7 +113,7 @@ export async function dropExpiredPartitions(
     where i.inhparent = 'spans'::regclass and i.inhdetachpending`;
   for (const { name } of pending) {
     await sql.unsafe(`alter table spans detach partition ${name} finalize`);
-    await sql.unsafe(`drop table ${name}`);
+    await dropDetached(sql, name);
   }
   const dropped = pending.map((p) => p.name);
   for (const partition of await spanPartitions(sql)) {
@@ -110,12 +125,8 @@ export async function dropExpiredPartitions(
       if (count < batchSize) break;
       if (shouldStop()) return dropped;
     }
-    await sql.unsafe(`
-      delete from span_scores s using ${partition.name} p
-      where s.organization_id = p.organization_id and s.trace_id = p.trace_id
-        and jsonb_typeof(p.scores) = 'array' and p.scores <> '[]'`);
     await sql.unsafe(`alter table spans detach partition ${partition.name} concurrently`);
-    await sql.unsafe(`drop table ${partition.name}`);
+    await dropDetached(sql, partition.name);
     dropped.push(partition.name);
   }
   return dropped;

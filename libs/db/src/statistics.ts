@@ -6,7 +6,7 @@ import type { Sql } from './client';
 // "empty" to the planner. It then reads all of that project's roots in time order to find one trace
 // name (25 ms for 8,000 roots, seconds for a million) instead of looking the name up in
 // spans_roots_by_name (0.07 ms).
-const ANALYZED_TABLES = ['spans', 'span_scores', 'span_parts'];
+const ANALYZED_TABLES = ['spans', 'span_scores', 'span_parts', 'trace_roots'];
 
 /**
  * Analyzes each span table (each partition of spans: autovacuum never analyzes a partitioned table as a

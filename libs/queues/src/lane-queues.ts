@@ -18,8 +18,13 @@ export const laneProvider = (laneId: string) => laneId.slice(0, laneId.lastIndex
 /** How long a lane counts as in use after a job was last queued in it: longer than any completion waits. */
 export const LANE_IDLE_MS = 10 * 60_000;
 
-export const openLaneQueue = (connection: Redis, prefix: string, laneId: string) =>
-  new Queue(laneQueueName(laneId), { connection, prefix, defaultJobOptions: queues.completion.options });
+export function openLaneQueue(connection: Redis, prefix: string, laneId: string): Queue {
+  const queue = new Queue(laneQueueName(laneId), { connection, prefix, defaultJobOptions: queues.completion.options });
+  // A queue repeats its shared connection's errors, at every reconnection attempt, and prints each one
+  // when nothing listens: the process's watcher of that connection reports an outage, once.
+  queue.on('error', () => {});
+  return queue;
+}
 
 /** The lanes in use. */
 export const activeLanes = (redis: Redis, keys: RedisKeys) =>

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { publishInOrder } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
 
@@ -16,5 +17,7 @@ export async function publishLiveRoots(redis: Redis, keys: RedisKeys, events: re
     const roots = byOrg.get(e.organization_id) ?? [];
     byOrg.set(e.organization_id, [...roots, { project_id: e.fields.project_id as string, trace_id: e.trace_id }]);
   }
-  await Promise.all([...byOrg].map(([org, roots]) => redis.publish(keys.liveRoots(org), JSON.stringify(roots))));
+  await Promise.all(
+    [...byOrg].map(([org, roots]) => publishInOrder(redis, keys.seq, keys.liveRoots(org), JSON.stringify(roots))),
+  );
 }

@@ -10,6 +10,8 @@ export function createProducer<N extends QueueName>(name: N, connection: Redis, 
   const queue = new Queue(name, { connection, prefix, defaultJobOptions: queues[name].options });
   return {
     queue,
+    /** The queue's Redis connection, which BullMQ uses as given (shared) for the jobs it adds. */
+    connection,
     /**
      * `jobId` makes adding idempotent: a job with an id that is still queued is not added again.
      * `deduplication` with `delay` debounces: one delayed job per id, pushed back by each add.

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { publishInOrder } from '@sightline/runtime';
 import type { RedisKeys } from './keys';
 import type { Announcement } from './sequence';
 
@@ -17,7 +18,7 @@ export function createReplier(redis: Redis, keys: RedisKeys, replyTo: string) {
   // Not awaiting each publish keeps chunks in order: one connection sends its commands in order.
   return <T>(reply: Reply<T>) => {
     const { channel, message } = replyAnnouncement(keys, replyTo, reply);
-    return redis.publish(channel, message);
+    return publishInOrder(redis, keys.seq, channel, message);
   };
 }
 

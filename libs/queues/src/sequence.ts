@@ -42,7 +42,11 @@ export async function takeSequenceNumbers(
 ): Promise<number[]> {
   const eventKeys = events.flatMap((e) => [
     keys.pendingSpan(e.organization_id, e.trace_id),
-    e.pending_root ? keys.pendingRoot(e.organization_id, e.pending_root) : '',
+    // No root: the span's own set again (a set holds a member once). Not '': a Redis Cluster refuses a script
+    // whose keys are not all in one slot, and '' is in another.
+    e.pending_root
+      ? keys.pendingRoot(e.organization_id, e.pending_root)
+      : keys.pendingSpan(e.organization_id, e.trace_id),
     keys.pendingOrganization(e.organization_id),
   ]);
   const { index, events: journalEvents } = journal(keys);

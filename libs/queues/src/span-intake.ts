@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { createBatcher } from '@sightline/core';
-import { spanWriteJobEvents } from '@sightline/runtime';
+import { spanWriteJobEvents, waitForReplicas } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
 import { clearPending } from './pending-marks';
@@ -53,19 +53,41 @@ export function spanCreateEvent({
 /** Span events in one job at most: a job of 1000 spans of a few KB each stays a few MB in Redis. */
 const EVENTS_PER_JOB = 1000;
 
-/**
- * The one way span events enter the system, from the API or from a worker (completion logs). With a
- * `backlogLimit`, events are refused (SpanBacklogFullError) while that many are waiting to be written.
- */
+/** Redis's replicas did not confirm a queued job in time: it may be written, but it is not yet safe. */
+export class ReplicasBehindError extends Error {
+  constructor(
+    readonly copies: number,
+    readonly wanted: number,
+    readonly timeoutMs: number,
+  ) {
+    super(`Redis copied the span events to ${copies} of ${wanted} replicas within ${timeoutMs} ms`);
+  }
+}
+
+type IntakeOptions = {
+  /** Events are refused (SpanBacklogFullError) while this many are waiting to be written; 0: no bound. */
+  backlogLimit?: number;
+  /**
+   * Each job is durable only once this many of Redis's replicas hold it (WAIT), else ReplicasBehindError:
+   * Redis replicates asynchronously, and a master lost before it sent a job on takes the job with it.
+   */
+  replicas?: { count: number; timeoutMs: number };
+};
+
+/** The one way span events enter the system, from the API or from a worker (completion logs). */
 export function createSpanIntake(
   redis: Redis,
   producer: Producer<'span-write'>,
   keys: RedisKeys,
-  { backlogLimit = 0 } = {},
+  { backlogLimit = 0, replicas }: IntakeOptions = {},
 ) {
   const addJob = async (events: SpanEvent[]) => {
     await producer.add({ events });
     spanWriteJobEvents.observe(events.length);
+    if (!replicas?.count) return;
+    // On the connection that added the job; the sequence counter shares the job's slot on a cluster.
+    const copies = await waitForReplicas(producer.connection, keys.seq, replicas.count, replicas.timeoutMs);
+    if (copies < replicas.count) throw new ReplicasBehindError(copies, replicas.count, replicas.timeoutMs);
   };
   /** Adds the job; if it cannot, the events' pending marks go, so no read waits for them. */
   async function addJobOrRelease(events: SpanEvent[]): Promise<void> {

@@ -81,3 +81,27 @@ export const providerLimitWaitSeconds = new Counter({
   labelNames: ['provider'] as const,
   registers: [metrics],
 });
+
+// ---------------------------------------------------------------------------------------------------------
+// PostgreSQL replicas, as an API node sees them (see the API's replicas plugin).
+
+export const replicaLagSeconds = new Gauge({
+  name: 'sightline_db_replica_lag_seconds',
+  help: 'How long ago the primary first held WAL this replica has not replayed (0: caught up); -1 while it cannot be read',
+  labelNames: ['replica'] as const,
+  registers: [metrics],
+});
+
+export const replicaServing = new Gauge({
+  name: 'sightline_db_replica_serving',
+  help: 'Whether this replica takes reads now: reachable, still a replica, and within DATABASE_REPLICA_MAX_LAG_MS',
+  labelNames: ['replica'] as const,
+  registers: [metrics],
+});
+
+export const lagTolerantReads = new Counter({
+  name: 'sightline_db_lag_tolerant_reads_total',
+  help: "The console's reads that may be served by a replica, by where they were served (replica, or primary when none was fit)",
+  labelNames: ['served_by'] as const,
+  registers: [metrics],
+});

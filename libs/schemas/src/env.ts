@@ -7,9 +7,35 @@ export const envBoolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** A comma-separated list, each item trimmed, empty ones dropped; unset is the empty list. */
+const commaSeparated = z
+  .string()
+  .optional()
+  .transform((list) =>
+    (list ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
 export const BaseEnv = z.object({
   DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/sightline'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /**
+   * A Redis Cluster instead of REDIS_URL: comma-separated `host:port` of some or all of its nodes (the
+   * clients learn the rest from them).
+   */
+  REDIS_CLUSTER_NODES: commaSeparated.pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^[^\s:]+:\d{1,5}$/, 'host:port')
+        .transform((node) => {
+          const at = node.lastIndexOf(':');
+          return { host: node.slice(0, at), port: Number(node.slice(at + 1)) };
+        }),
+    ),
+  ),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
@@ -62,6 +88,13 @@ export const ApiEnv = BaseEnv.extend({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Span events waiting in Redis past which span writes answer 429 with Retry-After (0: no bound). */
   SPAN_BACKLOG_LIMIT: z.coerce.number().int().min(0).default(1_000_000),
+  /**
+   * Span writes answer 200 only once this many Redis replicas hold them (WAIT): Redis replicates
+   * asynchronously, and a master lost before it sent them on loses them. 0: answer once the master holds them.
+   */
+  REDIS_WAIT_REPLICAS: z.coerce.number().int().min(0).max(16).default(0),
+  /** How long a span write waits for those replicas before it answers 503. */
+  REDIS_WAIT_TIMEOUT_MS: z.coerce.number().int().positive().default(1_000),
   /** Requests a minute per API key, counted in Redis (unset: no rate limit). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().optional(),
   /**
@@ -69,6 +102,15 @@ export const ApiEnv = BaseEnv.extend({
    * limit). The API's connections only: migrations and the worker's writes, retention and statistics have none.
    */
   STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * Comma-separated URLs of PostgreSQL streaming replicas of DATABASE_URL. The console's heavy reads
+   * (listings, dashboards, compare, previews) go to one that is caught up; everything else to the primary.
+   */
+  DATABASE_REPLICA_URLS: commaSeparated.pipe(z.array(z.url())),
+  /** A replica further behind the primary than this serves no reads until it catches up. */
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().positive().default(5_000),
+  /** How often each API node checks its replicas' lag. */
+  DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().positive().default(1_000),
   /** Event-loop delay past which requests answer 503 (0: no check). */
   MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
   /**

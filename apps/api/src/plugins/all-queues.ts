@@ -13,7 +13,7 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     const all = (Object.keys(queues) as QueueName[]).map((name) => {
-      const queue = new Queue(name, { connection: app.redis, prefix: app.config.QUEUE_PREFIX });
+      const queue = new Queue(name, { connection: app.redis, prefix: app.keyPrefix });
       queue.on('error', (err) => app.log.debug({ err, queue: name }, 'queue connection error'));
       return queue;
     });

@@ -13,6 +13,10 @@ export const CONSOLE_DIST = fileURLToPath(new URL('../../../web/dist', import.me
 const RESERVED = ['/api', '/docs', '/metrics', '/healthz', '/readyz', '/admin', '/openapi.json'];
 const isReserved = (path: string) => RESERVED.some((p) => path === p || path.startsWith(`${p}/`));
 
+// A page load fetches a dozen files: logging each request and its answer at info buried the API's requests.
+// Page loads themselves (index.html) are still logged, as are a file's failures (5xx at error).
+const FILE_LOG_LEVEL = 'warn';
+
 // Vite names every file under assets/ after a hash of its content, so a browser may keep them for good;
 // index.html names the current ones and must be asked for again each time.
 const NOT_BUILT =
@@ -34,6 +38,7 @@ export default async function consolePlugin(app: FastifyInstance, options: { dir
     await app.register(fastifyStatic, {
       root: assets,
       prefix: '/assets/',
+      logLevel: FILE_LOG_LEVEL,
       // public, max-age=31536000, immutable
       maxAge: 31_536_000_000,
       immutable: true,
@@ -55,7 +60,7 @@ export default async function consolePlugin(app: FastifyInstance, options: { dir
   app.get('/*', { schema: { hide: true } }, sendIndex);
 
   // Files Vite copies from apps/web/public to the top of dist (the icon): not hashed, so revalidated.
-  app.get('/favicon.svg', { schema: { hide: true } }, async (_req, reply) => {
+  app.get('/favicon.svg', { schema: { hide: true }, logLevel: FILE_LOG_LEVEL }, async (_req, reply) => {
     const icon = await readFile(join(dir, 'favicon.svg')).catch(() => null);
     if (!icon) return reply.callNotFound();
     return reply.header('cache-control', 'no-cache').type('image/svg+xml').send(icon);

@@ -2,35 +2,18 @@ import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
 import { ZodError } from 'zod';
 import { FilterError, SearchError } from '@sightline/core';
+import { isUnreachable } from '@sightline/db';
+import { isRedisAway } from '@sightline/runtime';
 import { AppError, RequestValidationError } from '../errors';
 
-// Errors that mean a dependency (PostgreSQL or Redis) is unreachable: answered 503, honestly, not 500.
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-  'CONNECT_TIMEOUT',
-  '57P01',
-  '57P03',
-  '53300',
-  // A statement cancelled by other than the statement timeout (an administrator's pg_cancel_backend).
-  '57014',
-]);
 const QUERY_CANCELED = '57014';
 
+/**
+ * A dependency (PostgreSQL or Redis) out of reach: answered 503, honestly, not 500. So is a statement an
+ * administrator cancelled (pg_cancel_backend); one cancelled by the statement timeout has an answer of its own.
+ */
 function isUnavailable(err: Error & { code?: string }): boolean {
-  return (
-    (err.code !== undefined && UNAVAILABLE_CODES.has(err.code)) ||
-    /enableOfflineQueue|Connection is closed|Stream isn't writeable|ECONNREFUSED|MaxRetriesPerRequest/i.test(
-      err.message,
-    )
-  );
+  return isUnreachable(err) || err.code === QUERY_CANCELED || isRedisAway(err);
 }
 
 export default fp(

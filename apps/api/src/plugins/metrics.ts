@@ -25,7 +25,7 @@ export default fp(
     const unwatch = [
       watchQueues(app.allQueues, app.redis),
       watchPool('api', () => poolReading(app.sql)),
-      watchLanes(() => readLanes(app.redis, app.keys, app.config.QUEUE_PREFIX)),
+      watchLanes(() => readLanes(app.redis, app.keys, app.keyPrefix)),
     ];
 
     app.addHook('onResponse', (req, reply, done) => {

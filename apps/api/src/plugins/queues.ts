@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
-import { Redis } from 'ioredis';
-import { createProducer, type Producer } from '@sightline/queues';
+import { createProducer, type Producer, type QueueName } from '@sightline/queues';
+import { connectRedis, logQueueErrors } from '@sightline/runtime';
 import { API_REDIS_OPTIONS } from './redis';
 
 declare module 'fastify' {
@@ -15,13 +15,17 @@ declare module 'fastify' {
 /** The producers of the queues the API feeds, on a Redis connection of their own. */
 export default fp(
   async (app) => {
-    const connection = new Redis(app.config.REDIS_URL, API_REDIS_OPTIONS);
-    connection.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
-    const prefix = app.config.QUEUE_PREFIX;
-    app.decorate('spanWrites', createProducer('span-write', connection, prefix));
-    app.decorate('completionJobs', createProducer('completion', connection, prefix));
-    app.decorate('finalizeJobs', createProducer('experiment-finalize', connection, prefix));
-    app.decorate('evalBackfills', createProducer('eval-backfill', connection, prefix));
+    const connection = app.watchRedis(connectRedis(app.config, API_REDIS_OPTIONS));
+    const prefix = app.keyPrefix;
+    const produce = <N extends QueueName>(name: N) => {
+      const producer = createProducer(name, connection, prefix);
+      logQueueErrors(producer.queue, app.log);
+      return producer;
+    };
+    app.decorate('spanWrites', produce('span-write'));
+    app.decorate('completionJobs', produce('completion'));
+    app.decorate('finalizeJobs', produce('experiment-finalize'));
+    app.decorate('evalBackfills', produce('eval-backfill'));
     app.addHook('onClose', async () => {
       await Promise.all([
         app.spanWrites.close(),
@@ -32,5 +36,5 @@ export default fp(
       connection.disconnect();
     });
   },
-  { name: 'queues', dependencies: ['config'] },
+  { name: 'queues', dependencies: ['config', 'redis'] },
 );

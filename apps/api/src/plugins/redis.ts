@@ -1,12 +1,17 @@
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { redisKeys, type RedisKeys } from '@sightline/queues';
+import { connectRedis, keyPrefix, redisAddress, watchRedis, type RedisReachability } from '@sightline/runtime';
 
 declare module 'fastify' {
   interface FastifyInstance {
     redis: Redis;
-    /** Every Redis key Sightline owns, under the queue prefix. */
+    /** The prefix of every key in Redis, Sightline's and BullMQ's (a hash tag on a cluster). */
+    keyPrefix: string;
+    /** Every Redis key Sightline owns, under the prefix. */
     keys: RedisKeys;
+    /** Reports a Redis connection's losses with the node's others: one line when Redis goes, one when it is back. */
+    watchRedis: RedisReachability['watch'];
   }
 }
 
@@ -16,13 +21,20 @@ declare module 'fastify' {
  */
 export const API_REDIS_OPTIONS = { enableOfflineQueue: false, maxRetriesPerRequest: 1 } as const;
 
+/** Long enough for a loaded machine; a Redis that has not answered by then is reported as away. */
+const OPEN_WITHIN_MS = 5_000;
+
 /** The API's Redis connection for its own commands (pending marks, backlog, rate limits) and its key names. */
 export default fp(
   async (app) => {
-    const redis = new Redis(app.config.REDIS_URL, API_REDIS_OPTIONS);
-    redis.on('error', (err) => app.log.debug({ err }, 'redis connection error'));
+    const reachability = watchRedis(redisAddress(app.config), app.log);
+    const redis = reachability.watch(connectRedis(app.config, API_REDIS_OPTIONS));
+    app.decorate('watchRedis', reachability.watch);
     app.decorate('redis', redis);
-    app.decorate('keys', redisKeys(app.config.QUEUE_PREFIX));
+    app.decorate('keyPrefix', keyPrefix(app.config));
+    app.decorate('keys', redisKeys(app.keyPrefix));
+    // Every plugin has opened its connections by now (this one's, the queues', the reply subscriber's).
+    app.addHook('onReady', () => reachability.opened(OPEN_WITHIN_MS));
     app.addHook('onClose', async () => redis.disconnect());
   },
   { name: 'redis', dependencies: ['config'] },

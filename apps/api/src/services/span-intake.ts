@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { createSpanIntake, SpanBacklogFullError, type NewSpanEvent } from '@sightline/queues';
+import { createSpanIntake, ReplicasBehindError, SpanBacklogFullError, type NewSpanEvent } from '@sightline/queues';
 import { AppError } from '../errors';
 
 /** A client refused because of the span-write backlog waits this long before it tries again. */
@@ -22,8 +22,10 @@ export default fp(
   async (app) => {
     // Every span-writing route goes through here: past the backlog bound they answer 429, with nothing
     // of the request numbered, marked pending or queued.
+    const { SPAN_BACKLOG_LIMIT, REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS } = app.config;
     const intake = createSpanIntake(app.redis, app.spanWrites, app.keys, {
-      backlogLimit: app.config.SPAN_BACKLOG_LIMIT,
+      backlogLimit: SPAN_BACKLOG_LIMIT,
+      replicas: { count: REDIS_WAIT_REPLICAS, timeoutMs: REDIS_WAIT_TIMEOUT_MS },
     });
     const backlogFull = () =>
       new AppError(429, 'too many span events are waiting to be written; retry later', BACKLOG_RETRY_AFTER_SECONDS);
@@ -43,6 +45,9 @@ export default fp(
           refuseUntil = Date.now() + EARLY_REFUSAL_MS;
           throw backlogFull();
         }
+        // Queued, and likely written, but not as safe as asked: the client's retry is idempotent.
+        if (err instanceof ReplicasBehindError)
+          throw new AppError(503, `${err.message}; the spans are not acknowledged, retry`, 1);
         throw err;
       }
     });

@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import { useInvalidatingMutation } from '../lib/react-query';
 import { api } from './client';
-import type { ApiKey } from './types';
+import type { ApiKey, ApiKeyCreated, Role } from './types';
 
 export const apiKeyKeys = { all: ['api-keys'] as const };
 
@@ -11,3 +12,9 @@ const apiKeysQueryOptions = queryOptions({
 
 /** The organization's API keys (only their last characters readable): the settings, and who changed what. */
 export const useApiKeys = () => useQuery(apiKeysQueryOptions);
+
+/** Makes a key; the whole key is in the answer, this once (Settings → API keys, and the first-run guide). */
+export const useCreateApiKey = () =>
+  useInvalidatingMutation(apiKeyKeys.all, (body: { role: Role; label: string; service: boolean }) =>
+    api<ApiKeyCreated>('/api-keys', { method: 'POST', body }),
+  );

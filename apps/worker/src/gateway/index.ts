@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { publishInOrder } from '@sightline/runtime';
 import { isSampledIn } from '@sightline/core';
 import { replyAnnouncement, type SpanIntake } from '@sightline/queues';
 import type { CompletionJob, CompletionResponse, Lane, LlmRequest, RouteProgress, SpanEvent } from '@sightline/schemas';
@@ -149,7 +150,7 @@ export function createGateway(deps: GatewayDeps) {
         ]
       : [];
     const log = events.length ? await deps.spans.reserve(events, reply) : [];
-    if (!events.length) await deps.redis.publish(reply.channel, reply.message);
+    if (!events.length) await publishInOrder(deps.redis, deps.keys.seq, reply.channel, reply.message);
     return { response, log };
   }
 

@@ -4,8 +4,8 @@
 --
 -- KEYS[1]          the sequence counter (string)
 -- KEYS[2]          the span-write backlog (sorted set of accepted, unwritten sequence numbers)
--- KEYS[3i..3i+2]   for event i of n: its span's pending set, its trace root's pending set ('' for none),
---                  and its organization's pending sorted set
+-- KEYS[3i..3i+2]   for event i of n: its span's pending set, its trace root's pending set (the span's
+--                  again for none; '' from older releases), and its organization's pending sorted set
 -- KEYS[3n+3]       the reservation journal's index (sorted set of each reservation's first number)
 -- KEYS[3n+4]       the reservation journal's events (hash: first number -> the events' pending keys)
 -- ARGV[1]          n, the number of events

@@ -1,6 +1,6 @@
 -- Releases the pending marks of reservations left in the journal longer than the grace (their job never
 -- reached the queue), at most ARGV[2] reservations per call. The pending keys come out of the journal
--- rather than KEYS: Sightline runs on one Redis, not a cluster.
+-- rather than KEYS: on a Redis Cluster they share the slot of KEYS, as every key under the prefix's hash tag does.
 --
 -- KEYS[1]  the reservation journal's index (sorted set of each reservation's first number)
 -- KEYS[2]  the reservation journal's events (hash: first number -> the events' pending keys, 3 per event)

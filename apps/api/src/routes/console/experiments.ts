@@ -36,12 +36,11 @@ function summariesRoute(base: FastifyInstance) {
       },
     },
     async (req) => {
-      const experiments = await listExperiments(app.sql, req.organizationId, req.body);
-      const counts = await sampleCounts(
-        app.sql,
-        req.organizationId,
-        experiments.map((e) => e.uuid),
-      );
+      const { experiments, counts } = await app.lagTolerant(async (sql) => {
+        const experiments = await listExperiments(sql, req.organizationId, req.body);
+        const uuids = experiments.map((e) => e.uuid);
+        return { experiments, counts: await sampleCounts(sql, req.organizationId, uuids) };
+      });
       return {
         results: experiments.map((e) => ({
           ...e,
@@ -83,12 +82,14 @@ function samplesRoute(base: FastifyInstance) {
         page: body.page,
         pageSize: body.page_size,
       };
-      const [total, ids, summary] = await Promise.all([
-        countRoots(app.sql, query),
-        rootIds(app.sql, query),
-        scoreSummaries(app.sql, org, uuid),
-      ]);
-      const rows = await traceRowsOf(app.sql, org, ids, { payload: true });
+      const { total, rows, summary } = await app.lagTolerant(async (sql) => {
+        const [total, ids, summary] = await Promise.all([
+          countRoots(sql, query),
+          rootIds(sql, query),
+          scoreSummaries(sql, org, uuid),
+        ]);
+        return { total, summary, rows: await traceRowsOf(sql, org, ids, { payload: true }) };
+      });
       return sendSerializedJson(reply, pageJson(body, total, Buffer.from(rows), { extra: { summary } }));
     },
   );

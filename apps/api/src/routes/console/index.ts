@@ -29,7 +29,7 @@ export default async function consoleRoutes(base: FastifyInstance) {
         tags: ['console'],
       },
     },
-    async (req) => projectSummaries(app.sql, req.organizationId),
+    async (req) => app.lagTolerant((sql) => projectSummaries(sql, req.organizationId)),
   );
 
   app.post(
@@ -48,11 +48,8 @@ export default async function consoleRoutes(base: FastifyInstance) {
       const { page, page_size } = req.body;
       if (!query)
         return { total: 0, total_exact: true, searched_roots: null, page, total_pages: 0, page_size, results: [] };
-      const found = await traceRowsPage(app.sql, query, {
-        content: req.body.content,
-        metadataKeys: req.body.metadata_keys,
-        count: req.body.count,
-      });
+      const options = { content: req.body.content, metadataKeys: req.body.metadata_keys, count: req.body.count };
+      const found = await app.lagTolerant((sql) => traceRowsPage(sql, query, options));
       return sendSerializedJson(
         reply,
         pageJson(req.body, found.total, Buffer.from(found.rows), {
@@ -77,7 +74,7 @@ export default async function consoleRoutes(base: FastifyInstance) {
     },
     async (req) => {
       const query = await rootQueryOf(app, req.organizationId, req.body);
-      return { total: query ? await countTraceRows(app.sql, query) : 0 };
+      return { total: query ? await app.lagTolerant((sql) => countTraceRows(sql, query)) : 0 };
     },
   );
 

@@ -172,7 +172,9 @@ export default async function evalRuleRoutes(base: FastifyInstance) {
       const judges = (await findEvalMetrics(app.sql, req.organizationId, { names: rule.metric_names }))
         .filter((m) => m.type === 'llm_judge')
         .map((m) => m.name);
-      const seen = await previewRule(app.sql, req.organizationId, projectId, { ...rule, metric_names: judges });
+      const seen = await app.lagTolerant((sql) =>
+        previewRule(sql, req.organizationId, projectId, { ...rule, metric_names: judges }),
+      );
       const sampled = Math.round(seen.matching * rule.sample_rate);
       return {
         matching_24h: seen.matching,

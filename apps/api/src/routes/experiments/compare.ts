@@ -42,7 +42,7 @@ export default async function experimentCompareRoutes(base: FastifyInstance) {
     async (req) => {
       const { experiment_uuids: uuids, baseline_uuid } = req.body;
       const experiments = await ownExperiments(app, req.organizationId, uuids);
-      const samples = await compareSamples(app.sql, req.organizationId, uuids);
+      const samples = await app.lagTolerant((sql) => compareSamples(sql, req.organizationId, uuids));
       const result = await app.pool.compareExperiments(samples, uuids, baseline_uuid);
       return {
         baseline_uuid,
@@ -76,14 +76,15 @@ export default async function experimentCompareRoutes(base: FastifyInstance) {
     async (req, reply) => {
       const { experiment_uuids: uuids, baseline_uuid, page, page_size, outcome, trace_id } = req.body;
       await ownExperiments(app, req.organizationId, uuids);
-      const { total, rows } = await compareRows(app.sql, {
+      const query = {
         organizationId: req.organizationId,
         uuids,
         page,
         pageSize: page_size,
         outcome: outcome && { ...outcome, run: outcome.run_uuid, baseline: baseline_uuid },
         traceId: trace_id,
-      });
+      };
+      const { total, rows } = await app.lagTolerant((sql) => compareRows(sql, query));
       const head = `{"total":${total},"page":${page},"page_size":${page_size},"rows":`;
       return sendSerializedJson(reply, Buffer.from(`${head}${rows}}`));
     },

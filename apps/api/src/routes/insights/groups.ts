@@ -35,7 +35,7 @@ export default async function traceGroupRoutes(base: FastifyInstance) {
     async (req) => {
       const b = req.body;
       const since = sinceOf(b.time_range);
-      const rows = await traceGroups(app.sql, {
+      const query = {
         organizationId: req.organizationId,
         projectId: await ownProject(app, req.organizationId, b.project_uuid),
         by: GROUP_BY[b.by],
@@ -43,7 +43,8 @@ export default async function traceGroupRoutes(base: FastifyInstance) {
         search: b.search?.trim() || null,
         page: b.page,
         pageSize: b.page_size,
-      });
+      };
+      const rows = await app.lagTolerant((sql) => traceGroups(sql, query));
       return {
         total: (rows[0]?.total as number | undefined) ?? 0,
         results: rows.map(({ total: _total, ...row }) => row),
@@ -64,13 +65,14 @@ export default async function traceGroupRoutes(base: FastifyInstance) {
     },
     async (req, reply) => {
       const b = req.body;
-      const traces = await tracesOfGroup(app.sql, {
+      const query = {
         organizationId: req.organizationId,
         projectId: await ownProject(app, req.organizationId, b.project_uuid),
         by: GROUP_BY[b.by],
         key: b.key,
         since: sinceOf(b.time_range),
-      });
+      };
+      const traces = await app.lagTolerant((sql) => tracesOfGroup(sql, query));
       return sendSerializedJson(reply, Buffer.from(`{"key":${JSON.stringify(b.key)},"traces":${traces}}`));
     },
   );

@@ -43,7 +43,9 @@ export default async function insightRoutes(base: FastifyInstance) {
         status: b.status,
         search: b.search,
       };
-      const { buckets, totals, models, modelBuckets, scores, feedback } = await dashboard(app.sql, w);
+      const { buckets, totals, models, modelBuckets, scores, feedback } = await app.lagTolerant((sql) =>
+        dashboard(sql, w),
+      );
       return {
         from: iso(from),
         to: iso(to),

@@ -169,11 +169,13 @@ export default async function monitorRoutes(base: FastifyInstance) {
         ? (await findProjectById(app.sql, req.organizationId, project_uuid))?.uuid
         : project_name && (await app.findProjectId(req.organizationId, project_name));
       if (!projectId) throw notFound('project');
-      const series = await metricSeries(
-        app.sql,
-        { ...m, score_name: m.score_name ?? null, organization_id: req.organizationId, project_id: projectId },
-        DAY_OF_HOURS,
-      );
+      const monitor = {
+        ...m,
+        score_name: m.score_name ?? null,
+        organization_id: req.organizationId,
+        project_id: projectId,
+      };
+      const series = await app.lagTolerant((sql) => metricSeries(sql, monitor, DAY_OF_HOURS));
       return { series: series.map(pointToWire) };
     },
   );
@@ -194,7 +196,8 @@ export default async function monitorRoutes(base: FastifyInstance) {
       const [history, deliveries, series] = await Promise.all([
         monitorHistory(app.sql, m.id),
         monitorDeliveries(app.sql, m.id),
-        metricSeries(app.sql, m, DAY_OF_HOURS),
+        // Its state and deliveries from the primary, as they were just changed; the traffic it watches may lag.
+        app.lagTolerant((sql) => metricSeries(sql, m, DAY_OF_HOURS)),
       ]);
       return {
         ...monitorToWire(m),

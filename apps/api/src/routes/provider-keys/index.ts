@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { publishInOrder } from '@sightline/runtime';
 import { formatTimestamp, seal } from '@sightline/core';
 import {
   deleteProviderKey,
@@ -45,9 +46,9 @@ const recorded = ({ created_at: _c, updated_at: _u, sealed_key, ...k }: SavedPro
  * forgets within 10 s anyway.
  */
 const announce = (app: FastifyInstance, organizationId: string) =>
-  app.redis
-    .publish(app.keys.providerKeysChanged, organizationId)
-    .catch((err: Error) => app.log.warn({ err: err.message }, 'provider key change not announced'));
+  publishInOrder(app.redis, app.keys.seq, app.keys.providerKeysChanged, organizationId).catch((err: Error) =>
+    app.log.warn({ err: err.message }, 'provider key change not announced'),
+  );
 
 /** Seals and saves the key; a base URL must be public unless the server allows private ones. */
 async function saveKey(

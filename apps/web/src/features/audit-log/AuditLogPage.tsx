@@ -72,7 +72,7 @@ function AuditLog() {
           searchable
           clearable
           data={actorOptions}
-          value={view.actor}
+          value={view.actor ?? null}
           onChange={(actor) => setView({ actor })}
           nothingFoundMessage="No such person or key"
         />
@@ -82,7 +82,7 @@ function AuditLog() {
           w={240}
           clearable
           data={KIND_OPTIONS}
-          value={view.kind}
+          value={view.kind ?? null}
           onChange={(kind) => setView({ kind: kind as AuditTargetKind | null })}
         />
         {filtered && (

@@ -19,8 +19,8 @@ export default function ProjectsPage() {
     return (
       <EmptyState title="No traces yet: send your first one" icon={<IconRocket size={26} />} width={760}>
         <Text c="dimmed" size="sm">
-          Projects appear here when a client writes to them. Point the Python or TypeScript client, or curl, at this
-          server:
+          Projects appear here when something writes to them: an official client, curl, the completion gateway or
+          OpenTelemetry. Make a key, then pick a way in:
         </Text>
         <ClientSetup />
       </EmptyState>

@@ -28,7 +28,8 @@ import { CopyIcon } from '../../components/ui/CopyField';
 import { DeleteButton } from '../../components/ui/DeleteButton';
 import { EmptyState, LoadingState, QueryPanel } from '../../components/ui/StateViews';
 import { Timestamp } from '../../components/ui/Timestamp';
-import { useCreateApiKey, useDeleteProviderKey, useProviderKeys, useRevokeApiKey, useSaveProviderKey } from './api';
+import { useCreateApiKey } from '../../api/api-keys';
+import { useDeleteProviderKey, useProviderKeys, useRevokeApiKey, useSaveProviderKey } from './api';
 import { CriteriaSettings } from './components/CriteriaSettings';
 
 export default function SettingsPage() {

@@ -2,7 +2,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/r
 import { apiKeyKeys } from '../../api/api-keys';
 import { api } from '../../api/client';
 import { agreementKeys, criterionKeys, type CriterionPatch } from '../../api/criteria';
-import type { ApiKeyCreated, Criterion, CriterionCreate, ProviderKey, Role } from '../../api/types';
+import type { Criterion, CriterionCreate, ProviderKey } from '../../api/types';
 import { useInvalidatingMutation } from '../../lib/react-query';
 
 const settingsKeys = {
@@ -14,11 +14,6 @@ const providerKeysQueryOptions = queryOptions({
   queryKey: settingsKeys.providerKeys,
   queryFn: ({ signal }) => api<ProviderKey[]>('/provider-keys', { signal }),
 });
-
-export const useCreateApiKey = () =>
-  useInvalidatingMutation(settingsKeys.apiKeys, (body: { role: Role; label: string; service: boolean }) =>
-    api<ApiKeyCreated>('/api-keys', { method: 'POST', body }),
-  );
 
 export const useRevokeApiKey = () =>
   useInvalidatingMutation(settingsKeys.apiKeys, (id: string) => api<unknown>(`/api-keys/${id}`, { method: 'DELETE' }));

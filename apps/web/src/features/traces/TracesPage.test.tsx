@@ -53,6 +53,15 @@ describe('the traces page', () => {
     open();
     expect(await screen.findByRole('heading', { name: 'No traces in this project yet' })).toBeTruthy();
     expect(screen.getByText('Traces written to this project appear here as they arrive.')).toBeTruthy();
+    // The first-run guide writes to this project, and warns that the clients default to their vendor.
+    await waitFor(() =>
+      expect(screen.getByRole('group', { name: 'Python program' }).textContent).toContain('project_name="support-bot"'),
+    );
+    expect(screen.getByRole('alert').textContent).toContain('Set PAREA_BASE_URL');
+    await userEvent.click(screen.getByRole('tab', { name: 'curl (first trace)' }));
+    expect(screen.getByRole('group', { name: 'first-trace curl command' }).textContent).toContain(
+      '"project_name": "support-bot"',
+    );
   });
 
   it('offers to reset a view nothing matches', async () => {

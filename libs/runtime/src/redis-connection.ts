@@ -1,0 +1,91 @@
+// One way to open a Redis connection for every process: to the Redis at REDIS_URL, or to the Redis Cluster
+// REDIS_CLUSTER_NODES names. ioredis' Cluster answers the same commands, sending each to its slot's master
+// and following the cluster as it fails over, so the code that uses a connection does not care which.
+import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { redactedAddress } from './dependency-check';
+
+export type RedisTarget = {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES: { host: string; port: number }[];
+  QUEUE_PREFIX: string;
+};
+
+export function connectRedis(target: Omit<RedisTarget, 'QUEUE_PREFIX'>, options: RedisOptions = {}): Redis {
+  if (target.REDIS_CLUSTER_NODES.length === 0) return new Redis(target.REDIS_URL, options);
+  return cluster(target.REDIS_CLUSTER_NODES, options);
+}
+
+/** Another connection to the same Redis or cluster, with `options` over the first one's. */
+export function duplicateRedis(redis: Redis, options: RedisOptions = {}): Redis {
+  const connection = redis as Redis | Cluster;
+  if (!(connection instanceof Cluster)) return connection.duplicate(options);
+  return connection.duplicate(
+    [],
+    clusterOptions({ ...connection.options.redisOptions, ...options }),
+  ) as unknown as Redis;
+}
+
+function cluster(nodes: ClusterNode[], options: RedisOptions): Redis {
+  // Typed as Redis: the commands Sightline sends are the same, and BullMQ takes either.
+  return new Cluster(nodes, clusterOptions(options)) as unknown as Redis;
+}
+
+/** A Cluster holds enableOfflineQueue itself, and passes the rest to its connection to each node. */
+function clusterOptions({ enableOfflineQueue = true, ...redisOptions }: RedisOptions): ClusterOptions {
+  return { redisOptions, enableOfflineQueue };
+}
+
+/**
+ * The prefix of every key Sightline and BullMQ keep. On a cluster it is a hash tag (`{sightline}`), so that
+ * the keys one Lua script or one BullMQ queue touches together live in one slot, as a cluster requires.
+ */
+export function keyPrefix(target: RedisTarget): string {
+  return target.REDIS_CLUSTER_NODES.length === 0 ? target.QUEUE_PREFIX : `{${target.QUEUE_PREFIX}}`;
+}
+
+/** Where Redis is, for a log line or an error: the URL without credentials, or the cluster's nodes. */
+export function redisAddress(target: Omit<RedisTarget, 'QUEUE_PREFIX'>): string {
+  const nodes = target.REDIS_CLUSTER_NODES;
+  if (nodes.length === 0) return redactedAddress(target.REDIS_URL);
+  return `the cluster ${nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+}
+
+// The slot of each key asked about, asked of the cluster once: callers ask about the same few keys.
+const slots = new Map<string, Promise<number>>();
+
+/** The cluster client's own connection to the master of `key`'s slot. */
+async function masterOf(cluster: Cluster, key: string): Promise<Redis> {
+  let slot = slots.get(key);
+  if (!slot) {
+    slot = cluster.cluster('KEYSLOT', key).then(Number);
+    slots.set(key, slot);
+    slot.catch(() => slots.delete(key));
+  }
+  const [master] = cluster.slots[await slot] ?? [];
+  const node = cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === master);
+  if (!node) throw new Error(`Redis Cluster: no master known for slot ${await slot}`);
+  return node;
+}
+
+/**
+ * Waits until `count` replicas have every write this connection sent to the master holding `key`, or until
+ * `timeoutMs` passes, and answers how many have (Redis's WAIT). On a cluster, WAIT goes to that master on
+ * the connection that carried the writes, which is the cluster client's own connection to it.
+ */
+export async function waitForReplicas(redis: Redis, key: string, count: number, timeoutMs: number): Promise<number> {
+  const connection = redis as Redis | Cluster;
+  if (!(connection instanceof Cluster)) return connection.wait(count, timeoutMs);
+  return (await masterOf(connection, key)).wait(count, timeoutMs);
+}
+
+/**
+ * PUBLISH, delivered in the order sent. A cluster relays each message to every node, but ioredis sends a
+ * PUBLISH to whichever node it likes (a channel is not a key), and two messages relayed from two nodes can
+ * overtake each other: a streamed answer's chunks arrived shuffled. On a cluster, every message goes
+ * through the master of `viaKey`'s slot, which is also where the intake's script publishes.
+ */
+export function publishInOrder(redis: Redis, viaKey: string, channel: string, message: string): Promise<number> {
+  const connection = redis as Redis | Cluster;
+  if (!(connection instanceof Cluster)) return connection.publish(channel, message);
+  return masterOf(connection, viaKey).then((node) => node.publish(channel, message));
+}
