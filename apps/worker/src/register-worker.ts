@@ -1,4 +1,4 @@
-import { Job, UnrecoverableError, Worker } from 'bullmq';
+import { ErrorCode, Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import {
@@ -12,6 +12,7 @@ import {
   type QueueName,
   type QueuePayload,
 } from '@sightline/queues';
+import { isConnectionError } from '@sightline/runtime';
 import type { WorkerEnv } from '@sightline/schemas';
 
 /** `log` carries the job's queue, id and the x-request-id(s) of the API requests it came from. */
@@ -30,6 +31,21 @@ export function requestIdsOf(data: unknown): { reqId?: string; reqIds?: string[]
   return ids.length > MAX_LOGGED_REQUEST_IDS
     ? { reqIds: ids.slice(0, MAX_LOGGED_REQUEST_IDS), reqIdCount: ids.length }
     : { reqIds: ids };
+}
+
+/**
+ * Redis that stops while a worker ends a job may have run the worker's command and not sent its answer;
+ * ioredis sends that command again once it reconnects, and the job, already ended and removed, is gone.
+ * A Redis that came back without its data (no append-only file) gives the same answer for a job it lost.
+ */
+const JOB_GONE =
+  'a job ended while Redis was away is no longer in Redis: it was ended before the connection dropped, ' +
+  'or Redis came back without its data';
+
+/** The id of the job a BullMQ error says Redis no longer holds, if that is what it says. */
+function jobGone(err: Error): string | undefined {
+  if ((err as { code?: unknown }).code !== ErrorCode.JobNotExist) return undefined;
+  return /^Missing key for job (.+?)\. /.exec(err.message)?.[1];
 }
 
 /** BullMQ's failure reason for a job stalled more than maxStalledCount times, raised when a worker next takes it. */
@@ -105,7 +121,20 @@ export function registerWorker<N extends QueueName>(
       createReplier(connection, redisKeys(prefix), replyTo)({ error: message, status: 503 }).catch(() => {});
     }
   });
-  worker.on('error', (err) => log.error({ queue: queueName, err: err.message }, 'worker error'));
+  // BullMQ repeats here every error of the connections it made from `connection`, at each reconnection
+  // attempt: the process's watcher of `connection` reports an outage once (see main.ts).
+  let lastGone: string | undefined;
+  worker.on('error', (err) => {
+    if (isConnectionError(err)) return;
+    const gone = jobGone(err);
+    if (gone === undefined) {
+      log.error({ queue: queueName, err: err.message }, 'worker error');
+      return;
+    }
+    // BullMQ then fails the job it could not end, and hears the same answer: one line a job.
+    if (gone !== lastGone) log.warn({ queue: queueName, jobId: gone }, JOB_GONE);
+    lastGone = gone;
+  });
   worker.on('stalled', async (jobId) => {
     const job = await Job.fromId(worker, jobId).catch(() => undefined);
     log.warn({ queue: queueName, jobId, ...requestIdsOf(job?.data) }, 'job stalled: its worker stopped answering');
