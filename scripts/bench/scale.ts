@@ -3,6 +3,14 @@
 // the rate cannot grow much; what this shows is the CPU each process spends per stored span, and that
 // nothing collapses as processes are added: no lock waits in PostgreSQL, no job run twice (the events the
 // workers wrote equal the events accepted), no span lost or duplicated.
+//
+// A configuration ending in `:cluster` (SCALE_CONFIGS=1x2,1x2:cluster) runs against a Redis Cluster of
+// its own (3 masters, 3 replicas) with SPAN_WRITE_SHARDS=3, and counts the commands each master ran per
+// stored span, against those of the machine's one Redis in the same rounds.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commandsRun, PrivateRedisCluster } from '../../test/support/private-services';
 import { freePort } from './lib/stack';
 import { atMaxRate, cpuSeconds, jsonBodies, ROUNDS, warmUp } from './lib/ingest';
 import { load } from './lib/load';
@@ -13,11 +21,22 @@ import { tracePool } from './lib/spans';
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 20);
 // SCALE_CONFIGS=1x1,2x2 (API processes x worker processes) picks others.
 const CONFIGS = (process.env.SCALE_CONFIGS ?? '1x1,1x2,1x4,2x1,2x2').split(',').map((c) => {
-  const [api, workers] = c.split('x').map(Number);
-  return { api, workers };
+  const [processes, engine] = c.split(':');
+  const [api, workers] = processes.split('x').map(Number);
+  return { api, workers, cluster: engine === 'cluster' };
 });
 type Config = (typeof CONFIGS)[number];
-const label = (c: Config) => `${c.api} API × ${c.workers} worker${c.workers > 1 ? 's' : ''}`;
+const label = (c: Config) =>
+  `${c.api} API × ${c.workers} worker${c.workers > 1 ? 's' : ''}${c.cluster ? ', 3-master cluster' : ''}`;
+
+const MACHINE_REDIS_PORT = Number(new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').port || 6379);
+const clusterDir = CONFIGS.some((c) => c.cluster) ? mkdtempSync(join(tmpdir(), 'sightline-bench-cluster-')) : null;
+const cluster = clusterDir ? await PrivateRedisCluster.create(clusterDir) : null;
+
+/** The ports of the Redis masters a configuration writes to: the cluster's, or the machine's one Redis. */
+async function masterPorts(config: Config): Promise<number[]> {
+  return config.cluster ? cluster!.masterPorts() : [MACHINE_REDIS_PORT];
+}
 
 /** Span events the workers' transactions wrote so far, and their transactions, summed over their metrics. */
 async function transactions(metricsPort: number, workers: number): Promise<{ events: number; count: number }> {
@@ -64,6 +83,7 @@ async function measure(config: Config) {
     apiProcesses: config.api,
     workerProcesses: config.workers,
     workerMetricsPort: metricsPort,
+    ...(config.cluster && { redisCluster: { nodes: cluster!.nodeList, spanWriteShards: 3 } }),
   });
   await stack.start();
   const send = (seconds: number) =>
@@ -81,10 +101,19 @@ async function measure(config: Config) {
     primary: cpuSeconds(pids.primary),
     workers: pids.workers.map((p) => cpuSeconds([p])),
   });
-  const [cpuBefore, before] = [cpuOf(), await transactions(metricsPort, config.workers)];
+  const masters = await masterPorts(config);
+  const [cpuBefore, before, commandsBefore] = [
+    cpuOf(),
+    await transactions(metricsPort, config.workers),
+    await commandsRun(masters),
+  ];
   const locks = lockWaits(stack);
   const run = await atMaxRate(stack, 1, send, SECONDS);
-  const [cpuAfter, after] = [cpuOf(), await transactions(metricsPort, config.workers)];
+  const [cpuAfter, after, commandsAfter] = [
+    cpuOf(),
+    await transactions(metricsPort, config.workers),
+    await commandsRun(masters),
+  ];
   const waits = await locks.stop();
   const [{ deadlocks }] = await stack.sql<{ deadlocks: number }[]>`
     select deadlocks::int from pg_stat_database where datname = ${stack.database}`;
@@ -99,6 +128,10 @@ async function measure(config: Config) {
     events_written_by_workers: after.events - before.events,
     events_per_transaction: round((after.events - before.events) / Math.max(1, after.count - before.count)),
     lock_waits: { ...waits, deadlocks },
+    // Over the round: the load's commands, and the sampler's and the workers' own.
+    redis_commands_per_span_each_master: commandsAfter.map((n, i) =>
+      round((n - commandsBefore[i]) / run.stored_spans, 2),
+    ),
     cpu_ms_per_span: {
       api_each: cpuAfter.api.map((c, i) => perSpanMs(c - cpuBefore.api[i])),
       ...(config.api > 1 && { cluster_primary: perSpanMs(cpuAfter.primary - cpuBefore.primary) }),
@@ -138,6 +171,12 @@ const summary: Row[] = [...results].flatMap(([config, ms]) => [
   { figure: `${config}: service CPU ms per span`, value: spread(ms.map(service)) },
   { figure: `${config}: span events per worker transaction`, value: spread(ms.map((m) => m.events_per_transaction)) },
   {
+    figure: `${config}: Redis commands per span, on each master`,
+    value: ms[0].redis_commands_per_span_each_master
+      .map((_, i) => round(median(ms.map((m) => m.redis_commands_per_span_each_master[i])), 2))
+      .join(' / '),
+  },
+  {
     // Stored may pass accepted by the requests in flight when the load generator stopped (their 200s
     // arrived after it stopped counting); every span id is new, so a duplicate would be a second row.
     figure: `${config}: spans lost / span events written twice`,
@@ -150,5 +189,8 @@ const summary: Row[] = [...results].flatMap(([config, ms]) => [
     value: `${ms.reduce((n, m) => n + m.lock_waits.with_waits, 0)} of ${ms.reduce((n, m) => n + m.lock_waits.samples, 0)} / ${ms.reduce((n, m) => n + m.lock_waits.deadlocks, 0)}`,
   },
 ]);
-writeResult({ benchmark: 'scale', summary, rounds: Object.fromEntries(results) });
+// Against a cluster, its figures are kept apart from the one-Redis configurations'.
+writeResult({ benchmark: cluster ? 'scale-cluster' : 'scale', summary, rounds: Object.fromEntries(results) });
+await cluster?.stop();
+if (clusterDir) rmSync(clusterDir, { recursive: true, force: true });
 process.exit(0);

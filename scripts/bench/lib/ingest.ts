@@ -7,7 +7,6 @@ import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { JSONValue } from 'postgres';
 import { getOrCreateProject, searchWordsOf } from '@sightline/db';
-import { redisKeys } from '@sightline/queues';
 import { load, type LoadResult } from './load';
 import { median, quantile, round, type Row } from './report';
 import { createBenchStack, peakRssMb, rssMb, spawnNode, waitForHttp, type BenchStack } from './stack';
@@ -190,11 +189,10 @@ function visibilityProbes(stack: BenchStack, intervalMs: number) {
 
 /** Samples the API's and the worker's resident memory and the backlog (span events accepted, not yet written). */
 function sampler(stack: BenchStack) {
-  const keys = redisKeys(stack.prefix);
   const samples: { t: number; api_mb: number; worker_mb: number; backlog: number }[] = [];
   const t0 = performance.now();
   const timer = setInterval(async () => {
-    const backlog = await stack.redis.zcard(keys.pendingOrganization(stack.organizationId));
+    const backlog = await waiting(stack);
     samples.push({
       t: round((performance.now() - t0) / 1000),
       api_mb: round(rssMb(stack.apiPid)),
@@ -205,10 +203,17 @@ function sampler(stack: BenchStack) {
   return { samples, stop: () => clearInterval(timer) };
 }
 
+/** The organization's span events accepted and not yet written, over every span-write shard. */
+async function waiting(stack: BenchStack): Promise<number> {
+  const counts = await Promise.all(
+    stack.shards.all.map((shard) => stack.redis.zcard(shard.keys.pendingOrganization(stack.organizationId))),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
+
 async function waitForBacklog(stack: BenchStack, timeoutMs = 600_000): Promise<void> {
-  const key = redisKeys(stack.prefix).pendingOrganization(stack.organizationId);
   const deadline = Date.now() + timeoutMs;
-  while ((await stack.redis.zcard(key)) > 0) {
+  while ((await waiting(stack)) > 0) {
     if (Date.now() > deadline) throw new Error('backlog not drained in time');
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -5,9 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { addApiKey, createSql, ensureOrganization, migrate, type Sql } from '@sightline/db';
+import { spanShards } from '@sightline/queues';
+import { connectRedis, spanShardPrefixes } from '@sightline/runtime';
+import { BaseEnv } from '@sightline/schemas';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -83,6 +85,8 @@ export async function createBenchStack(
     workerProcesses?: number;
     /** Worker n serves its metrics on workerMetricsPort + n. */
     workerMetricsPort?: number;
+    /** A Redis Cluster's nodes (REDIS_CLUSTER_NODES) instead of the machine's Redis, with its span-write shards. */
+    redisCluster?: { nodes: string; spanWriteShards: number };
   } = {},
 ) {
   const tag = randomBytes(3).toString('hex');
@@ -97,11 +101,25 @@ export async function createBenchStack(
   const sql: Sql = createSql(databaseUrl, { max: 4 });
   const organizationId = await ensureOrganization(sql, 'bench');
   await addApiKey(sql, organizationId, key);
-  const redis = new Redis(REDIS_URL);
+  const cluster = options.redisCluster;
+  const redisEnv: Record<string, string> = cluster
+    ? {
+        REDIS_URL: 'redis://127.0.0.1:1',
+        REDIS_CLUSTER_NODES: cluster.nodes,
+        SPAN_WRITE_SHARDS: String(cluster.spanWriteShards),
+      }
+    : { REDIS_URL };
+  const target = BaseEnv.pick({
+    REDIS_URL: true,
+    REDIS_CLUSTER_NODES: true,
+    QUEUE_PREFIX: true,
+    SPAN_WRITE_SHARDS: true,
+  }).parse({ ...redisEnv, QUEUE_PREFIX: prefix });
+  const redis = connectRedis(target);
   const children: ChildProcess[] = [];
   // A benchmark that fails must not leave its API and worker running.
   process.once('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
-  const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: prefix, REDIS_URL };
+  const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: prefix, ...redisEnv };
   let api: ChildProcess | undefined;
   const workers: ChildProcess[] = [];
 
@@ -113,6 +131,8 @@ export async function createBenchStack(
     organizationId,
     sql,
     redis,
+    /** The span-write shards, as the API and the workers see them. */
+    shards: spanShards(spanShardPrefixes(target)),
     base: `http://127.0.0.1:${port}/api/svc/v1`,
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
     /** The API process, or with `apiProcesses`, the cluster's primary. */
@@ -163,8 +183,10 @@ export async function createBenchStack(
       await sql.end();
       await admin.unsafe(`drop database if exists "${database}" with (force)`);
       await admin.end();
-      for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 }))
-        if (keys.length) await redis.unlink(...(keys as string[]));
+      // A cluster is the benchmark's own, and goes with it.
+      if (!cluster)
+        for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 }))
+          if (keys.length) await redis.unlink(...(keys as string[]));
       await redis.quit();
     },
   };
