@@ -28,6 +28,7 @@ beforeAll(async () => {
     sql: workerSql,
     redis,
     keys: redisKeys(stack.prefix),
+    homeKeys: redisKeys(stack.prefix),
     batchSize: 100,
     evals,
     settling: traceSettling({ sql: workerSql, settles }),
@@ -41,7 +42,7 @@ beforeAll(async () => {
 afterAll(() => release());
 
 async function takeQueuedJobs(): Promise<QueuePayload<'span-write'>[]> {
-  const queue = stack.app.spanWrites.queue;
+  const queue = stack.app.spanWrites[0]!.queue;
   const jobs = await queue.getJobs(['waiting', 'prioritized', 'delayed']);
   jobs.sort((a, b) => Number(a.id) - Number(b.id));
   await Promise.all(jobs.map((j) => j.remove()));

@@ -150,7 +150,7 @@ describe('durable acceptance', () => {
         call(paused.app, org.key, 'POST', '/trace_logs/batch', { trace_logs: trace(project, 9) }),
       ]);
       expect(answers.every((a) => a.statusCode === 200)).toBe(true);
-      const jobs = await paused.app.spanWrites.queue.getJobs(['waiting']);
+      const jobs = await paused.app.spanWrites[0]!.queue.getJobs(['waiting']);
       const queued = jobs.flatMap((j) => j.data.events.map((e: { trace_id: string }) => e.trace_id));
       expect(queued).toHaveLength(50);
       expect(new Set(queued)).toEqual(

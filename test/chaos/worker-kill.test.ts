@@ -8,21 +8,28 @@ import { outcomeOf } from './lib/load';
 // Fault 1: 100,000 spans are ingested, each written twice (a create, then a second event adding its
 // output and end time) and one in ten updated once more (PUT /trace_log), while the worker is killed with
 // SIGKILL several times mid-batch and restarted. Jobs held by a killed worker are redelivered and their
-// events folded again: afterwards every span is there exactly once with every update applied.
+// events folded again: afterwards every span is there exactly once with every update applied. It runs on
+// one Redis, and again on a Redis Cluster of 3 masters with a span-write shard each.
 
 const SPANS = 100_000;
 const BATCH = 1000;
 const LANES = 4;
 const KILLS = 4;
 
-let stack: ChaosStack;
+describe.each([
+  { engine: 'one Redis', figures: 'worker-kill', options: {} },
+  {
+    engine: 'a Redis Cluster, a span-write shard a master',
+    figures: 'worker-kill-cluster',
+    options: { redisCluster: true, spanWriteShards: 3 },
+  },
+])('the worker killed mid-batch, on $engine', ({ figures: figuresName, options }) => {
+  let stack: ChaosStack;
+  beforeAll(async () => {
+    stack = await createChaosStack(figuresName, options);
+  });
+  afterAll(async () => stack?.close());
 
-beforeAll(async () => {
-  stack = await createChaosStack('worker-kill');
-});
-afterAll(async () => stack?.close());
-
-describe('the worker killed mid-batch', () => {
   it('ends with exactly 100k spans, no duplicates and no missing updates', async () => {
     const api = await stack.startApi();
     const workers: ManagedProcess[] = [await stack.startWorker()];
@@ -154,7 +161,7 @@ describe('the worker killed mid-batch', () => {
       stored: row,
       failed_jobs: counts.failed,
     };
-    recordFigures('worker-kill', figures);
+    recordFigures(figuresName, figures);
 
     expect(kills.length).toBeGreaterThanOrEqual(3);
     expect(kills.every((k) => k.jobs_active > 0 && k.jobs_waiting > 0)).toBe(true);

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, redisEnv, replicaEnv, testSql, uniquePrefix } from '../support/services';
 import { expectClientReadable } from '../support/client-contract';
 import { freePort, runScript, startScript } from '../support/processes';
 
-// The real processes, started as `npm start` starts them: migrations, then an API and a worker process.
+// The real processes, started as `npm start` starts them: migrations, then 2 API processes on one port and 3
+// worker processes. The 'replicated' and 'clustered' projects run it again on a PostgreSQL replica and on a
+// Redis Cluster (with a span-write shard a master).
 let child: ChildProcess;
 let output: () => string;
 let base: string;
@@ -16,13 +19,24 @@ beforeAll(async () => {
   const port = await freePort();
   const started = await startScript(
     'scripts/start.ts',
-    { ...env(), QUEUE_PREFIX: uniquePrefix('e2e'), PORT: String(port), BOOTSTRAP_API_KEY: bootstrapKey },
-    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*worker started|worker started[\s\S]*listening on http/,
+    {
+      ...env(),
+      QUEUE_PREFIX: uniquePrefix('e2e'),
+      PORT: String(port),
+      BOOTSTRAP_API_KEY: bootstrapKey,
+      API_PROCESSES: '2',
+      WORKER_PROCESSES: '3',
+    },
+    /(Sightline API listening[\s\S]*){2}/,
+    60_000,
   );
   child = started.child;
   output = started.output;
+  const workersStarted = () => output().match(/"msg":"worker started"/g)?.length ?? 0;
+  for (const deadline = Date.now() + 30_000; workersStarted() < 3; await sleep(100))
+    if (Date.now() > deadline) throw new Error(`3 workers did not start:\n${output()}`);
   base = `http://127.0.0.1:${port}/api/svc/v1`;
-}, 60_000);
+}, 120_000);
 afterAll(() => {
   if (child.exitCode === null) child.kill('SIGKILL');
 });

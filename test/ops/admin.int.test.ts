@@ -76,7 +76,7 @@ describe('queue dashboard at /admin/queues', () => {
       payload: JSON.stringify({ project_name: 'admin', trace_name: 'kept' }),
     });
     expect(sent.statusCode).toBe(200);
-    const waiting = await stack.app.spanWrites.queue.getWaitingCount();
+    const waiting = await stack.app.spanWrites[0]!.queue.getWaitingCount();
     expect(waiting).toBeGreaterThan(0);
     for (const action of [
       'span-write/empty',
@@ -96,7 +96,7 @@ describe('queue dashboard at /admin/queues', () => {
         `${action}: ${res.statusCode}`,
       ).toBe(true);
     }
-    expect(await stack.app.spanWrites.queue.getWaitingCount()).toBe(waiting);
+    expect(await stack.app.spanWrites[0]!.queue.getWaitingCount()).toBe(waiting);
     for (const queue of stack.app.allQueues) expect(await queue.isPaused(), queue.name).toBe(false);
     expect(
       (await get('/admin/queues/api/queues', { 'x-admin-key': ADMIN_KEY }))

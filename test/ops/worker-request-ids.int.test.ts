@@ -125,7 +125,7 @@ describe("the worker's log lines", () => {
         output: 'o',
       });
       expect(res.statusCode).toBe(200);
-      const [job] = await stack.app.spanWrites.queue.getWaiting();
+      const [job] = await stack.app.spanWrites[0]!.queue.getWaiting();
       expect(job.data.events.map((e: { request_id?: string }) => e.request_id)).toEqual([res.headers['x-request-id']]);
     } finally {
       await stack.startWorker();

@@ -41,7 +41,7 @@ const eventually = <T>(read: () => Promise<T>, want: T) =>
   expect.poll(read, { timeout: 20_000, interval: 100 }).toBe(want);
 
 async function waitingJobEvents(stack: TestStack): Promise<SpanEvent[]> {
-  const jobs = await stack.app.spanWrites.queue.getJobs(['waiting']);
+  const jobs = await stack.app.spanWrites[0]!.queue.getJobs(['waiting']);
   return jobs.flatMap((j) => (j.data as { events: SpanEvent[] }).events);
 }
 
@@ -211,14 +211,14 @@ describe('lost span events leave the backlog', () => {
   beforeAll(() => {
     keys = redisKeys(stack.prefix);
   });
-  const forget = () => forgetLostSpanEvents(redis, keys, stack.app.spanWrites.queue);
+  const forget = () => forgetLostSpanEvents(redis, keys, stack.app.spanWrites[0]!.queue);
 
   it('releases the events of a span-write job that failed for good: out of the backlog, and reads stop waiting', async () => {
     const traceId = randomUUID();
     const marks = { organization_id: org.id, trace_id: traceId, pending_root: traceId };
     const [seq] = await takeSequenceNumbers(redis, keys, [marks]);
     // A job whose payload cannot parse fails at once, without retries, and never writes its event.
-    await stack.app.spanWrites.queue.add('span-write', {
+    await stack.app.spanWrites[0]!.queue.add('span-write', {
       events: [{ ...marks, seq, kind: 'create', fields: 'not an object' }],
     });
     expect(await spanBacklog(redis, keys)).toBe(1);
@@ -226,7 +226,7 @@ describe('lost span events leave the backlog', () => {
 
     await stack.startWorker();
     try {
-      await eventually(() => stack.app.spanWrites.queue.getFailedCount(), 1);
+      await eventually(() => stack.app.spanWrites[0]!.queue.getFailedCount(), 1);
       await eventually(() => spanBacklog(redis, keys), 0);
       // The event is younger than the in-flight grace: only the failure released it.
       expect((await call(stack.app, org.key, 'GET', `/trace_log/${traceId}`)).statusCode).toBe(404);

@@ -5,7 +5,8 @@ import { buildApp } from '@sightline/api';
 import { createSql } from '@sightline/db';
 import { ApiEnv, parseEnv, WorkerEnv } from '@sightline/schemas';
 import { startWorkers } from '@sightline/worker';
-import { databaseUrl, redisEnv, redisUrl, replicaEnv, testRedis, uniquePrefix } from './services';
+import { connectRedis } from '@sightline/runtime';
+import { databaseUrl, redisEnv, redisUrl, replicaEnv, uniquePrefix } from './services';
 
 export type StackOptions = { worker?: boolean; env?: Record<string, string | undefined>; workerLog?: Logger };
 
@@ -52,8 +53,9 @@ export async function buildStack(options: StackOptions = {}): Promise<TestStack>
     async startWorker() {
       if (worker) return;
       const sql = createSql(env.DATABASE_URL, { max: 4 });
-      const redis = testRedis();
       const workerEnv = parseEnv(WorkerEnv, { WORKER_CONCURRENCY: '50', SPAN_BATCH_SIZE: '200', ...env });
+      // The stack's own Redis or cluster, as a worker process opens it.
+      const redis = connectRedis(workerEnv, { maxRetriesPerRequest: null });
       const running = startWorkers({
         sql,
         redis,

@@ -12,9 +12,10 @@ import {
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
+import { Queue, type JobType } from 'bullmq';
 import { addApiKey, createSql, ensureOrganization, migrate, type Sql } from '@sightline/db';
-import { connectRedis, keyPrefix } from '@sightline/runtime';
+import { spanShards } from '@sightline/queues';
+import { connectRedis, spanShardPrefixes } from '@sightline/runtime';
 import { BaseEnv } from '@sightline/schemas';
 import { freePort, ROOT } from './processes';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -305,6 +306,21 @@ function portIsFree(port: number): Promise<boolean> {
  */
 type ClusterNodeProcess = { port: number; process: ManagedProcess };
 
+/**
+ * Commands each Redis node on these ports has run so far (INFO commandstats), summed over the commands
+ * whose names match `commands` (all by default).
+ */
+export async function commandsRun(ports: number[], commands = /\w+/): Promise<number[]> {
+  return Promise.all(
+    ports.map(async (port) => {
+      const stats = await cli(port, 'info', 'commandstats');
+      return [...stats.matchAll(/^cmdstat_(\S+?):calls=(\d+)/gm)]
+        .filter((m) => new RegExp(`^(?:${commands.source})$`).test(m[1]!))
+        .reduce((n, m) => n + Number(m[2]), 0);
+    }),
+  );
+}
+
 export class PrivateRedisCluster {
   private constructor(
     readonly dir: string,
@@ -365,6 +381,16 @@ export class PrivateRedisCluster {
     );
     if (!master) throw new Error(`no master serves slot ${slot}`);
     return { master: node(master), replicas: lines.filter((f) => f[3] === master[0]).map(node) };
+  }
+
+  /** The ports of the masters that serve slots now. */
+  async masterPorts(): Promise<number[]> {
+    const asked = this.nodes.find((n) => n.process.alive)!.port;
+    const lines = (await cli(asked, 'cluster', 'nodes')).split('\n').map((line) => line.split(' '));
+    return lines
+      .filter((f) => f[2]?.includes('master') && !f[2].includes('fail') && f.length > 8)
+      .map((f) => Number(f[1]!.split('@')[0]!.split(':').at(-1)))
+      .sort((a, b) => a - b);
   }
 
   /** Starts a stopped node again on its data: one that lost its slots to a failover rejoins as a replica. */
@@ -460,7 +486,13 @@ export type ChaosStack = Awaited<ReturnType<typeof createChaosStack>>;
  */
 export async function createChaosStack(
   label: string,
-  options: { redis?: RedisOptions; redisCluster?: boolean; env?: Record<string, string> } = {},
+  options: {
+    redis?: RedisOptions;
+    /** A Redis Cluster of 3 masters and 3 replicas instead of one Redis, with `spanWriteShards` (1). */
+    redisCluster?: boolean;
+    spanWriteShards?: number;
+    env?: Record<string, string>;
+  } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), `sightline-chaos-${label}-`));
   // PostgreSQL runs as another user and must reach its directory inside this one.
@@ -492,11 +524,17 @@ export async function createChaosStack(
     if (options.redisCluster) redisCluster = await PrivateRedisCluster.create(join(dir, 'redis'));
     else redis = await PrivateRedis.create(join(dir, 'redis'), options.redis);
     // What the processes are told: one Redis, or the cluster (with REDIS_URL at a closed port, unused).
-    const redisEnv: Record<string, string> = redisCluster
-      ? { REDIS_URL: 'redis://127.0.0.1:1', REDIS_CLUSTER_NODES: redisCluster.nodeList }
-      : { REDIS_URL: redis!.url };
-    const target = { ...BaseEnv.pick({ REDIS_URL: true, REDIS_CLUSTER_NODES: true }).parse(redisEnv), QUEUE_PREFIX };
-    const prefix = keyPrefix(target);
+    const redisEnv: Record<string, string> = {
+      ...(redisCluster
+        ? { REDIS_URL: 'redis://127.0.0.1:1', REDIS_CLUSTER_NODES: redisCluster.nodeList }
+        : { REDIS_URL: redis!.url }),
+      SPAN_WRITE_SHARDS: String(options.spanWriteShards ?? 1),
+    };
+    const target = BaseEnv.pick({ REDIS_URL: true, REDIS_CLUSTER_NODES: true, SPAN_WRITE_SHARDS: true }).parse({
+      ...redisEnv,
+    });
+    const shards = spanShards(spanShardPrefixes({ ...target, QUEUE_PREFIX }));
+    const prefix = shards.all[0]!.prefix;
     await migrate(pg.url);
     const sql: Sql = createSql(pg.url, { max: 4 });
     clients.push({ close: () => sql.end({ timeout: 1 }) });
@@ -504,8 +542,27 @@ export async function createChaosStack(
     const key = await addApiKey(sql, organizationId);
     // The tests stop Redis under this connection on purpose: it waits and reconnects, quietly.
     const queueRedis = connectRedis(target, { maxRetriesPerRequest: null }).on('error', () => {});
-    const spanQueue = new Queue('span-write', { connection: queueRedis, prefix }).on('error', () => {});
-    clients.push({ close: () => spanQueue.close().then(() => queueRedis.disconnect()) });
+    const spanQueues = shards.all.map((shard) =>
+      new Queue('span-write', { connection: queueRedis, prefix: shard.prefix }).on('error', () => {}),
+    );
+    const spanQueue = spanQueues[0]!;
+    clients.push({
+      close: () => Promise.all(spanQueues.map((q) => q.close())).then(() => queueRedis.disconnect()),
+    });
+    /** The span-write jobs by state, over every shard. */
+    const countJobs = async (...states: JobType[]) => {
+      const each = await Promise.all(spanQueues.map((q) => q.getJobCounts(...states)));
+      return each.reduce<Record<string, number>>((sum, counts) => {
+        for (const [state, n] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + n;
+        return sum;
+      }, {});
+    };
+    /** The organization's span events accepted and not yet written, over every shard. */
+    const pendingEvents = async () =>
+      (await Promise.all(shards.all.map((s) => queueRedis.zcard(s.keys.pendingOrganization(organizationId))))).reduce(
+        (a, b) => a + b,
+        0,
+      );
     const baseEnv = () => ({ DATABASE_URL: pg!.url, ...redisEnv, QUEUE_PREFIX, ...options.env });
 
     const stack = {
@@ -517,8 +574,9 @@ export async function createChaosStack(
       sql,
       organizationId,
       key,
-      /** The prefix of every key (a hash tag on a cluster). */
+      /** The prefix of every key (a hash tag on a cluster), the first span-write shard's. */
       prefix,
+      /** The first span-write shard's queue. */
       spanQueue,
       /** A connection of the test's own to the private Redis. */
       redisClient: queueRedis,
@@ -547,8 +605,8 @@ export async function createChaosStack(
         await worker.waitForOutput(/worker started/);
         return worker;
       },
-      /** Jobs of the span-write queue by state. */
-      jobCounts: () => spanQueue.getJobCounts(...WAIT_STATES, 'failed', 'completed'),
+      /** Jobs of the span-write queues by state. */
+      jobCounts: () => countJobs(...WAIT_STATES, 'failed', 'completed'),
       /**
        * Resolves once no span-write job is waiting, running or due for a retry, and no accepted span
        * event is still marked pending (twice in a row, a second apart); fails after `timeoutMs`.
@@ -557,8 +615,8 @@ export async function createChaosStack(
         const t0 = Date.now();
         let quiet = 0;
         for (;;) {
-          const counts = await spanQueue.getJobCounts(...WAIT_STATES);
-          const pending = await queueRedis.zcard(`${prefix}:pending:org:${organizationId}`);
+          const counts = await countJobs(...WAIT_STATES);
+          const pending = await pendingEvents();
           const busy = WAIT_STATES.reduce((n, s) => n + (counts[s] ?? 0), 0) + pending;
           quiet = busy === 0 ? quiet + 1 : 0;
           if (quiet >= 2) return Date.now() - t0;

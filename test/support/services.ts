@@ -7,10 +7,13 @@ import { BaseEnv } from '@sightline/schemas';
 
 export const databaseUrl = () => inject('databaseUrl');
 export const redisUrl = () => inject('redisUrl');
-/** What a Sightline process is told of Redis: REDIS_URL, and REDIS_CLUSTER_NODES in the 'clustered' project. */
+/**
+ * What a Sightline process is told of Redis: REDIS_URL; in the 'clustered' project, REDIS_CLUSTER_NODES and
+ * a span-write shard for each of the cluster's 3 masters.
+ */
 export function redisEnv(): Record<string, string> {
   const nodes = inject('redisClusterNodes');
-  return { REDIS_URL: redisUrl(), ...(nodes && { REDIS_CLUSTER_NODES: nodes }) };
+  return { REDIS_URL: redisUrl(), ...(nodes && { REDIS_CLUSTER_NODES: nodes, SPAN_WRITE_SHARDS: '3' }) };
 }
 /** DATABASE_REPLICA_URLS and its bound when the suite runs against a replica (the 'replicated' project). */
 export const replicaEnv = () => inject('replicaEnv');

@@ -29,7 +29,7 @@ describe('span-write worker', () => {
 
     let failed: { failedReason: string; attemptsMade: number }[] = [];
     for (let i = 0; i < 50 && failed.length === 0; i++) {
-      failed = await stack.app.spanWrites.queue.getFailed();
+      failed = await stack.app.spanWrites[0]!.queue.getFailed();
       if (!failed.length) await sleep(100);
     }
     expect(failed).toHaveLength(1);
@@ -42,7 +42,7 @@ describe('span-write worker', () => {
 
   it('keeps the events of a job that PostgreSQL accepts when it refuses one of them', async () => {
     const project_id = (await call(stack.app, org.key, 'POST', '/project', { name: 'refused-one' })).json().uuid;
-    const before = (await stack.app.spanWrites.queue.getFailed()).length;
+    const before = (await stack.app.spanWrites[0]!.queue.getFailed()).length;
     const bad = randomUUID(),
       good = randomUUID();
     const event = (trace_id: string, metadata: Record<string, unknown>) => ({
@@ -56,7 +56,7 @@ describe('span-write worker', () => {
     await stack.app.acceptSpanEvents([event(good, { a: 'kept' }), event(bad, { a: 'x\u0000y' })], 'req-mixed');
     expect((await readTrace(stack.app, org.key, good)).json().metadata).toEqual({ a: 'kept' });
     expect((await readTrace(stack.app, org.key, bad)).statusCode).toBe(404);
-    const failed = await stack.app.spanWrites.queue.getFailed();
+    const failed = await stack.app.spanWrites[0]!.queue.getFailed();
     expect(failed.length).toBe(before + 1);
     expect(failed.map((j) => j.failedReason)).toContainEqual(
       expect.stringMatching(/^1 of 2 span events refused by PostgreSQL/),

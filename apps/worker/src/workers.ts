@@ -5,22 +5,22 @@ import { poolReading, type Sql } from '@sightline/db';
 import {
   createProducer,
   createReplyWaiter,
-  createSpanIntake,
-  redisKeys,
+  createShardedIntake,
+  spanShards,
   startPendingUpkeep,
   type Producer,
   type QueueName,
-  type RedisKeys,
+  type SpanShards,
 } from '@sightline/queues';
 import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
 import {
   collectProcessMetrics,
   duplicateRedis,
-  keyPrefix,
   logQueueErrors,
   observeWorker,
   serveMetrics,
+  spanShardPrefixes,
   watchPool,
   type RedisReachability,
 } from '@sightline/runtime';
@@ -56,8 +56,8 @@ export type WorkerDeps = {
 /** The provider gateway the completion and eval workers call through. */
 function workerGateway(
   { redis, env, providerEnv }: Required<Pick<WorkerDeps, 'redis' | 'env' | 'providerEnv'>>,
-  keys: RedisKeys,
-  spanWrites: Producer<'span-write'>,
+  shards: SpanShards,
+  spanWrites: Producer<'span-write'>[],
   savedKeys: SavedKeys,
   callsInFlight: CallsInFlight,
   budgets: BudgetGuard,
@@ -66,9 +66,9 @@ function workerGateway(
     budgets,
     savedKeys,
     redis,
-    keys,
+    keys: shards.all[0].keys,
     callsInFlight,
-    spans: createSpanIntake(redis, spanWrites, keys),
+    spans: createShardedIntake(redis, shards, spanWrites),
     env: providerEnv,
     secretsKey: env.SECRETS_KEY,
     allowPrivateUrls: env.ALLOW_PRIVATE_PROVIDER_URLS,
@@ -103,15 +103,15 @@ const BACKFILL_PAGE = 1000;
 /** Starts one BullMQ worker per queue; `close` lets each finish what it holds, then closes the producers. */
 export function startWorkers({ sql, redis, env, log, providerEnv = process.env, watchRedis }: WorkerDeps) {
   checkLimitVariables(providerEnv);
-  const prefix = keyPrefix(env);
-  const keys = redisKeys(prefix);
-  const produce = <N extends QueueName>(name: N) => {
-    const producer = createProducer(name, redis, prefix);
+  const shards = spanShards(spanShardPrefixes(env));
+  const { prefix, keys } = shards.all[0];
+  const produce = <N extends QueueName>(name: N, queuePrefix = prefix) => {
+    const producer = createProducer(name, redis, queuePrefix);
     logQueueErrors(producer.queue, log);
     return producer;
   };
   const watch = watchRedis ?? ((connection: Redis) => connection.on('error', () => {}));
-  const spanWrites = produce('span-write');
+  const spanWrites = shards.all.map((shard) => produce('span-write', shard.prefix));
   const pool = createPool({ threads: env.POOL_THREADS });
   const evals = produce('eval');
   const settles = produce('trace-settle');
@@ -120,7 +120,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
   const callsInFlight = new CallsInFlight();
   const deliveries = produce('monitor-delivery');
   const budgets = createBudgetGuard({ sql, redis, keys, deliveries });
-  const gateway = workerGateway({ redis, env, providerEnv }, keys, spanWrites, savedKeys, callsInFlight, budgets);
+  const gateway = workerGateway({ redis, env, providerEnv }, shards, spanWrites, savedKeys, callsInFlight, budgets);
   const options = { connection: redis, prefix, env, log };
   const retention = produce('retention');
   let closing = false;
@@ -135,26 +135,33 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
       log.error({ err: (err as Error).message }, 'could not schedule the monitors'),
     ),
   ]);
-  const spanWriter = registerWorker(
-    'span-write',
-    spanWriteProcessor({
-      sql,
-      redis,
-      keys,
-      batchSize: env.SPAN_BATCH_SIZE,
-      evals,
-      settling: traceSettling({ sql, settles }),
-    }),
-    options,
+  const settling = traceSettling({ sql, settles });
+  // A span-write worker and its pending marks' upkeep for each shard, on the shard's own queue and keys.
+  const spanWriters = shards.all.map((shard) =>
+    registerWorker(
+      'span-write',
+      spanWriteProcessor({
+        sql,
+        redis,
+        keys: shard.keys,
+        homeKeys: keys,
+        batchSize: env.SPAN_BATCH_SIZE,
+        evals,
+        settling,
+      }),
+      { ...options, prefix: shard.prefix },
+    ),
   );
-  const stopUpkeep = startPendingUpkeep({
-    redis,
-    keys,
-    spanWrites: spanWrites.queue,
-    spanWriter,
-    log,
-    describeJob: requestIdsOf,
-  });
+  const stopUpkeeps = shards.all.map((shard, i) =>
+    startPendingUpkeep({
+      redis,
+      keys: shard.keys,
+      spanWrites: spanWrites[i].queue,
+      spanWriter: spanWriters[i],
+      log,
+      describeJob: requestIdsOf,
+    }),
+  );
   const lanes = new LaneScheduler({
     redis,
     prefix,
@@ -180,16 +187,16 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
   };
   const completionWorker = registerWorker('completion', completions, options);
   const workers: Worker[] = [
-    spanWriter,
+    ...spanWriters,
     completionWorker,
-    registerWorker('eval', evalProcessor({ sql, redis, keys, judgeCalls }), options),
+    registerWorker('eval', evalProcessor({ sql, redis, keys, shards, judgeCalls }), options),
     registerWorker('trace-settle', traceSettleProcessor({ sql, redis, keys, evals, settles }), options),
     registerWorker(
       'eval-backfill',
       evalBackfillProcessor({ sql, redis, keys, evals, pageSize: BACKFILL_PAGE }),
       options,
     ),
-    registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, pool }), options),
+    registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, shards, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
     registerWorker('statistics', statisticsProcessor({ sql }), options),
     registerWorker(
@@ -213,7 +220,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
   const unwatchPool = watchPool('worker', () => poolReading(sql));
   const metricsServer = startMetrics(env, log);
   return {
-    names: workers.map((w) => w.name),
+    names: [...new Set(workers.map((w) => w.name))],
     /** Tasks the worker's thread pool has finished. */
     poolTasks: () => pool.completedTasks(),
     /**
@@ -223,7 +230,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
      */
     close: async ({ redisAway = false }: { redisAway?: boolean } = {}) => {
       closing = true;
-      stopUpkeep();
+      stopUpkeeps.forEach((stop) => stop());
       if (redisAway) await Promise.all(workers.map((w) => w.close(true)));
       else await closeConnected();
       judgeCalls.waiter.close();
@@ -241,7 +248,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
     await lanes.close();
     await scheduling;
     await Promise.all([
-      spanWrites.close(),
+      ...spanWrites.map((producer) => producer.close()),
       evals.close(),
       settles.close(),
       retention.close(),

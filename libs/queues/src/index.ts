@@ -12,3 +12,4 @@ export * from './live-roots';
 export * from './lane-queues';
 export * from './reply-waiter';
 export * from './budget-spend';
+export * from './span-shards';

@@ -105,16 +105,20 @@ export function waitUntilWritten(redis: Redis, pendingKeys: readonly string[], t
   );
 }
 
-/** Resolves true once none of the organization's events at or below `watermark` is pending, false on timeout. */
+/**
+ * Resolves true once none of the organization's events at or below `watermark` is pending, in each of the
+ * span-write shards (span-shards.ts) given by its keys; false on timeout.
+ */
 export function waitUntilApplied(
   redis: Redis,
-  keys: RedisKeys,
   organizationId: string,
-  watermark: number,
+  marks: readonly { keys: RedisKeys; watermark: number }[],
   timeoutMs: number,
 ): Promise<boolean> {
-  return pollUntil(
-    async () => (await redis.zcount(keys.pendingOrganization(organizationId), '-inf', watermark)) === 0,
-    timeoutMs,
-  );
+  return pollUntil(async () => {
+    const counts = await Promise.all(
+      marks.map(({ keys, watermark }) => redis.zcount(keys.pendingOrganization(organizationId), '-inf', watermark)),
+    );
+    return counts.every((count) => count === 0);
+  }, timeoutMs);
 }

@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis';
 import { createBatcher } from '@sightline/core';
-import { spanWriteJobEvents, waitForReplicas } from '@sightline/runtime';
+import { publishInOrder, spanWriteJobEvents, waitForReplicas } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
 import { clearPending } from './pending-marks';
 import type { Producer } from './producer';
 import { confirmReservations } from './reservations';
 import { takeSequenceNumbers, type Announcement } from './sequence';
+import { byShard, type SpanShards } from './span-shards';
 
 export type NewSpanEvent = Omit<SpanEvent, 'seq'>;
 
@@ -144,3 +145,45 @@ export function createSpanIntake(
   };
 }
 export type SpanIntake = ReturnType<typeof createSpanIntake>;
+
+/**
+ * The intake over every span-write shard (span-shards.ts): each event goes to its span's shard, with
+ * `producers[i]` feeding shard i. The backlog bound is shared out: each shard holds at most its part.
+ */
+export function createShardedIntake(
+  redis: Redis,
+  shards: SpanShards,
+  producers: readonly Producer<'span-write'>[],
+  { backlogLimit = 0, ...options }: IntakeOptions = {},
+): SpanIntake {
+  const count = shards.all.length;
+  const perShard = Math.ceil(backlogLimit / count);
+  const intakes = shards.all.map((shard, i) =>
+    createSpanIntake(redis, producers[i], shard.keys, { ...options, backlogLimit: perShard }),
+  );
+  if (count === 1) return intakes[0];
+  const home = shards.all[0].keys;
+  return {
+    // A completion's answer is published where its streamed chunks are (publishInOrder's home key), after
+    // its log is marked pending in the log's own shards: one more round trip than with one shard.
+    async reserve(events, announce) {
+      const reserved: SpanEvent[] = new Array(events.length);
+      await Promise.all(
+        byShard(shards, events).map(async ({ index, items, at }) => {
+          const numbered = await intakes[index].reserve(items);
+          numbered.forEach((event, i) => (reserved[at[i]] = event));
+        }),
+      );
+      if (announce) await publishInOrder(redis, home.seq, announce.channel, announce.message);
+      return reserved;
+    },
+    // A request whose events span several shards can be refused by one after another took its part: the
+    // client's retry writes that part again, which replaces it (a span is stored once, by its id).
+    async enqueue(events) {
+      await Promise.all(byShard(shards, events).map(({ index, items }) => intakes[index].enqueue(items)));
+    },
+    async accept(events) {
+      await Promise.all(byShard(shards, events).map(({ index, items }) => intakes[index].accept(items)));
+    },
+  };
+}

@@ -59,7 +59,17 @@ const queueSources = new Set<QueueSource>();
 /** The queues' state, or none while Redis is unreachable: the rest of the metrics are still served. */
 async function readQueues(): Promise<QueueReading[]> {
   const readings = await Promise.all([...queueSources].map((source) => readingWithin(source.read())));
-  return readings.flat();
+  // The span-write shards' queues share a name: one queue to whoever reads the metrics.
+  const byName = new Map<string, QueueReading>();
+  for (const reading of readings.flat()) {
+    const seen = byName.get(reading.name);
+    if (!seen) byName.set(reading.name, { ...reading, counts: { ...reading.counts } });
+    else {
+      for (const [state, n] of Object.entries(reading.counts)) seen.counts[state] = (seen.counts[state] ?? 0) + n;
+      seen.oldestWaitingSeconds = Math.max(seen.oldestWaitingSeconds, reading.oldestWaitingSeconds);
+    }
+  }
+  return [...byName.values()];
 }
 
 // The gauges below are read when scraped (collect), from the sources registered with them.

@@ -1,6 +1,7 @@
 // One way to open a Redis connection for every process: to the Redis at REDIS_URL, or to the Redis Cluster
 // REDIS_CLUSTER_NODES names. ioredis' Cluster answers the same commands, sending each to its slot's master
 // and following the cluster as it fails over, so the code that uses a connection does not care which.
+import slotOf from 'cluster-key-slot';
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { redactedAddress } from './dependency-check';
 
@@ -39,8 +40,36 @@ function clusterOptions({ enableOfflineQueue = true, ...redisOptions }: RedisOpt
  * The prefix of every key Sightline and BullMQ keep. On a cluster it is a hash tag (`{sightline}`), so that
  * the keys one Lua script or one BullMQ queue touches together live in one slot, as a cluster requires.
  */
-export function keyPrefix(target: RedisTarget): string {
+function keyPrefix(target: RedisTarget): string {
   return target.REDIS_CLUSTER_NODES.length === 0 ? target.QUEUE_PREFIX : `{${target.QUEUE_PREFIX}}`;
+}
+
+/** A Redis Cluster's hash slots. */
+const SLOTS = 16384;
+
+/**
+ * The key prefix of each span-write shard (SPAN_WRITE_SHARDS). The first is keyPrefix's, so that one shard
+ * is what Sightline always had. On a cluster, the tag of shard i hashes to the slot i/N of the way round
+ * from the first's: a cluster whose slots are split evenly among N masters (as `redis-cli --cluster create`
+ * and `--cluster rebalance` split them) then holds the N shards on N masters, where tags left to chance
+ * would pile up on some. Finding such a tag takes about 16,384 tries of a short hash, once at start.
+ */
+export function spanShardPrefixes(target: RedisTarget & { SPAN_WRITE_SHARDS: number }): string[] {
+  const { QUEUE_PREFIX, SPAN_WRITE_SHARDS: count } = target;
+  const home = keyPrefix(target);
+  const others = Array.from({ length: count - 1 }, (_, n) => n + 1);
+  if (target.REDIS_CLUSTER_NODES.length === 0) return [home, ...others.map((i) => `${QUEUE_PREFIX}:span-${i}`)];
+  const homeSlot = slotOf(home);
+  return [
+    home,
+    ...others.map((i) => {
+      const wanted = (homeSlot + Math.round((i * SLOTS) / count)) % SLOTS;
+      for (let attempt = 0; ; attempt++) {
+        const tag = `{${QUEUE_PREFIX}:span-${i}-${attempt}}`;
+        if (slotOf(tag) === wanted) return tag;
+      }
+    }),
+  ];
 }
 
 /** Where Redis is, for a log line or an error: the URL without credentials, or the cluster's nodes. */

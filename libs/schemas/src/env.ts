@@ -40,6 +40,11 @@ export const BaseEnv = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
     .default('sightline'),
+  /**
+   * Span writes spread over this many queues, each with its own sequence, pending marks and backlog under
+   * a hash tag of its own: on a Redis Cluster, one a master. Every API node and worker must agree on it.
+   */
+  SPAN_WRITE_SHARDS: z.coerce.number().int().min(1).max(64).default(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Threads of the CPU pool (tree assembly, statistics); default: cores - 1, at most 4. */
   POOL_THREADS: z.coerce.number().int().min(1).max(64).optional(),

@@ -74,6 +74,8 @@ export const ExperimentFinalizeJobSchema = z.object({
    * counted, and of two finishes the later one's result is the one stored.
    */
   watermark: z.number().int().min(0),
+  /** One a span-write shard, taken at once (the first is `watermark`); absent from older releases' jobs. */
+  watermarks: z.array(z.number().int().min(0)).optional(),
   request_id: RequestId,
 });
 export type ExperimentFinalizeJob = z.infer<typeof ExperimentFinalizeJobSchema>;

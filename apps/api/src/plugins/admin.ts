@@ -64,7 +64,14 @@ export default async function admin(app: FastifyInstance) {
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(ADMIN_BASE_PATH);
   createBullBoard({
-    queues: app.allQueues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: !app.config.ADMIN_QUEUE_ACTIONS })),
+    // A shard's span-write queue is named after its prefix: the board tells queues apart by name.
+    queues: app.allQueues.map(
+      (queue) =>
+        new BullMQAdapter(queue, {
+          readOnlyMode: !app.config.ADMIN_QUEUE_ACTIONS,
+          prefix: queue.opts.prefix === app.keyPrefix ? '' : `${queue.opts.prefix}:`,
+        }),
+    ),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Sightline queues' } },
   });

@@ -12,11 +12,16 @@ declare module 'fastify' {
 /** Queue handles for /metrics and the dashboard, on the API's Redis connection (they open none of their own). */
 export default fp(
   async (app) => {
-    const all = (Object.keys(queues) as QueueName[]).map((name) => {
-      const queue = new Queue(name, { connection: app.redis, prefix: app.keyPrefix });
+    const open = (name: QueueName, prefix: string) => {
+      const queue = new Queue(name, { connection: app.redis, prefix });
       queue.on('error', (err) => app.log.debug({ err, queue: name }, 'queue connection error'));
       return queue;
-    });
+    };
+    // The span-write queues of the shards past the first (SPAN_WRITE_SHARDS) come after the registry's.
+    const all = [
+      ...(Object.keys(queues) as QueueName[]).map((name) => open(name, app.keyPrefix)),
+      ...app.spanShards.all.slice(1).map((shard) => open('span-write', shard.prefix)),
+    ];
     app.decorate('allQueues', all);
     app.addHook('onClose', async () => void (await Promise.all(all.map((q) => q.close()))));
   },

@@ -5,7 +5,8 @@ import { API_REDIS_OPTIONS } from './redis';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    spanWrites: Producer<'span-write'>;
+    /** One a span-write shard, in the order of `spanShards`. */
+    spanWrites: Producer<'span-write'>[];
     completionJobs: Producer<'completion'>;
     finalizeJobs: Producer<'experiment-finalize'>;
     evalBackfills: Producer<'eval-backfill'>;
@@ -16,19 +17,21 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     const connection = app.watchRedis(connectRedis(app.config, API_REDIS_OPTIONS));
-    const prefix = app.keyPrefix;
-    const produce = <N extends QueueName>(name: N) => {
+    const produce = <N extends QueueName>(name: N, prefix = app.keyPrefix) => {
       const producer = createProducer(name, connection, prefix);
       logQueueErrors(producer.queue, app.log);
       return producer;
     };
-    app.decorate('spanWrites', produce('span-write'));
+    app.decorate(
+      'spanWrites',
+      app.spanShards.all.map((shard) => produce('span-write', shard.prefix)),
+    );
     app.decorate('completionJobs', produce('completion'));
     app.decorate('finalizeJobs', produce('experiment-finalize'));
     app.decorate('evalBackfills', produce('eval-backfill'));
     app.addHook('onClose', async () => {
       await Promise.all([
-        app.spanWrites.close(),
+        ...app.spanWrites.map((producer) => producer.close()),
         app.completionJobs.close(),
         app.finalizeJobs.close(),
         app.evalBackfills.close(),

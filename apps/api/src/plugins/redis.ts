@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
-import { redisKeys, type RedisKeys } from '@sightline/queues';
-import { connectRedis, keyPrefix, redisAddress, watchRedis, type RedisReachability } from '@sightline/runtime';
+import { spanShards, type RedisKeys, type SpanShards } from '@sightline/queues';
+import { connectRedis, redisAddress, spanShardPrefixes, watchRedis, type RedisReachability } from '@sightline/runtime';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -10,6 +10,8 @@ declare module 'fastify' {
     keyPrefix: string;
     /** Every Redis key Sightline owns, under the prefix. */
     keys: RedisKeys;
+    /** The span-write shards (SPAN_WRITE_SHARDS), the first under `keyPrefix`. */
+    spanShards: SpanShards;
     /** Reports a Redis connection's losses with the node's others: one line when Redis goes, one when it is back. */
     watchRedis: RedisReachability['watch'];
   }
@@ -31,8 +33,10 @@ export default fp(
     const redis = reachability.watch(connectRedis(app.config, API_REDIS_OPTIONS));
     app.decorate('watchRedis', reachability.watch);
     app.decorate('redis', redis);
-    app.decorate('keyPrefix', keyPrefix(app.config));
-    app.decorate('keys', redisKeys(app.keyPrefix));
+    const shards = spanShards(spanShardPrefixes(app.config));
+    app.decorate('spanShards', shards);
+    app.decorate('keyPrefix', shards.all[0].prefix);
+    app.decorate('keys', shards.all[0].keys);
     // Every plugin has opened its connections by now (this one's, the queues', the reply subscriber's).
     app.addHook('onReady', () => reachability.opened(OPEN_WITHIN_MS));
     app.addHook('onClose', async () => redis.disconnect());

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { createSpanIntake, ReplicasBehindError, SpanBacklogFullError, type NewSpanEvent } from '@sightline/queues';
+import { createShardedIntake, ReplicasBehindError, SpanBacklogFullError, type NewSpanEvent } from '@sightline/queues';
 import { AppError } from '../errors';
 
 /** A client refused because of the span-write backlog waits this long before it tries again. */
@@ -23,7 +23,7 @@ export default fp(
     // Every span-writing route goes through here: past the backlog bound they answer 429, with nothing
     // of the request numbered, marked pending or queued.
     const { SPAN_BACKLOG_LIMIT, REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS } = app.config;
-    const intake = createSpanIntake(app.redis, app.spanWrites, app.keys, {
+    const intake = createShardedIntake(app.redis, app.spanShards, app.spanWrites, {
       backlogLimit: SPAN_BACKLOG_LIMIT,
       replicas: { count: REDIS_WAIT_REPLICAS, timeoutMs: REDIS_WAIT_TIMEOUT_MS },
     });

@@ -18,7 +18,14 @@ import {
   type Sql,
 } from '@sightline/db';
 import { buildLlmRequest } from '@sightline/llm';
-import { releasePending, takeWatermark, type Producer, type RedisKeys, type ReplyWaiter } from '@sightline/queues';
+import {
+  releasePending,
+  takeWatermark,
+  type Producer,
+  type RedisKeys,
+  type ReplyWaiter,
+  type SpanShards,
+} from '@sightline/queues';
 import { CompletionResponseSchema, type CompletionJob, type EvalJob, type EvalResult } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
@@ -29,7 +36,7 @@ import type { Processor } from '../register-worker';
  */
 type JudgeCalls = { waiter: ReplyWaiter; completions: Producer<'completion'>; budgetMs: number };
 
-type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; judgeCalls: JudgeCalls };
+type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; shards: SpanShards; judgeCalls: JudgeCalls };
 
 /** Past its budget, the completion worker's own answer (its call's timeout) is given this long to arrive. */
 const JUDGE_GRACE_MS = 30_000;
@@ -100,7 +107,9 @@ async function feedRuleQueue(deps: Deps, job: EvalJob, rootId: string) {
 async function finished(deps: Deps, job: EvalJob) {
   if (job.rule)
     await finishRuleRuns(deps.sql, job.rule.id, [{ trace_id: job.trace_id, generation: job.rule.generation }]);
-  if (job.pending_member) await releasePending(deps.redis, deps.keys, job.organization_id, job.pending_member);
+  // Held by the span write, in the span's shard.
+  if (job.pending_member)
+    await releasePending(deps.redis, deps.shards.of(job.trace_id).keys, job.organization_id, job.pending_member);
 }
 
 async function judge(

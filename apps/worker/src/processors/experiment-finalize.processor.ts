@@ -3,7 +3,13 @@ import type { Logger } from 'pino';
 import { mergeScoreSummaries, type ScoreSummaries } from '@sightline/core';
 import { findExperiment, finishExperiment, rootStats, type Sql } from '@sightline/db';
 import type { Pool } from '@sightline/pool';
-import { createReplier, waitUntilApplied, type RedisKeys, type Reply } from '@sightline/queues';
+import {
+  createReplier,
+  waitUntilAppliedEverywhere,
+  type RedisKeys,
+  type Reply,
+  type SpanShards,
+} from '@sightline/queues';
 import type { ExperimentFinalizeJob, PinnedStat } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
 
@@ -12,7 +18,7 @@ import type { Processor } from '../register-worker';
 const PENDING_WRITES_WAIT_MS = 30_000;
 const MAX_CHUNKS_IN_FLIGHT = 4;
 
-type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; pool: Pool };
+type Deps = { sql: Sql; redis: Redis; keys: RedisKeys; shards: SpanShards; pool: Pool };
 
 /**
  * Finishes an experiment over every trace log accepted before the finish: waits until they are written,
@@ -67,7 +73,8 @@ async function finalize(
   log: Logger,
 ) {
   const org = job.organization_id;
-  if (!(await waitUntilApplied(deps.redis, deps.keys, org, job.watermark, PENDING_WRITES_WAIT_MS))) {
+  const watermarks = job.watermarks ?? [job.watermark];
+  if (!(await waitUntilAppliedEverywhere(deps.redis, deps.shards, org, watermarks, PENDING_WRITES_WAIT_MS))) {
     await reply({
       error: 'trace logs accepted before the finish are still being written; retry shortly',
       status: 503,

@@ -16,7 +16,10 @@ const isDataError = (err: unknown) => /^(22|23|54)/.test(String((err as { code?:
 type Deps = {
   sql: Sql;
   redis: Redis;
+  /** The keys of the shard whose queue this worker takes jobs from. */
   keys: RedisKeys;
+  /** The home shard's, where the live tail's channels are. */
+  homeKeys: RedisKeys;
   batchSize: number;
   evals: Producer<'eval'>;
   settling: TraceSettling;
@@ -52,7 +55,7 @@ async function write(deps: Deps, events: SpanEvent[]) {
   // After the commit: a read that waits on these sets now finds the data.
   await clearPending(deps.redis, deps.keys, events);
   // Best effort: the live tail is a convenience, and the write is already durable and answered.
-  await publishLiveRoots(deps.redis, deps.keys, events).catch(() => {});
+  await publishLiveRoots(deps.redis, deps.homeKeys, events).catch(() => {});
 }
 
 /**

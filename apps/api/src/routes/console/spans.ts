@@ -22,13 +22,7 @@ export default async function consoleSpanRoutes(base: FastifyInstance) {
 
   // Like GET /trace_log/{id}: writes accepted for the span, or for the trace it roots, are waited for.
   async function waitForSpan(org: string, traceId: string) {
-    if (
-      !(await waitUntilWritten(
-        app.redis,
-        [app.keys.pendingSpan(org, traceId), app.keys.pendingRoot(org, traceId)],
-        READ_YOUR_WRITES_MS,
-      ))
-    ) {
+    if (!(await waitUntilWritten(app.redis, app.spanShards.pendingKeys(org, traceId), READ_YOUR_WRITES_MS))) {
       throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
     }
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { takeWatermark } from '@sightline/queues';
+import { takeWatermarks } from '@sightline/queues';
 import {
   DetailSchema,
   errorResponses,
@@ -33,7 +33,7 @@ export default async function experimentFinishRoutes(base: FastifyInstance) {
       const org = req.organizationId;
       await ownExperiment(app, org, experiment_uuid);
       // Everything accepted up to now is counted: the worker waits for it before computing.
-      const watermark = await takeWatermark(app.redis, app.keys);
+      const watermarks = await takeWatermarks(app.redis, app.spanShards);
       const replyTo = randomUUID();
       const closed = new AbortController();
       reply.raw.on('close', () => reply.raw.writableFinished || closed.abort());
@@ -47,7 +47,8 @@ export default async function experimentFinishRoutes(base: FastifyInstance) {
             status: req.body?.status ?? 'completed',
             ...(req.body?.dataset_level_stats && { dataset_level_stats: req.body.dataset_level_stats }),
             metadata: req.body?.metadata ?? {},
-            watermark,
+            watermark: watermarks[0],
+            watermarks,
             request_id: req.id,
           }),
         {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { findExperiment, rootIds, rootStats, spanTextsOfRoots } from '@sightline/db';
-import { currentWatermark, waitUntilApplied } from '@sightline/queues';
+import { currentWatermarks, waitUntilAppliedEverywhere } from '@sightline/queues';
 import {
   DetailSchema,
   errorResponses,
@@ -25,8 +25,8 @@ export async function ownExperiment(app: FastifyInstance, org: string, uuid: str
 
 /** Reads reflect every trace-log write answered 200 before them (bounded wait, then an honest 503). */
 async function waitForAcceptedWrites(app: FastifyInstance, org: string) {
-  const watermark = await currentWatermark(app.redis, app.keys);
-  if (!(await waitUntilApplied(app.redis, app.keys, org, watermark, READ_YOUR_WRITES_MS))) {
+  const watermarks = await currentWatermarks(app.redis, app.spanShards);
+  if (!(await waitUntilAppliedEverywhere(app.redis, app.spanShards, org, watermarks, READ_YOUR_WRITES_MS))) {
     throw new AppError(503, 'accepted trace logs are still being written; retry shortly');
   }
 }

@@ -14,7 +14,13 @@ export const userOf = (req: FastifyRequest) => req.caller.label ?? `key:${req.ca
 
 /** The span remarked on, once the writes accepted for it are applied. */
 export async function spanFor(app: FastifyInstance, org: string, traceId: string) {
-  if (!(await waitUntilWritten(app.redis, [app.keys.pendingSpan(org, traceId)], READ_YOUR_WRITES_MS))) {
+  if (
+    !(await waitUntilWritten(
+      app.redis,
+      [app.spanShards.of(traceId).keys.pendingSpan(org, traceId)],
+      READ_YOUR_WRITES_MS,
+    ))
+  ) {
     throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
   }
   const span = await findSpanForRemarks(app.sql, org, traceId);

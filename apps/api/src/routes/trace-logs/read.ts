@@ -30,11 +30,7 @@ export default async function traceLogReadRoutes(base: FastifyInstance) {
       const { trace_id } = req.params;
       const org = req.organizationId;
       // Read-your-writes: wait (bounded) for writes accepted for this span, or for the trace it roots.
-      const written = await waitUntilWritten(
-        app.redis,
-        [app.keys.pendingSpan(org, trace_id), app.keys.pendingRoot(org, trace_id)],
-        READ_YOUR_WRITES_MS,
-      );
+      const written = await waitUntilWritten(app.redis, app.spanShards.pendingKeys(org, trace_id), READ_YOUR_WRITES_MS);
       // Past the bound, say so rather than answer 404 or stale data for a write that was accepted.
       if (!written) throw new AppError(503, 'accepted writes to this trace log are still being applied; retry shortly');
       const spans = await findTraceTextOf(app.sql, org, trace_id, treeDialect(req, reply));
