@@ -24,6 +24,11 @@ export function redisKeys(prefix: string) {
     laneAdapted: (lane: string, direction: 'down' | 'up') => `${prefix}:lane-adapted:${direction}:${lane}`,
     /** Namespace of the lanes' tokens-a-minute counters. */
     laneTokens: `${prefix}:lane-tpm`,
+    /**
+     * Set once a completion's call starts (never after its deadline): at the deadline, the API answers "not
+     * called" only for a completion without it, and waits for the worker's answer otherwise.
+     */
+    completionStarted: (replyTo: string) => `${prefix}:completion-started:${replyTo}`,
     /** The provider's last overload message for a completion waiting in a lane: its caller's answer at its deadline. */
     laneWaitError: (replyTo: string) => `${prefix}:lane-wait-error:${replyTo}`,
     /** Pub/sub channel on which a change to an organization's saved provider keys is announced (its id). */

@@ -101,7 +101,16 @@ export default fp(
       signal?: AbortSignal,
     ): Promise<CompletionResponse> {
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(), job.deadline_ms! - Date.now() + DEADLINE_GRACE_MS);
+      // A job still waiting at its deadline is never started: its caller is answered now. One whose call
+      // started (on a loaded worker, its answer can come later than the grace) is waited for: its call is
+      // bounded by the same deadline, and its answer says what happened.
+      const timer = setTimeout(
+        async () => {
+          const started = await app.redis.exists(app.keys.completionStarted(job.reply_to)).catch(() => 0);
+          if (!started) deadline.abort();
+        },
+        job.deadline_ms! - Date.now() + DEADLINE_GRACE_MS,
+      );
       try {
         return await app.awaitReply(job.reply_to, () => app.completionJobs.add(job), {
           schema: CompletionResponseSchema,

@@ -8,6 +8,9 @@ import type { Processor } from '../register-worker';
 
 type Deps = { redis: Redis; keys: RedisKeys; gateway: Gateway; lanes: LaneScheduler; budgetMs: number };
 
+/** How long past its deadline a completion's start is remembered: longer than the API waits for any answer. */
+const STARTED_KEPT_MS = 60_000;
+
 /**
  * Relays a completion job to the gateway: chunks and the answer go out on the job's reply channel, then
  * the log is queued. Whatever fails, the caller hears of it at once rather than at its timeout.
@@ -29,7 +32,18 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
         const refused = job.lane ? await deps.lanes.waitError(job) : null;
         completed = await deps.gateway.expired(job, budgetRanOut(refused, job.lane?.provider ?? null), logger);
       } else {
-        const result = await deps.gateway.complete(job, onChunk, logger, deps.lanes.gate(deadline, job));
+        const gate = deps.lanes.gate(deadline, job);
+        const admit: typeof gate.admit = async (lane, request) => {
+          const admission = await gate.admit(lane, request);
+          // The call goes to its provider now. Not waited for: sent before anything the call sends, it is in
+          // Redis long before the deadline at which the API reads it.
+          if (admission.go)
+            void deps.redis
+              .set(deps.keys.completionStarted(job.reply_to), '1', 'PX', deadline - Date.now() + STARTED_KEPT_MS)
+              .catch(() => {});
+          return admission;
+        };
+        const result = await deps.gateway.complete(job, onChunk, logger, { ...gate, admit });
         if ('requeue' in result) {
           // Its own lane's: back to the head of that lane's queue; any other (a route's next target's): there.
           const sameLane = result.requeue.lane.id === job.lane?.id;
