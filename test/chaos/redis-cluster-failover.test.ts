@@ -10,16 +10,19 @@ import { latency, spanLoad, tally } from './lib/load';
 // replica is stopped (SIGSTOP) for a second before the kill, and the worker with it, so that the jobs of
 // that second are only on the master. Acknowledged with the master alone (the default), they are lost;
 // with REDIS_WAIT_REPLICAS=1 the intake waits for the replica's copy, so none of that second is
-// acknowledged, and nothing acknowledged is lost.
+// acknowledged, and nothing acknowledged is lost. It runs again with a span-write shard a master
+// (SPAN_WRITE_SHARDS=3), the second shard's master killed: each shard waits for its own replica, not
+// the first shard's.
 
 const stacks: ChaosStack[] = [];
 afterAll(async () => {
   for (const stack of stacks) await stack.close();
 });
 
-async function failover(waitReplicas: number) {
-  const stack = await createChaosStack(`cluster-wait-${waitReplicas}`, {
+async function failover(waitReplicas: number, spanWriteShards = 1) {
+  const stack = await createChaosStack(`cluster-wait-${waitReplicas}-shards-${spanWriteShards}`, {
     redisCluster: true,
+    spanWriteShards,
     env: { REDIS_WAIT_REPLICAS: String(waitReplicas), REDIS_WAIT_TIMEOUT_MS: '300' },
   });
   stacks.push(stack);
@@ -30,7 +33,9 @@ async function failover(waitReplicas: number) {
   const load = spanLoad(client, { lanes: 4, batchSize: 20, pauseMs: 10, project: 'failover' });
   await sleep(2000);
 
-  const { master, replicas } = await cluster.shardOf(stack.prefix);
+  // The slot of the span writes' shard killed: the first's, or the second's when there are several.
+  const slotKey = stack.shards.all[spanWriteShards > 1 ? 1 : 0]!.prefix;
+  const { master, replicas } = await cluster.shardOf(slotKey);
   const replica = replicas[0]!;
   replica.process.child.kill('SIGSTOP');
   worker.child.kill('SIGSTOP');
@@ -44,7 +49,7 @@ async function failover(waitReplicas: number) {
   const deadline = Date.now() + 60_000;
   // Between the two, no master serves the slot, and shardOf says so.
   const servedBy = () =>
-    cluster.shardOf(stack.prefix).then(
+    cluster.shardOf(slotKey).then(
       (shard) => shard.master.port,
       () => null,
     );
@@ -76,6 +81,7 @@ async function failover(waitReplicas: number) {
   return {
     figures: {
       redis_wait_replicas: waitReplicas,
+      span_write_shards: spanWriteShards,
       writes_before_fault: { requests: before.length, ...latency(before) },
       writes_while_replica_stopped: tally(isolated),
       replica_promoted_after_kill_s: seconds(promotedAt - killedAt),
@@ -113,5 +119,15 @@ describe('a Redis Cluster master killed under span writes', () => {
     expect(waited.figures.writes_while_replica_stopped['200'] ?? 0).toBe(0);
     expect(waited.isolated.length).toBeGreaterThan(0);
     expect(waited.figures.spans_acknowledged_and_lost).toBe(0);
+  });
+
+  it('loses nothing acknowledged with a span-write shard a master, when each shard waits for its replica', async () => {
+    const sharded = await failover(1, 3);
+    recordFigures('redis-cluster-failover-wait-replica-3-shards', sharded.figures);
+    expect(sharded.acknowledgedAgainAt).toBeDefined();
+    expect(Object.keys(sharded.figures.all_writes).sort()).toEqual(['200', '503']);
+    expect(sharded.figures.span_rows_of_acknowledged).toBe(sharded.figures.spans_acknowledged_and_stored);
+    expect(sharded.figures.spans_acknowledged).toBeGreaterThan(0);
+    expect(sharded.figures.spans_acknowledged_and_lost).toBe(0);
   });
 });

@@ -578,6 +578,8 @@ export async function createChaosStack(
       prefix,
       /** The first span-write shard's queue. */
       spanQueue,
+      /** The span-write shards, as the processes see them. */
+      shards,
       /** A connection of the test's own to the private Redis. */
       redisClient: queueRedis,
       /** Starts the API on a free port (or `port`) and resolves once it answers /healthz. */
