@@ -45,6 +45,9 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
         };
         const result = await deps.gateway.complete(job, onChunk, logger, { ...gate, admit });
         if ('requeue' in result) {
+          // Waiting again, in a lane (a provider refused it for overload, or a route's next target is at its
+          // limit): at its deadline the API answers for it, as for any job still waiting.
+          await deps.redis.del(deps.keys.completionStarted(job.reply_to));
           // Its own lane's: back to the head of that lane's queue; any other (a route's next target's): there.
           const sameLane = result.requeue.lane.id === job.lane?.id;
           if (sameLane) await deps.lanes.pause(job, bullJob, result.requeue);
