@@ -38,7 +38,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A stack on the private primary with its replica; it checks the replica every 100 ms. */
+/** A stack on the private primary with its replica; it checks the replica every 100 ms, runs monitors every second. */
 function replicatedStack(maxLagMs: number) {
   const handle = {} as { stack: TestStack };
   beforeAll(async () => {
@@ -48,6 +48,7 @@ function replicatedStack(maxLagMs: number) {
         DATABASE_REPLICA_URLS: replica.url,
         DATABASE_REPLICA_MAX_LAG_MS: String(maxLagMs),
         DATABASE_REPLICA_CHECK_MS: '100',
+        MONITOR_INTERVAL_SECONDS: '1',
       },
     });
   });
@@ -75,9 +76,9 @@ async function metric(stack: TestStack, line: RegExp): Promise<number> {
   return found === undefined ? NaN : Number(found.split(' ').at(-1));
 }
 const replicaReads = (stack: TestStack) =>
-  metric(stack, /^sightline_db_lag_tolerant_reads_total\{served_by="replica"\}/);
+  metric(stack, /^sightline_db_lag_tolerant_reads_total\{reads="console",served_by="replica"\}/);
 const primaryReads = (stack: TestStack) =>
-  metric(stack, /^sightline_db_lag_tolerant_reads_total\{served_by="primary"\}/);
+  metric(stack, /^sightline_db_lag_tolerant_reads_total\{reads="console",served_by="primary"\}/);
 const serving = (stack: TestStack) => metric(stack, /^sightline_db_replica_serving\{/);
 const lagSeconds = (stack: TestStack) => metric(stack, /^sightline_db_replica_lag_seconds\{/);
 
@@ -90,6 +91,14 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => 
     await sleep(50);
   }
 }
+
+/** Once the stack's replica serves reads (1) or is set aside (0). */
+const servingBecomes = (stack: TestStack, state: 0 | 1, what: string) =>
+  until(
+    what,
+    () => serving(stack),
+    (v) => v === state,
+  );
 
 /**
  * Runs `work` with the replica's replay stopped, and resumes it whatever happens. A pause takes effect at the
@@ -112,16 +121,51 @@ async function storedOnPrimary(traceId: string) {
   await until('the trace stored on the primary', count, (n) => n === 1);
 }
 
+/** A monitor that fires when most of the project's traces in the last hour failed, with 4 at least. */
+async function errorRateMonitor(stack: TestStack, project: string): Promise<string> {
+  const res = await call(stack.app, key, 'POST', '/monitors', {
+    name: `errors-${randomUUID()}`,
+    project_name: project,
+    metric: 'error_rate',
+    window_minutes: 60,
+    condition: { above: 0.5 },
+    min_samples: 4,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().id;
+}
+
+/** Four failed traces in the project, once the worker has stored them on the primary. */
+async function failedTraces(stack: TestStack, project: string) {
+  const trace_logs = Array.from({ length: 4 }, () => ({
+    trace_id: randomUUID(),
+    project_name: project,
+    trace_name: 'answer',
+    start_timestamp: new Date().toISOString(),
+    status: 'error',
+    error: 'the model timed out',
+  }));
+  const res = await call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs });
+  expect(res.statusCode, res.body).toBe(200);
+  for (const t of trace_logs) await storedOnPrimary(t.trace_id);
+}
+
+/** A monitor's state once the worker has evaluated it at least once since `since` (epoch ms). */
+async function evaluatedSince(monitorId: string, since: number): Promise<string> {
+  const row = async () =>
+    (
+      await primarySql<{ state: string; at: Date | null }[]>`
+      select state, last_evaluated_at as at from monitors where id = ${monitorId}`
+    )[0]!;
+  return (await until('the monitor evaluated', row, (m) => m.at !== null && m.at.getTime() > since)).state;
+}
+
 describe('a replica that may lag a minute: the console reads it, the clients read the primary', () => {
   const handle = replicatedStack(60_000);
 
   it('serves the console from the replica, and read-your-writes from the primary while the replica is stale', async () => {
     const { stack } = handle;
-    await until(
-      'the replica taken into service',
-      () => serving(stack),
-      (v) => v === 1,
-    );
+    await servingBecomes(stack, 1, 'the replica taken into service');
     const before = await replicaReads(stack);
     const first = await writeTrace(stack);
     await until(
@@ -160,6 +204,24 @@ describe('a replica that may lag a minute: the console reads it, the clients rea
       (lag) => lag === 0,
     );
   });
+
+  it("reads a monitor's metric on the replica: the worker judges what the replica has replayed", async () => {
+    const { stack } = handle;
+    await servingBecomes(stack, 1, 'the replica in service');
+    const project = `monitored-${randomUUID()}`;
+    const monitor = await whileReplayPaused(async () => {
+      await failedTraces(stack, project);
+      const monitor = await errorRateMonitor(stack, project);
+      // The primary holds four failures; the replica, a minute's bound from being set aside, none yet.
+      expect(await evaluatedSince(monitor, Date.now())).toBe('no_data');
+      return monitor;
+    });
+    await until(
+      'the monitor firing once the replica has replayed the failures',
+      () => evaluatedSince(monitor, Date.now()),
+      (state) => state === 'firing',
+    );
+  });
 });
 
 describe('a replica allowed 1 s behind: set aside while it lags, and while it is gone', () => {
@@ -167,43 +229,39 @@ describe('a replica allowed 1 s behind: set aside while it lags, and while it is
 
   it('moves the console to the primary once the replica falls behind, and back once it catches up', async () => {
     const { stack } = handle;
-    await until(
-      'the replica taken into service',
-      () => serving(stack),
-      (v) => v === 1,
-    );
+    await servingBecomes(stack, 1, 'the replica taken into service');
     const written = await whileReplayPaused(async () => {
       const written = await writeTrace(stack);
       await storedOnPrimary(written);
       // Within the bound the replica may still answer without it; past it, the primary answers with it.
-      await until(
-        'the replica set aside',
-        () => serving(stack),
-        (v) => v === 0,
-      );
+      await servingBecomes(stack, 0, 'the replica set aside');
       expect(await lagSeconds(stack)).toBeGreaterThan(1);
       const before = await primaryReads(stack);
       expect(await consoleListing(stack)).toContain(written);
       expect(await primaryReads(stack)).toBe(before + 1);
       return written;
     });
-    await until(
-      'the replica back in service',
-      () => serving(stack),
-      (v) => v === 1,
-    );
+    await servingBecomes(stack, 1, 'the replica back in service');
     const before = await replicaReads(stack);
     expect(await consoleListing(stack)).toContain(written);
     expect(await replicaReads(stack)).toBe(before + 1);
   });
 
+  it("reads a monitor's metric on the primary while the replica is further behind than its bound", async () => {
+    const { stack } = handle;
+    await servingBecomes(stack, 1, 'the replica in service');
+    const project = `monitored-${randomUUID()}`;
+    await whileReplayPaused(async () => {
+      await failedTraces(stack, project);
+      await servingBecomes(stack, 0, 'the replica set aside');
+      const monitor = await errorRateMonitor(stack, project);
+      expect(await evaluatedSince(monitor, Date.now())).toBe('firing');
+    });
+  });
+
   it('answers every console read while the replica is stopped and started again, none with a 5xx', async () => {
     const { stack } = handle;
-    await until(
-      'the replica in service',
-      () => serving(stack),
-      (v) => v === 1,
-    );
+    await servingBecomes(stack, 1, 'the replica in service');
     const written = await writeTrace(stack);
     await until(
       'the trace on the console',
@@ -235,11 +293,7 @@ describe('a replica allowed 1 s behind: set aside while it lags, and while it is
         (n) => n >= whileGone + 5,
       );
       await replica.start();
-      await until(
-        'the replica back in service',
-        () => serving(stack),
-        (v) => v === 1,
-      );
+      await servingBecomes(stack, 1, 'the replica back in service');
     } finally {
       reading = false;
       await reader;

@@ -16,6 +16,7 @@ import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
 import {
   collectProcessMetrics,
+  createReplicaReads,
   duplicateRedis,
   logQueueErrors,
   observeWorker,
@@ -126,11 +127,23 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
   let closing = false;
   const statistics = produce('statistics');
   const monitorRuns = produce('monitor-evaluate');
+  // A monitor's reading (a window's metric) may be a few seconds stale: on a replica when one is caught up.
+  // A reading longer than the interval between runs would overlap the next run's.
+  const replicaReads = createReplicaReads({
+    reads: 'monitors',
+    primary: sql,
+    urls: env.DATABASE_REPLICA_URLS,
+    maxLagMs: env.DATABASE_REPLICA_MAX_LAG_MS,
+    checkMs: env.DATABASE_REPLICA_CHECK_MS,
+    statementTimeoutMs: env.MONITOR_INTERVAL_SECONDS * 1000,
+    log,
+  });
   const scheduling = Promise.all([
     logRetentionSchedule(scheduleRetention(retention.queue, env), log),
     scheduleStatistics(statistics.queue).catch((err) =>
       log.error({ err: (err as Error).message }, 'could not schedule table statistics'),
     ),
+    replicaReads.start(),
     scheduleMonitors(monitorRuns.queue, env.MONITOR_INTERVAL_SECONDS).catch((err) =>
       log.error({ err: (err as Error).message }, 'could not schedule the monitors'),
     ),
@@ -201,7 +214,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
     registerWorker('statistics', statisticsProcessor({ sql }), options),
     registerWorker(
       'monitor-evaluate',
-      monitorEvaluateProcessor({ sql, deliveries, publicUrl: env.PUBLIC_URL }),
+      monitorEvaluateProcessor({ sql, lagTolerant: replicaReads.lagTolerant, deliveries, publicUrl: env.PUBLIC_URL }),
       options,
     ),
     registerWorker(
@@ -234,6 +247,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
       if (redisAway) await Promise.all(workers.map((w) => w.close(true)));
       else await closeConnected();
       judgeCalls.waiter.close();
+      await replicaReads.close();
       await pool.close();
       unwatchPool();
       await metricsServer?.close();

@@ -41,24 +41,6 @@ export function onShutdown(steps: ShutdownStep[], { log, deadlineMs = 25_000 }: 
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
-/**
- * Runs `task` every `everyMs`, one run at a time: a slow run (Redis away) delays the next one rather than
- * overlapping it. A failed run goes to `onError`, and the next one still comes. Answers a stop function.
- */
-export function repeat(task: () => Promise<unknown>, everyMs: number, onError: (err: unknown) => void): () => void {
-  let stopped = false;
-  let timer: NodeJS.Timeout;
-  const run = async () => {
-    await task().catch(onError);
-    if (!stopped) timer = setTimeout(run, everyMs).unref();
-  };
-  timer = setTimeout(run, everyMs).unref();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
-}
-
 export * from './dependency-check';
 export * from './logger';
 export * from './metric-definitions';
@@ -66,3 +48,5 @@ export * from './metric-samplers';
 export * from './metric-serving';
 export * from './redis-connection';
 export * from './redis-reachability';
+export * from './repeat';
+export * from './replica-reads';

@@ -101,7 +101,7 @@ export const replicaServing = new Gauge({
 
 export const lagTolerantReads = new Counter({
   name: 'sightline_db_lag_tolerant_reads_total',
-  help: "The console's reads that may be served by a replica, by where they were served (replica, or primary when none was fit)",
-  labelNames: ['served_by'] as const,
+  help: "Reads that may be served by a replica, by kind (console: an API node's; monitors: a worker's) and where they were served (replica, or primary when none was fit)",
+  labelNames: ['reads', 'served_by'] as const,
   registers: [metrics],
 });

@@ -75,6 +75,21 @@ export const BaseEnv = z.object({
   ALLOW_PRIVATE_WEBHOOK_URLS: envBoolean.default(false),
 });
 
+/**
+ * PostgreSQL streaming replicas of DATABASE_URL, for the reads that may be a few seconds stale: an API
+ * node's console reads (listings, dashboards, compare, previews), a worker's monitor readings. Each goes
+ * to a replica caught up within DATABASE_REPLICA_MAX_LAG_MS, else to the primary; everything else to the
+ * primary.
+ */
+const ReplicaVariables = {
+  /** Comma-separated URLs. */
+  DATABASE_REPLICA_URLS: commaSeparated.pipe(z.array(z.url())),
+  /** A replica further behind the primary than this serves no reads until it catches up. */
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().positive().default(5_000),
+  /** How often each process checks its replicas' lag. */
+  DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().positive().default(1_000),
+};
+
 export const ApiEnv = BaseEnv.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -107,15 +122,7 @@ export const ApiEnv = BaseEnv.extend({
    * limit). The API's connections only: migrations and the worker's writes, retention and statistics have none.
    */
   STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
-  /**
-   * Comma-separated URLs of PostgreSQL streaming replicas of DATABASE_URL. The console's heavy reads
-   * (listings, dashboards, compare, previews) go to one that is caught up; everything else to the primary.
-   */
-  DATABASE_REPLICA_URLS: commaSeparated.pipe(z.array(z.url())),
-  /** A replica further behind the primary than this serves no reads until it catches up. */
-  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().positive().default(5_000),
-  /** How often each API node checks its replicas' lag. */
-  DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().positive().default(1_000),
+  ...ReplicaVariables,
   /** Event-loop delay past which requests answer 503 (0: no check). */
   MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
   /**
@@ -186,6 +193,7 @@ export const StartEnv = BaseEnv.extend({
 });
 
 export const WorkerEnv = BaseEnv.extend({
+  ...ReplicaVariables,
   /** Span-write jobs a worker holds at once; a job carries the spans of many requests (up to 1000). */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(16),
   SPAN_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),

@@ -9,6 +9,7 @@ import {
   type Sql,
 } from '@sightline/db';
 import { scheduleEvery, type Producer } from '@sightline/queues';
+import type { LagTolerant } from '@sightline/runtime';
 import type { Processor } from '../register-worker';
 import { notificationOf } from '../monitors/notification';
 
@@ -20,12 +21,19 @@ const CONCURRENCY = 4;
 /** A delivery still pending this long after its change was recorded lost its job (a worker died between). */
 const LOST_AFTER_SECONDS = 30;
 
-type Deps = { sql: Sql; deliveries: Producer<'monitor-delivery'>; publicUrl: string };
+type Deps = {
+  sql: Sql;
+  /** Where the metric is read: a replica caught up within its bound, else the primary. */
+  lagTolerant: LagTolerant;
+  deliveries: Producer<'monitor-delivery'>;
+  publicUrl: string;
+};
 
 /** Reads one monitor's metric, judges it, and records the change of state with its deliveries. */
-async function evaluate({ sql, publicUrl }: Deps, m: Monitor): Promise<string[]> {
+async function evaluate({ sql, lagTolerant, publicUrl }: Deps, m: Monitor): Promise<string[]> {
   const anomaly = 'anomaly' in m.condition;
-  const [now, ...history] = (await metricSeries(sql, m, anomaly ? NOW_AND_WEEK : [0])).reverse();
+  const series = await lagTolerant((db) => metricSeries(db, m, anomaly ? NOW_AND_WEEK : [0]));
+  const [now, ...history] = series.reverse();
   const judged = judgeMonitor(m.condition, m.min_samples, now!, history);
   return recordEvaluation(sql, m.id, judged, (previous) => notificationOf(m, judged, previous, now!.at, publicUrl));
 }
