@@ -244,29 +244,7 @@ class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    const { appendonly, appendfsync } = { ...composeRedisPersistence(), ...this.options };
-    // RDB snapshots off: only the append-only file, as docker-compose.yml runs it, keeps data.
-    const args = [
-      '--port',
-      String(this.port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      this.dir,
-      '--save',
-      '',
-      '--appendonly',
-      appendonly ? 'yes' : 'no',
-      '--appendfsync',
-      appendfsync,
-      '--maxmemory-policy',
-      'noeviction',
-      '--daemonize',
-      'no',
-    ];
-    const child = spawn(REDIS_SERVER, args, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.process = new ManagedProcess('redis', child);
-    await this.process.waitForOutput(/Ready to accept connections/);
+    this.process = await startRedisServer('redis', this.dir, this.port, this.options);
   }
 
   /** SIGTERM: Redis writes and syncs its append-only file, then exits. */
@@ -393,6 +371,15 @@ export class PrivateRedisCluster {
       .sort((a, b) => a - b);
   }
 
+  /**
+   * Drops `master`'s connections to its replicas: nothing it acknowledges from now on reaches them. A
+   * replica merely stopped (SIGSTOP) still receives what the master sends, into its socket's buffers, and
+   * reads it all once it runs again, even when the master is gone by then.
+   */
+  async cutReplication(master: ClusterNodeProcess): Promise<void> {
+    await cli(master.port, 'client', 'kill', 'type', 'replica');
+  }
+
   /** Starts a stopped node again on its data: one that lost its slots to a failover rejoins as a replica. */
   async restart(node: ClusterNodeProcess): Promise<void> {
     node.process = await startClusterNode(this.dir, node.port);
@@ -413,36 +400,41 @@ async function cli(port: number, ...args: string[]): Promise<string> {
   return stdout.trim();
 }
 
-async function startClusterNode(dir: string, port: number): Promise<ManagedProcess> {
+function startClusterNode(dir: string, port: number): Promise<ManagedProcess> {
   const nodeDir = join(dir, String(port));
   mkdirSync(nodeDir, { recursive: true });
-  const { appendonly, appendfsync } = composeRedisPersistence();
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    nodeDir,
+  return startRedisServer(`redis-${port}`, nodeDir, port, {}, [
     '--cluster-enabled',
     'yes',
     '--cluster-config-file',
     'nodes.conf',
     '--cluster-node-timeout',
     '2000',
-    '--save',
-    '',
-    '--appendonly',
-    appendonly ? 'yes' : 'no',
-    '--appendfsync',
-    appendfsync,
-    '--maxmemory-policy',
-    'noeviction',
+  ]);
+}
+
+/**
+ * A redis-server on `port` keeping its files in `dir`, persisted as docker-compose.yml runs it unless
+ * `persistence` says otherwise: RDB snapshots off, only the append-only file keeps data.
+ */
+async function startRedisServer(
+  name: string,
+  dir: string,
+  port: number,
+  persistence: RedisOptions,
+  extra: string[] = [],
+): Promise<ManagedProcess> {
+  const { appendonly, appendfsync } = { ...composeRedisPersistence(), ...persistence };
+  const args = [
+    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''],
+    ...['--appendonly', appendonly ? 'yes' : 'no', '--appendfsync', appendfsync],
+    ...['--maxmemory-policy', 'noeviction', '--daemonize', 'no'],
+    ...extra,
   ];
-  const child = spawn(REDIS_SERVER, args, { cwd: nodeDir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const node = new ManagedProcess(`redis-${port}`, child);
-  await node.waitForOutput(/Ready to accept connections/);
-  return node;
+  const child = spawn(REDIS_SERVER, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = new ManagedProcess(name, child);
+  await server.waitForOutput(/Ready to accept connections/);
+  return server;
 }
 
 /**

@@ -31,9 +31,26 @@ function cluster(nodes: ClusterNode[], options: RedisOptions): Redis {
   return new Cluster(nodes, clusterOptions(options)) as unknown as Redis;
 }
 
-/** A Cluster holds enableOfflineQueue itself, and passes the rest to its connection to each node. */
+// A failover takes the cluster's node timeout and an election (about 17 s with Redis's default 15 s
+// timeout). ioredis gives up on a command after 16 tries 100 ms apart; a connection that waits out outages
+// keeps trying, 200 ms apart, this long at least (a try that meets the old master's MOVED and then its
+// closed connection counts twice).
+const FAILOVER_RIDE_OUT_MS = 30_000;
+const FAILOVER_RETRY_DELAY_MS = 200;
+const RIDE_OUT = {
+  retryDelayOnFailover: FAILOVER_RETRY_DELAY_MS,
+  retryDelayOnClusterDown: FAILOVER_RETRY_DELAY_MS,
+  retryDelayOnTryAgain: FAILOVER_RETRY_DELAY_MS,
+  maxRedirections: (2 * FAILOVER_RIDE_OUT_MS) / FAILOVER_RETRY_DELAY_MS,
+};
+
+/**
+ * A Cluster holds enableOfflineQueue itself, and passes the rest to its connection to each node. A
+ * connection whose commands wait out an outage (`maxRetriesPerRequest: null`: a worker's) waits out a
+ * failover too; the others (an API node's) answer 503 within ioredis's couple of seconds.
+ */
 function clusterOptions({ enableOfflineQueue = true, ...redisOptions }: RedisOptions): ClusterOptions {
-  return { redisOptions, enableOfflineQueue };
+  return { redisOptions, enableOfflineQueue, ...(redisOptions.maxRetriesPerRequest === null && RIDE_OUT) };
 }
 
 /**

@@ -105,3 +105,62 @@ export function readinessProbe(client: () => ApiClient, everyMs = 250) {
     },
   };
 }
+
+/** One completion request of completionLoad: its marker (the prompt), what the caller heard, and when. */
+export type CompletionRecord = {
+  traceId: string;
+  marker: string;
+  sentAt: number;
+  doneAt: number;
+  /** An HTTP status, or a connection error's code. */
+  outcome: string;
+  /** For a 200: the completion's own status and error. */
+  status?: 'success' | 'error';
+  error?: string | null;
+};
+
+/**
+ * Steady completion traffic: `lanes` loops, each asking for one completion whose prompt is a marker of
+ * its own (so that the provider's requests can be matched to it), until stopped.
+ */
+export function completionLoad(client: () => ApiClient, options: { lanes: number; project: string; pauseMs: number }) {
+  const records: CompletionRecord[] = [];
+  let stopped = false;
+  const lane = async () => {
+    while (!stopped) {
+      const traceId = randomUUID();
+      const marker = `chaos question ${traceId}`;
+      const o = await client().post(
+        '/completion',
+        {
+          trace_id: traceId,
+          project_name: options.project,
+          llm_configuration: {
+            provider: 'openai',
+            model: 'gpt-4o-mini',
+            messages: [{ role: 'user', content: marker }],
+          },
+        },
+        { timeoutMs: 120_000 },
+      );
+      const body = o.kind === 'response' && o.status === 200 ? JSON.parse(o.body) : null;
+      records.push({
+        traceId,
+        marker,
+        sentAt: o.sentAt,
+        doneAt: o.doneAt,
+        outcome: outcomeOf(o),
+        ...(body && { status: body.status, error: body.error }),
+      });
+      await sleep(options.pauseMs);
+    }
+  };
+  const lanes = Array.from({ length: options.lanes }, lane);
+  return {
+    records,
+    async stop() {
+      stopped = true;
+      await Promise.all(lanes);
+    },
+  };
+}
