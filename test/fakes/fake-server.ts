@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export type Recorded = { path: string; headers: IncomingMessage['headers']; body: any; at: number };
+export type Recorded = {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+  at: number;
+  /** When the answer ended: sent whole, or its connection closed by the client (a stalled one's end). */
+  endedAt?: number;
+};
 
 /** What the next requests should meet: failures by status, a hang, a stream that breaks part-way. */
 export type Plan = {
@@ -60,7 +67,7 @@ export abstract class FakeServer {
   private async handle(req: IncomingMessage, res: ServerResponse) {
     let text = '';
     for await (const part of req) text += part;
-    const recorded = {
+    const recorded: Recorded = {
       path: req.url ?? '',
       headers: req.headers,
       body: text ? JSON.parse(text) : null,
@@ -82,6 +89,7 @@ export abstract class FakeServer {
       await this.answer(recorded, res, plan);
     } finally {
       this.inFlight--;
+      recorded.endedAt = Date.now();
     }
   }
 

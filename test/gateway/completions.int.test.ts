@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { calcPrice } from '@pydantic/genai-prices';
+import pino, { type Logger } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { call, readTrace } from '../support/app';
 import { useGateway } from '../support/fixtures';
@@ -348,10 +349,22 @@ describe('provider failures', () => {
 
 describe('what a careless provider or request cannot do', () => {
   it('bounds a response body that stalls after its headers', async () => {
-    const strict = await startGatewayEnv({ PROVIDER_MAX_RETRIES: '0' });
+    // The worker's log, kept to explain an answer that does not come (seen only on a loaded CI machine).
+    const workerLog: string[] = [];
+    const strict = await startGatewayEnv(
+      { PROVIDER_MAX_RETRIES: '0' },
+      pino({ level: 'debug' }, { write: (line: string) => void workerLog.push(line) }),
+    );
     gw.openai.plan({ stallAfterChunks: 0 });
     const started = Date.now();
-    const res = await call(strict.stack.app, key, 'POST', '/completion', { llm_configuration: openaiConfig() });
+    const answer = call(strict.stack.app, key, 'POST', '/completion', { llm_configuration: openaiConfig() });
+    const late = new Promise<never>((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`no answer in 10 s; the worker's log:\n${workerLog.join('')}`)),
+        10_000,
+      ).unref(),
+    );
+    const res = await Promise.race([answer, late]);
     expect(res.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/timed out/) });
     expect(Date.now() - started).toBeLessThan(5000);
     await strict.stack.close();
@@ -560,9 +573,10 @@ describe('cache', () => {
   });
 });
 
-async function startGatewayEnv(env: Record<string, string | undefined>) {
+async function startGatewayEnv(env: Record<string, string | undefined>, workerLog?: Logger) {
   const { buildStack } = await import('../support/app');
   const stack = await buildStack({
+    workerLog,
     env: {
       OPENAI_BASE_URL: gw.openai.baseURL,
       OPENAI_API_KEY: 'sk-env-openai',

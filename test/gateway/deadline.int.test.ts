@@ -83,11 +83,39 @@ describe('a completion whose call started before its deadline', () => {
 
     // The provider sends its headers and then nothing: the call ends at the deadline, as a timeout.
     openai.plan({ stallAfterChunks: 0 });
+    const sentAt = Date.now();
     const res = await call(stack.app, key, 'POST', '/completion', {
       llm_configuration: { model: 'gpt-4o-mini', provider: 'openai', messages: [userMessage('hello')] },
     });
     expect(openai.requests).toHaveLength(1);
     expect(res.json()).toMatchObject({ status: 'error', error: expect.stringMatching(/timed out/) });
     expect(res.json().error).not.toMatch(/not called/);
+    // The call ended at the caller's deadline, not later: the worker's late answer is its own slowness.
+    expect(openai.requests[0]!.endedAt! - sentAt).toBeLessThan(12_000 + 1000);
   }, 60_000);
+});
+
+describe('a completion no worker took before its deadline', () => {
+  it('is answered at its deadline as not called, waiting for a worker rather than for a provider limit', async () => {
+    const openai = await new FakeOpenAI().start();
+    closing.push(() => openai.stop());
+    const stack = await buildStack({
+      worker: false,
+      env: { OPENAI_BASE_URL: openai.baseURL, COMPLETION_TIMEOUT_MS: '500', PROVIDER_MAX_RETRIES: '0' },
+    });
+    closing.push(() => stack.close());
+    const orgSql = testSql();
+    const { key } = await newOrganization(orgSql, 'no-worker');
+    await orgSql.end();
+
+    const res = await call(stack.app, key, 'POST', '/completion', {
+      llm_configuration: { model: 'gpt-4o-mini', provider: 'openai', messages: [userMessage('anyone?')] },
+    });
+    expect(res.json()).toMatchObject({
+      status: 'error',
+      error: "not called: this request's time budget ran out while it waited for a worker",
+      cost: 0,
+    });
+    expect(openai.requests).toHaveLength(0);
+  });
 });

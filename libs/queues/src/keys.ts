@@ -29,7 +29,10 @@ export function redisKeys(prefix: string) {
      * called" only for a completion without it, and waits for the worker's answer otherwise.
      */
     completionStarted: (replyTo: string) => `${prefix}:completion-started:${replyTo}`,
-    /** The provider's last overload message for a completion waiting in a lane: its caller's answer at its deadline. */
+    /**
+     * Set (empty) once a completion waits in a lane, then to the provider's last overload message, if any:
+     * its caller's answer at its deadline says what it waited for.
+     */
     laneWaitError: (replyTo: string) => `${prefix}:lane-wait-error:${replyTo}`,
     /** Pub/sub channel on which a change to an organization's saved provider keys is announced (its id). */
     providerKeysChanged: `${prefix}:provider-keys-changed`,

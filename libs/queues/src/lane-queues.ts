@@ -53,9 +53,10 @@ export async function readLanes(redis: Redis, keys: RedisKeys, prefix: string) {
 
 /**
  * The error of a completion whose caller's time budget ran out before it could run: the provider's last
- * refusal when there was one (`refused`), or the lane it waited in.
+ * refusal when there was one (`refused`), and the provider whose limit it waited for (null: it waited for
+ * a worker to take it, not in a lane).
  */
 export function budgetRanOut(refused: string | null, provider: string | null): string {
-  const why = `this request's time budget ran out while it waited${provider ? ` for ${provider}'s limit` : ''}`;
+  const why = `this request's time budget ran out while it waited for ${provider ? `${provider}'s limit` : 'a worker'}`;
   return refused ? `${refused} (not tried again: ${why})` : `not called: ${why}`;
 }

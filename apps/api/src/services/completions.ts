@@ -121,8 +121,9 @@ export default fp(
         });
       } catch (err) {
         if (!deadline.signal.aborted || signal?.aborted) throw err;
-        const refused = await app.redis.get(app.keys.laneWaitError(job.reply_to)).catch(() => null);
-        return unanswered(job, budgetRanOut(refused, job.request.provider));
+        // Set once the job waited in a lane: empty, or the provider's last refusal.
+        const inLane = await app.redis.get(app.keys.laneWaitError(job.reply_to)).catch(() => null);
+        return unanswered(job, budgetRanOut(inLane || null, inLane === null ? null : job.request.provider));
       } finally {
         clearTimeout(timer);
       }

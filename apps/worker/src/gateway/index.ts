@@ -99,7 +99,7 @@ async function placeCall(
   gate: Gate,
 ): Promise<Placed> {
   if (!call.route) {
-    const queued = { admit: gate.admit, budgetMs: gate.deadline - Date.now() };
+    const queued = { admit: gate.admit, deadline: gate.deadline };
     return { outcome: await callProvider(deps, call, onChunk, logger, queued), request: call.request, failed: [] };
   }
   const { attempts, waiting } = await callRoute(deps, { ...call, route: call.route }, onChunk, logger, gate);

@@ -54,10 +54,12 @@ type Settle = (usedTokens: number | null) => Promise<void>;
 /**
  * A route's target overrides the server's retries and budget, and may name the saved key it uses. A
  * queued call is admitted by its lane (`admit`) and has its overloads handled by the queue, not the SDK.
+ * `deadline` (epoch ms) bounds the call: its budget is what is left of it when the call starts, after its
+ * key and its admission, which take time of their own on a loaded worker.
  */
 export type CallOverrides = {
   maxRetries?: number;
-  budgetMs?: number;
+  deadline?: number;
   keyName?: string;
   admit?: (lane: Lane, request: LlmRequest) => Promise<Admission>;
 };
@@ -132,7 +134,7 @@ export async function callProvider(
         fetch: overrides.admit ? withoutOverloadRetries(provider.fetch) : provider.fetch,
         timeoutMs: deps.timeoutMs,
         maxRetries: overrides.maxRetries ?? deps.maxRetries,
-        budgetMs: overrides.budgetMs,
+        budgetMs: overrides.deadline === undefined ? undefined : Math.max(1, overrides.deadline - Date.now()),
         onDelta: onChunk
           ? (text) => {
               outcome.timeToFirstToken ??= (performance.now() - t0) / 1000;

@@ -157,7 +157,7 @@ export async function callRoute(
     // The request's own key belongs to the provider it named, not to the route's targets.
     const outcome = await callProvider(deps, { ...call, request, provider_api_key: undefined }, relay, log, {
       maxRetries: n === order.length - 1 ? deps.maxRetries : 0,
-      budgetMs: left,
+      deadline: Date.now() + left,
       keyName: target.provider_key,
       admit: gate.admit,
     });

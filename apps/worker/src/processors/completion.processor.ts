@@ -46,8 +46,13 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
         const result = await deps.gateway.complete(job, onChunk, logger, { ...gate, admit });
         if ('requeue' in result) {
           // Waiting again, in a lane (a provider refused it for overload, or a route's next target is at its
-          // limit): at its deadline the API answers for it, as for any job still waiting.
-          await deps.redis.del(deps.keys.completionStarted(job.reply_to));
+          // limit): at its deadline the API answers for it, as for any job still waiting, saying it waited
+          // for a provider's limit (the lanes put the provider's refusal in that mark when there is one).
+          await deps.redis
+            .multi()
+            .del(deps.keys.completionStarted(job.reply_to))
+            .set(deps.keys.laneWaitError(job.reply_to), '', 'PX', deadline - Date.now() + STARTED_KEPT_MS, 'NX')
+            .exec();
           // Its own lane's: back to the head of that lane's queue; any other (a route's next target's): there.
           const sameLane = result.requeue.lane.id === job.lane?.id;
           if (sameLane) await deps.lanes.pause(job, bullJob, result.requeue);
