@@ -280,6 +280,32 @@ describe("a route's targets", () => {
     expect(h.gw.openai.requests).toHaveLength(1);
   });
 
+  it('answer at the deadline a route whose first target was called and whose next one waits in its lane', async () => {
+    await saveRoute('started-then-waits', [claude, gpt]);
+    // OpenAI's lane (one call at a time) is held past the route's deadline by a call with a longer budget,
+    // sent through an API node of its own (COMPLETION_TIMEOUT_MS 12 s) onto the same queues.
+    const { buildStack } = await import('../support/app');
+    const longer = await buildStack({
+      worker: false,
+      env: { QUEUE_PREFIX: h.gw.stack.prefix, COMPLETION_TIMEOUT_MS: '12000', PROVIDER_MAX_RETRIES: '0' },
+    });
+    try {
+      h.gw.openai.plan({ stallAfterChunks: 0 });
+      const holder = call(longer.app, h.key, 'POST', '/completion', openai('holds the lane'));
+      await expect.poll(() => h.gw.openai.requests.length, { timeout: 5000 }).toBe(1);
+      // Anthropic is called (the call started) and fails; the route then waits in OpenAI's lane.
+      h.gw.anthropic.plan({ status: 500 });
+      const routed = await timed(() => viaRoute('started-then-waits'));
+      expect(routed.value.json()).toMatchObject({ status: 'error' });
+      expect(h.gw.anthropic.requests).toHaveLength(1);
+      // At the 5 s deadline and its grace, not when the lane frees (12 s) or at the API's last resort.
+      expect(routed.ms).toBeLessThan(9000);
+      await holder;
+    } finally {
+      await longer.close();
+    }
+  });
+
   // Last: it leaves OpenAI's lane paused past this block's time budget.
   it('answer a route that can wait no longer as one that tried its targets in turn', async () => {
     await saveRoute('out-of-time', [claude, gpt]);

@@ -79,8 +79,8 @@ const replicaReads = (stack: TestStack) =>
   metric(stack, /^sightline_db_lag_tolerant_reads_total\{reads="console",served_by="replica"\}/);
 const primaryReads = (stack: TestStack) =>
   metric(stack, /^sightline_db_lag_tolerant_reads_total\{reads="console",served_by="primary"\}/);
-const serving = (stack: TestStack) => metric(stack, /^sightline_db_replica_serving\{/);
-const lagSeconds = (stack: TestStack) => metric(stack, /^sightline_db_replica_lag_seconds\{/);
+const serving = (stack: TestStack) => metric(stack, /^sightline_db_replica_serving\{reads="console",/);
+const lagSeconds = (stack: TestStack) => metric(stack, /^sightline_db_replica_lag_seconds\{reads="console",/);
 
 async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;

@@ -83,19 +83,20 @@ export const providerLimitWaitSeconds = new Counter({
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// PostgreSQL replicas, as an API node sees them (see the API's replicas plugin).
+// PostgreSQL replicas, as each process's reads see them (replica-reads.ts): `reads` is console (an API node)
+// or monitors (a worker), which measure them apart.
 
 export const replicaLagSeconds = new Gauge({
   name: 'sightline_db_replica_lag_seconds',
   help: 'How long ago the primary first held WAL this replica has not replayed (0: caught up); -1 while it cannot be read',
-  labelNames: ['replica'] as const,
+  labelNames: ['reads', 'replica'] as const,
   registers: [metrics],
 });
 
 export const replicaServing = new Gauge({
   name: 'sightline_db_replica_serving',
   help: 'Whether this replica takes reads now: reachable, still a replica, and within DATABASE_REPLICA_MAX_LAG_MS',
-  labelNames: ['replica'] as const,
+  labelNames: ['reads', 'replica'] as const,
   registers: [metrics],
 });
 

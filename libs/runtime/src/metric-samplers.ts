@@ -51,17 +51,23 @@ const COUNTED_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed']
 // Jobs that no worker has taken yet (a paused queue keeps them in its waiting list); delayed ones include
 // retries waiting out their backoff.
 const DEPTH_STATES = new Set<string>(['waiting', 'prioritized', 'delayed']);
+/** Jobs not started yet: waiting, prioritized and delayed. */
+const depthOf = (counts: Record<string, number>) =>
+  Object.entries(counts).reduce((sum, [state, n]) => sum + (DEPTH_STATES.has(state) ? n : 0), 0);
 
-type QueueReading = { name: string; counts: Record<string, number>; oldestWaitingSeconds: number };
+/** `shard`: the queue's place among the source's queues of its name (the span-write shards share one). */
+type QueueReading = { name: string; shard: number; counts: Record<string, number>; oldestWaitingSeconds: number };
 type QueueSource = { read(): Promise<QueueReading[]> };
 const queueSources = new Set<QueueSource>();
 
-/** The queues' state, or none while Redis is unreachable: the rest of the metrics are still served. */
+/** Each queue's state, or none while Redis is unreachable: the rest of the metrics are still served. */
+const readEachQueue = async () =>
+  (await Promise.all([...queueSources].map((source) => readingWithin(source.read())))).flat();
+
+/** The queues' state by name: the span-write shards' queues share one, and count as one queue. */
 async function readQueues(): Promise<QueueReading[]> {
-  const readings = await Promise.all([...queueSources].map((source) => readingWithin(source.read())));
-  // The span-write shards' queues share a name: one queue to whoever reads the metrics.
   const byName = new Map<string, QueueReading>();
-  for (const reading of readings.flat()) {
+  for (const reading of await readEachQueue()) {
     const seen = byName.get(reading.name);
     if (!seen) byName.set(reading.name, { ...reading, counts: { ...reading.counts } });
     else {
@@ -72,48 +78,68 @@ async function readQueues(): Promise<QueueReading[]> {
   return [...byName.values()];
 }
 
-// The gauges below are read when scraped (collect), from the sources registered with them.
-new Gauge({
-  name: 'sightline_queue_jobs',
-  aggregator: 'first', // read from Redis: the same in every process
-  help: 'Jobs in each queue by state (waiting, prioritized, delayed, active, failed), read from Redis',
-  labelNames: ['queue', 'state'] as const,
-  registers: [metrics],
-  async collect() {
-    this.reset();
+/**
+ * A gauge of the queues, set at each scrape (collect) by `fill` from the sources registered with it. Read
+ * from Redis, its values are the same in every process.
+ */
+function queueGauge<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  fill: (set: (labels: Record<L, string>, value: number) => void) => Promise<void>,
+) {
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    aggregator: 'first',
+    registers: [metrics],
+    async collect() {
+      this.reset();
+      await fill((labels, value) => this.set(labels, value));
+    },
+  });
+}
+
+queueGauge(
+  'sightline_queue_jobs',
+  'Jobs in each queue by state (waiting, prioritized, delayed, active, failed), read from Redis',
+  ['queue', 'state'],
+  async (set) => {
     for (const q of await readQueues())
-      for (const [state, n] of Object.entries(q.counts)) this.set({ queue: q.name, state }, n);
+      for (const [state, n] of Object.entries(q.counts)) set({ queue: q.name, state }, n);
   },
-});
+);
 
-new Gauge({
-  name: 'sightline_queue_depth',
-  aggregator: 'first', // read from Redis: the same in every process
-  help: 'Jobs not started yet in each queue: waiting + prioritized + delayed (retries in their backoff too)',
-  labelNames: ['queue'] as const,
-  registers: [metrics],
-  async collect() {
-    this.reset();
-    for (const q of await readQueues()) {
-      this.set(
-        { queue: q.name },
-        Object.entries(q.counts).reduce((sum, [state, n]) => sum + (DEPTH_STATES.has(state) ? n : 0), 0),
-      );
-    }
+queueGauge(
+  'sightline_queue_depth',
+  'Jobs not started yet in each queue: waiting + prioritized + delayed (retries in their backoff too)',
+  ['queue'],
+  async (set) => {
+    for (const q of await readQueues()) set({ queue: q.name }, depthOf(q.counts));
   },
-});
+);
 
-new Gauge({
-  name: 'sightline_queue_oldest_waiting_seconds',
-  aggregator: 'first', // read from Redis: the same in every process
-  help: 'Age of the oldest job in the waiting list of each queue (0 when empty), from when it was added or its delay ended: how far the queue is behind',
-  labelNames: ['queue'] as const,
-  registers: [metrics],
-  async collect() {
-    this.reset();
-    for (const q of await readQueues()) this.set({ queue: q.name }, q.oldestWaitingSeconds);
+queueGauge(
+  'sightline_queue_oldest_waiting_seconds',
+  'Age of the oldest job in the waiting list of each queue (0 when empty), from when it was added or its delay ended: how far the queue is behind',
+  ['queue'],
+  async (set) => {
+    for (const q of await readQueues()) set({ queue: q.name }, q.oldestWaitingSeconds);
   },
-});
+);
+
+queueGauge(
+  'sightline_queue_shard_depth',
+  'Jobs not started yet in each shard of a sharded queue (the span writes, SPAN_WRITE_SHARDS > 1): a shard behind the others is a master behind the others',
+  ['queue', 'shard'],
+  async (set) => {
+    const readings = await readEachQueue();
+    const sharded = new Set(readings.filter((q) => q.shard > 0).map((q) => q.name));
+    for (const q of readings.filter((r) => sharded.has(r.name)))
+      set({ queue: q.name, shard: String(q.shard) }, depthOf(q.counts));
+  },
+);
 
 /**
  * Serves the counts and waiting age of these queues at every scrape. One reading is shared by the gauges
@@ -122,9 +148,10 @@ new Gauge({
  */
 export function watchQueues(queues: Queue[], redis: Redis, { cacheMs = 2000 } = {}): () => void {
   let cached: { at: number; reading: Promise<QueueReading[]> } | null = null;
+  const shardOf = queues.map((queue, i) => queues.slice(0, i).filter((q) => q.name === queue.name).length);
   const readNow = () =>
     Promise.all(
-      queues.map(async (queue): Promise<QueueReading> => {
+      queues.map(async (queue, i): Promise<QueueReading> => {
         const [counts, [oldestId]] = await Promise.all([
           queue.getJobCounts(...COUNTED_STATES),
           queue.getRanges(['wait'], 0, 0, true),
@@ -133,6 +160,7 @@ export function watchQueues(queues: Queue[], redis: Redis, { cacheMs = 2000 } = 
         const readyAt = Number(addedAt) + (Number(delay) || 0);
         return {
           name: queue.name,
+          shard: shardOf[i]!,
           counts,
           oldestWaitingSeconds: addedAt && Number.isFinite(readyAt) ? Math.max(0, Date.now() - readyAt) / 1000 : 0,
         };

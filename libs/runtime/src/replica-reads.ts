@@ -69,7 +69,7 @@ export function createReplicaReads({ reads, primary, urls, maxLagMs, checkMs, st
     if (replica.serving !== serving)
       log.info({ replica: replica.label }, serving ? 'replica serving reads' : 'replica set aside');
     replica.serving = serving;
-    replicaServing.set({ replica: replica.label }, serving ? 1 : 0);
+    replicaServing.set({ reads, replica: replica.label }, serving ? 1 : 0);
   };
 
   let turn = 0;
@@ -99,10 +99,10 @@ export function createReplicaReads({ reads, primary, urls, maxLagMs, checkMs, st
         select pg_last_wal_replay_lsn()::text as replayed, pg_is_in_recovery() as recovering`;
       // Promoted (or never a replica): its data parts from the primary's, so it serves nothing.
       const lagMs = state!.recovering && state!.replayed ? timeline.lagMs(performance.now(), state!.replayed) : null;
-      replicaLagSeconds.set({ replica: replica.label }, lagMs === null ? -1 : lagMs / 1000);
+      replicaLagSeconds.set({ reads, replica: replica.label }, lagMs === null ? -1 : lagMs / 1000);
       setServing(replica, lagMs !== null && lagMs <= maxLagMs);
     } catch (err) {
-      replicaLagSeconds.set({ replica: replica.label }, -1);
+      replicaLagSeconds.set({ reads, replica: replica.label }, -1);
       setServing(replica, false);
       log.debug({ replica: replica.label, err: (err as Error).message }, 'replica check failed');
     }
