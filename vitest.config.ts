@@ -8,6 +8,9 @@ const ON_SCALED_ENGINES = [
   'test/api/live-revocation.int.test.ts',
 ];
 
+// Processes the tests start serve no OTLP/gRPC unless a test asks: many run at once, and its default is one port.
+export const TEST_ENV = { OTLP_GRPC_PORT: '0' };
+
 export default defineConfig({
   test: {
     projects: [
@@ -19,6 +22,7 @@ export default defineConfig({
           // component tests run in a browser-like environment: their own project, below.
           exclude: [...configDefaults.exclude, 'test/chaos/**', 'apps/web/**', CONSOLE_IN_BROWSER],
           globalSetup: ['test/global-setup.ts'],
+          env: TEST_ENV,
           testTimeout: 30_000,
           hookTimeout: 60_000,
           sequence: { groupOrder: 0 },
@@ -30,6 +34,7 @@ export default defineConfig({
           name: 'replicated',
           include: ON_SCALED_ENGINES,
           globalSetup: ['test/global-setup-replicated.ts'],
+          env: TEST_ENV,
           testTimeout: 30_000,
           hookTimeout: 60_000,
           sequence: { groupOrder: 0 },
@@ -41,6 +46,7 @@ export default defineConfig({
           name: 'clustered',
           include: ON_SCALED_ENGINES,
           globalSetup: ['test/global-setup-clustered.ts'],
+          env: TEST_ENV,
           testTimeout: 30_000,
           hookTimeout: 60_000,
           sequence: { groupOrder: 0 },
@@ -55,6 +61,7 @@ export default defineConfig({
           name: 'browser',
           include: [CONSOLE_IN_BROWSER],
           globalSetup: ['test/global-setup.ts'],
+          env: TEST_ENV,
           testTimeout: 60_000,
           hookTimeout: 180_000,
           fileParallelism: false,

@@ -59,6 +59,10 @@ cluster.once('listening', (_worker, { address, port }: Address) => {
   log.info(
     `OTLP/HTTP traces: ${base}/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT=${base}), or ${base}/api/svc/v1/otel/v1/traces`,
   );
+  if (env.OTLP_GRPC_PORT)
+    log.info(
+      `OTLP/gRPC traces: ${urlHost(address)}:${env.OTLP_GRPC_PORT} (OTEL_EXPORTER_OTLP_PROTOCOL=grpc, OTEL_EXPORTER_OTLP_ENDPOINT=http://${urlHost(address)}:${env.OTLP_GRPC_PORT})`,
+    );
   log.info(`API docs: ${base}/docs`);
 });
 

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseUrl, redisUrl, uniquePrefix } from '../support/services';
 import { freePort, ROOT, runScript, startScript } from '../support/processes';
@@ -84,13 +85,21 @@ describe('npm start at start-up', () => {
     expect(result.stdout + result.stderr).not.toMatch(/hunter2|sightline-user/);
   });
 
-  it('says once, not once per API process, where the console, the API, OTLP and the docs are', async () => {
+  it('says once, not once per API process, where the console, the API, OTLP and the docs are, and serves OTLP/gRPC from each', async () => {
     const port = await freePort();
+    const grpcPort = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const { child, output } = await start(
       'scripts/start.ts',
-      { ...env(), START_ROLE: 'api', API_PROCESSES: '2', PORT: String(port), QUEUE_PREFIX: uniquePrefix('urls') },
-      /(listening on[\s\S]*){2}/,
+      {
+        ...env(),
+        START_ROLE: 'api',
+        API_PROCESSES: '2',
+        PORT: String(port),
+        OTLP_GRPC_PORT: String(grpcPort),
+        QUEUE_PREFIX: uniquePrefix('urls'),
+      },
+      /(OTLP\/gRPC traces on[\s\S]*){2}/,
     );
     await expect.poll(() => linesOf(output(), /^API docs:/).length).toBe(1);
     expect(linesOf(output(), /listening on/)).toHaveLength(2);
@@ -104,6 +113,28 @@ describe('npm start at start-up', () => {
     expect(otlp).toHaveLength(1);
     expect(otlp[0]!.msg).toContain(`${base}/v1/traces`);
     expect(otlp[0]!.msg).toContain(`${base}/api/svc/v1/otel/v1/traces`);
+    expect(linesOf(output(), /^OTLP\/gRPC traces:/).map((line) => line.msg)).toEqual([
+      expect.stringContaining(`OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:${grpcPort}`),
+    ]);
+    // Two channels, two connections, which the cluster hands to its processes in turn; each is answered as the
+    // intake answers a request without a key.
+    for (const channel of [0, 1]) {
+      const client = new grpc.Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure(), {
+        'grpc.channel_id': channel,
+      });
+      const error = await new Promise<grpc.ServiceError | null>((resolve) =>
+        client.makeUnaryRequest(
+          '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          Buffer.alloc(0),
+          new grpc.Metadata(),
+          (err) => resolve(err),
+        ),
+      );
+      client.close();
+      expect(error?.code).toBe(grpc.status.UNAUTHENTICATED);
+    }
     expect(await stop(child)).toBe(0);
   });
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { OpenAIInstrumentation as OpenInferenceInstrumentation } from '@arizeai/openinference-instrumentation-openai';
+import { Metadata } from '@grpc/grpc-js';
 import { context, propagation, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter as OtlpGrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -16,6 +18,7 @@ import { OpenAIInstrumentation as OpenLLMetryInstrumentation } from '@traceloop/
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { serveOtlpGrpc, type OtlpGrpcServer } from '@sightline/api/otlp-grpc';
 import { costOf } from '@sightline/llm';
 import { FakeOpenAI } from '../fakes/fake-openai';
 import { call, readTrace } from '../support/app';
@@ -32,13 +35,18 @@ const {
 
 const openai = new FakeOpenAI();
 let apiBase = '';
+let grpc: OtlpGrpcServer;
 
 beforeAll(async () => {
   await openai.start();
   await stack.app.listen({ port: 0, host: '127.0.0.1' });
   apiBase = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}`;
+  grpc = await serveOtlpGrpc(stack.app, '127.0.0.1', 0);
 });
-afterAll(() => openai.stop());
+afterAll(async () => {
+  await grpc.close(1000);
+  await openai.stop();
+});
 
 type Tree = { trace_id: string; trace_name: string; depth: number; children: Tree[]; [k: string]: unknown };
 
@@ -54,6 +62,20 @@ const EXPORTERS: Exporter[] = [
       vi.stubEnv('OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', 'gzip');
       try {
         return new OtlpProtobufExporter({ url: `${apiBase}/v1/traces`, headers: { authorization: `Bearer ${key}` } });
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    },
+  },
+  {
+    // Most SDKs' and collectors' default: gRPC, here with gzip and the key and project as metadata.
+    name: 'gRPC exporter (gzip, Bearer metadata)',
+    make(key) {
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${key}`);
+      vi.stubEnv('OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', 'gzip');
+      try {
+        return new OtlpGrpcExporter({ url: `http://127.0.0.1:${grpc.port}`, metadata });
       } finally {
         vi.unstubAllEnvs();
       }

@@ -15,6 +15,7 @@ import { databaseUrl, redisUrl, testSql, uniquePrefix } from '../support/service
 // the packages they name are already installed here.
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const README_ORIGIN = 'http://127.0.0.1:8000';
+const README_GRPC = '127.0.0.1:4317';
 
 function snippet(name: string): string {
   const match = new RegExp(`<!-- readme-test: ${name} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(README);
@@ -44,11 +45,13 @@ function bash(script: string, options: { cwd?: string; env?: Record<string, stri
 
 let port: number;
 let origin: string;
+let grpcAddress: string;
 let server: ChildProcess;
 let serverOutput = '';
 const openai = new FakeOpenAI();
 const database = `sightline_readme_${randomBytes(4).toString('hex')}`;
-const local = (script: string) => withoutInstalls(script).replaceAll(README_ORIGIN, origin);
+const local = (script: string) =>
+  withoutInstalls(script).replaceAll(README_ORIGIN, origin).replaceAll(README_GRPC, grpcAddress);
 const key = () => /BOOTSTRAP_API_KEY=(\S+)/.exec(snippet('start'))![1]!;
 
 async function api(path: string, body?: unknown) {
@@ -76,6 +79,7 @@ beforeAll(async () => {
   await openai.start();
   port = await freePort();
   origin = `http://127.0.0.1:${port}`;
+  grpcAddress = `127.0.0.1:${await freePort()}`;
   const url = new URL(databaseUrl());
   url.pathname = `/${database}`;
   // The quick start as written, in a process group of its own so that every process it starts is stopped.
@@ -85,6 +89,7 @@ beforeAll(async () => {
     env: {
       ...process.env,
       PORT: String(port),
+      OTLP_GRPC_PORT: grpcAddress.split(':')[1],
       DATABASE_URL: url.toString(),
       REDIS_URL: redisUrl(),
       QUEUE_PREFIX: uniquePrefix('readme'),
@@ -136,7 +141,7 @@ describe('the README', () => {
     expect(rows.map((r) => r.trace_id)).toContain(answer.trace_id);
   });
 
-  it('sends the OpenTelemetry example with the standard variables', async () => {
+  it('sends the OpenTelemetry example with the standard variables, over OTLP/HTTP and OTLP/gRPC', async () => {
     // In the repository, so that the example finds the OpenTelemetry packages in its node_modules.
     const dir = join(ROOT, 'test-artifacts', `readme-${randomBytes(3).toString('hex')}`);
     mkdirSync(dir, { recursive: true });
@@ -144,6 +149,9 @@ describe('the README', () => {
     await bash(local(snippet('otel-env')), { cwd: dir });
     const rows = await rootsOf('my-app', 2);
     expect(rows.map((r) => r.trace_name)).toContain('chat gpt-4o-mini');
+    // The same program over OTLP/gRPC, as the README changes it.
+    await bash(local(snippet('otel-grpc-env')), { cwd: dir });
+    expect((await rootsOf('my-grpc-app', 1)).map((r) => r.trace_name)).toEqual(['chat gpt-4o-mini']);
   });
 
   it('points the official clients at this server with the variables they read, and they are understood', async () => {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { exitUnlessReachable, onShutdown, startClusterMetrics } from '@sightline/runtime';
 import { ApiEnv, loadEnv } from '@sightline/schemas';
 import { buildApp } from './app';
+import { serveOtlpGrpc } from './otlp-grpc';
 
 const env = loadEnv(ApiEnv);
 await exitUnlessReachable(env);
@@ -14,6 +15,15 @@ startClusterMetrics();
 const app = await buildApp(env, { return503OnClosing: false });
 const address = await app.listen({ port: env.PORT, host: env.HOST });
 app.log.info(`Sightline API listening on ${address} (docs: ${address}/docs, OpenAPI: ${address}/openapi.json)`);
+const grpc = env.OTLP_GRPC_PORT
+  ? await serveOtlpGrpc(app, env.HOST, env.OTLP_GRPC_PORT).catch((err: Error) => {
+      app.log.fatal(
+        `OTLP/gRPC cannot listen on ${env.HOST}:${env.OTLP_GRPC_PORT} (${err.message}): set OTLP_GRPC_PORT to a free port, or to 0 to serve none`,
+      );
+      process.exit(1);
+    })
+  : null;
+if (grpc) app.log.info(`OTLP/gRPC traces on ${env.HOST}:${grpc.port}`);
 
 // First the API stops looking ready and keeps accepting for SHUTDOWN_DELAY_MS: closing a listener resets
 // every connection the kernel had queued for it (requests already sent among them), and a balancer needs
@@ -35,6 +45,8 @@ onShutdown(
       'http and connections',
       async () => {
         const cut = setTimeout(() => app.server.closeAllConnections(), GRACE_MS);
+        // gRPC calls are served by the app: they end first.
+        await grpc?.close(GRACE_MS);
         await app.close();
         clearTimeout(cut);
       },

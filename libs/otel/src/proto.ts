@@ -55,3 +55,8 @@ export function statusBody(code: number, message: string, encoding: 'json' | 'pr
     ? JSON.stringify({ code, message })
     : Status.encode(Status.fromObject({ code, message })).finish();
 }
+
+/** The message of a google.rpc.Status body (an error answer in protobuf). */
+export function statusMessage(body: Uint8Array): string {
+  return String(Status.decode(body).toJSON().message ?? '');
+}

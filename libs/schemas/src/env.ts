@@ -90,6 +90,9 @@ const ReplicaVariables = {
   DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().positive().default(1_000),
 };
 
+/** OTLP over gRPC (the trace service), the HTTP intake's twin; 0 serves none. Exporters default to 4317. */
+const OtlpGrpcPort = z.coerce.number().int().min(0).max(65535).default(4317);
+
 export const ApiEnv = BaseEnv.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -104,6 +107,7 @@ export const ApiEnv = BaseEnv.extend({
     .int()
     .positive()
     .default(32 * 1024 * 1024),
+  OTLP_GRPC_PORT: OtlpGrpcPort,
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Span events waiting in Redis past which span writes answer 429 with Retry-After (0: no bound). */
@@ -190,6 +194,8 @@ export const StartEnv = BaseEnv.extend({
   WORKER_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
   METRICS_PORT: MetricsPort,
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
+  /** Only to say where the API processes serve it. */
+  OTLP_GRPC_PORT: OtlpGrpcPort,
 });
 
 export const WorkerEnv = BaseEnv.extend({

@@ -119,7 +119,8 @@ export async function createBenchStack(
   const children: ChildProcess[] = [];
   // A benchmark that fails must not leave its API and worker running.
   process.once('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
-  const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: prefix, ...redisEnv };
+  // OTLP/gRPC only where a benchmark asks for it (apiEnv): two stacks may run at once.
+  const env = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: prefix, OTLP_GRPC_PORT: '0', ...redisEnv };
   let api: ChildProcess | undefined;
   const workers: ChildProcess[] = [];
 
