@@ -24,6 +24,7 @@ function writeRoutes(): { method: 'POST' | 'PUT' | 'DELETE'; path: string }[] {
     'POST /get_trace_logs',
     'POST /traces',
     'POST /traces/count',
+    'POST /traces/export',
     'POST /dashboard',
     'POST /trace-groups',
     'POST /trace-group',

@@ -284,6 +284,7 @@ const EXEMPT: Record<string, string> = {
   'POST /get_trace_logs': READ,
   'POST /traces': READ,
   'POST /traces/count': READ,
+  'POST /traces/export': READ,
   'POST /dashboard': READ,
   'POST /trace-groups': READ,
   'POST /trace-group': READ,

@@ -770,6 +770,25 @@ export function endpoints(t: Targets): Endpoint[] {
         },
       ],
     },
+    {
+      method: 'POST',
+      path: '/traces/export',
+      bodies: [
+        {
+          project_uuid: t.projectUuid,
+          search: 'target -not',
+          filters: [{ field: 'metadata', key: 'k', operator: 'equals', value: 'v' }],
+          format: 'csv',
+          shape: 'spans',
+        },
+        { project_uuid: t.projectUuid, format: 'parquet', export_id: '00000000-0000-4000-8000-000000000001' },
+      ],
+    },
+    {
+      method: 'GET',
+      path: '/traces/export/:export_id',
+      params: { export_id: '00000000-0000-4000-8000-000000000001' },
+    },
     { method: 'GET', path: '/trace/:trace_id/skeleton', params: { trace_id: t.rootTraceId } },
     { method: 'GET', path: '/trace/:trace_id/search', params: { trace_id: t.rootTraceId }, query: '?text=100%25_x' },
     { method: 'GET', path: '/span/:trace_id', params: { trace_id: t.rootTraceId } },

@@ -48,6 +48,33 @@ function compareSiblings(a: Placed, b: Placed): number {
   return a.trace_id < b.trace_id ? -1 : a.trace_id > b.trace_id ? 1 : 0;
 }
 
+const placesOf = (spans: SpanTexts) =>
+  spans.trace_id.map((trace_id, i) => ({
+    i,
+    trace_id,
+    parent_trace_id: spans.parent_trace_id[i],
+    execution_order: spans.execution_order[i],
+    start_timestamp: spans.start_timestamp[i],
+    children_ids: spans.children_ids[i],
+  }));
+
+/**
+ * The indexes of the spans of the tree under each requested id, in the order requested, each tree's as
+ * renderTrees writes them: a span before its children, siblings in their order.
+ */
+export function treeOrder(spans: SpanTexts, rootIds: readonly string[]): number[] {
+  const order: number[] = [];
+  for (const root of link(placesOf(spans), rootIds)) {
+    const stack = [root];
+    while (stack.length) {
+      const node = stack.pop()!;
+      order.push(node.row.i);
+      for (let c = node.children.length - 1; c >= 0; c--) stack.push(node.children[c]!);
+    }
+  }
+  return order;
+}
+
 /** Links the subtree under each requested id, in the order requested; ids not among the rows are skipped. */
 function link<R extends Placed>(rows: readonly R[], rootIds: readonly string[]): Link<R>[] {
   const byId = new Map<string, Link<R>>();
@@ -92,29 +119,52 @@ function link<R extends Placed>(rows: readonly R[], rootIds: readonly string[]):
   return trees;
 }
 
+type Node = Link<ReturnType<typeof placesOf>[number]>;
+
 /**
  * The JSON of the subtree under each requested id, in the order requested (ids not among the spans are
- * skipped), with the spans' dialect's names, the trees separated by commas, as UTF-8. The spans' bytes are
- * copied once into the output, never decoded; pieces are listed in output order first, so the cost is linear
- * in the size of the output at any depth.
+ * skipped), with the spans' dialect's names, the trees separated by `separator` (commas unless given), as UTF-8.
+ * The spans' bytes are copied once into the output, never decoded; pieces are listed in output order first, so
+ * the cost is linear in the size of the output at any depth.
  */
-export function renderTrees(spans: SpanTexts, rootIds: readonly string[]): Buffer {
+export function renderTrees(spans: SpanTexts, rootIds: readonly string[], separator = ','): Buffer {
+  return render(
+    spans,
+    link(placesOf(spans), rootIds).map((root) => [root]),
+    { separator, open: '', close: '' },
+  );
+}
+
+/**
+ * For each requested id (as renderTrees skips them), the JSON array of its children's subtrees, the arrays
+ * separated by newlines (a JSON text holds none).
+ */
+export function renderChildren(spans: SpanTexts, rootIds: readonly string[]): Buffer {
+  return render(
+    spans,
+    link(placesOf(spans), rootIds).map((root) => root.children),
+    { separator: '\n', open: '[', close: ']' },
+  );
+}
+
+/** Each forest's trees, comma-separated between `open` and `close`, the forests separated by `separator`. */
+function render(
+  spans: SpanTexts,
+  forests: Node[][],
+  { separator, open, close }: { separator: string; open: string; close: string },
+): Buffer {
   const idsKey = JSON.stringify(spans.dialect.ids),
     nestedKey = JSON.stringify(spans.dialect.nested);
-  const rows = spans.trace_id.map((trace_id, i) => ({
-    i,
-    trace_id,
-    parent_trace_id: spans.parent_trace_id[i],
-    execution_order: spans.execution_order[i],
-    start_timestamp: spans.start_timestamp[i],
-    children_ids: spans.children_ids[i],
-  }));
   // The output alternates text and (as a number) the members of a span; adjacent text is joined as it comes.
   const pieces: (string | number)[] = [];
   let text = '';
-  for (const root of link(rows, rootIds)) {
-    if (pieces.length || text) text += ',';
-    const stack: (Link<(typeof rows)[number]> | string)[] = [root];
+  for (const [f, forest] of forests.entries()) {
+    text += (f ? separator : '') + open;
+    const stack: (Node | string)[] = [close];
+    for (let t = forest.length - 1; t >= 0; t--) {
+      stack.push(forest[t]!);
+      if (t) stack.push(',');
+    }
     while (stack.length) {
       const item = stack.pop()!;
       if (typeof item === 'string') {

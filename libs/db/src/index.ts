@@ -35,3 +35,4 @@ export * from './search';
 export * from './compare';
 export * from './partitions';
 export * from './agreement';
+export * from './trace-export';

@@ -42,6 +42,11 @@ const READ: readonly ReadColumn[] = [
   orEmpty('comments', '[]'),
   orEmpty('annotations', '{}'),
 ];
+/** The fields of a span as the API writes them, with their types (a span's columns in a file). */
+export const SPAN_FIELDS: readonly { name: string; type: Exclude<ReadType, 'declared'> }[] = READ.filter(
+  (c): c is ReadColumn & { type: Exclude<ReadType, 'declared'> } => c.type !== 'declared',
+).map(({ name, type }) => ({ name, type }));
+
 function columns(type: ReadType, names: string): ReadColumn[] {
   return names.split(' ').map((name) => ({ name, sql: `s.${name}`, type }));
 }
@@ -86,11 +91,42 @@ const membersSql = (omitNulls: boolean) =>
     .map((c) => `'"${c.name}":' || ${omitNulls ? jsonValue(c) : `coalesce(${jsonValue(c)}, 'null')`}`)
     .join(', ')})`;
 const MEMBERS = { withNulls: membersSql(false), withoutNulls: membersSql(true) };
+/** SQL: the JSON text of span `s` (joined to its project `p`) in the API's shape, without its children. */
+export const SPAN_JSON_SQL = `'{' || ${MEMBERS.withNulls} || '}'`;
+
+/**
+ * SQL: a CSV record (RFC 4180, every value quoted, nothing for null) of the JSON fields' values as text, numbers
+ * as their digits, JSON as JSON. A text that a spreadsheet would run as a formula (one starting with `=`, `+`,
+ * `-`, `@`, a tab or a carriage return) gets a `'` in front (OWASP's rule, as escapeFormula in the API).
+ */
+const CSV_RECORD = `concat_ws(',', ${READ.filter((c) => c.type !== 'declared')
+  .map((c) => {
+    const text = c.type === 'jsonb' ? `${c.sql}::text` : c.type === 'text[]' ? `array_to_json(${c.sql})::text` : null;
+    const value =
+      text || c.type === 'text'
+        ? `regexp_replace(${text ?? c.sql}, E'^([=+\\\\-@\\t\\r])', E'\\'\\\\1')`
+        : c.type === 'timestamp'
+          ? wireTimestamp(c.sql)
+          : c.type === 'float'
+            ? `(case when ${c.sql} in ('NaN', 'Infinity', '-Infinity') then null else ${c.sql} end)::text`
+            : `${c.sql}::text`;
+    return `coalesce('"' || replace(${value}, '"', '""') || '"', '')`;
+  })
+  .join(', ')})`;
+/** The header of CSV_RECORD's records. */
+export const CSV_HEADER = READ.filter((c) => c.type !== 'declared')
+  .map((c) => c.name)
+  .join(',');
+
+/** What a span's `members` text holds: its JSON fields (without braces), or its CSV record. */
+export type SpanTextForm = 'json' | 'csv';
+
 const textColumns = (
   dialect: TreeDialect,
+  form: SpanTextForm = 'json',
 ) => `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
   array_to_json(s.children_ids)::text as children_ids,
-  ${dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls} as members`;
+  ${form === 'csv' ? CSV_RECORD : dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls} as members`;
 
 /** Raw rows of TEXT_COLUMNS as columns; the members stay the bytes PostgreSQL sent. */
 function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect): SpanTexts {
@@ -159,11 +195,28 @@ export async function spanTextsOfRoots(
   organizationId: string,
   rootIds: readonly string[],
   dialect: TreeDialect = API_TREES,
+  form: SpanTextForm = 'json',
 ): Promise<SpanTexts> {
   return toSpanTexts(
-    rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect)).raw()) as never) : [],
+    rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect, form)).raw()) as never) : [],
     dialect,
   );
+}
+
+/** The CSV record (CSV_RECORD) of each root span among `rootIds`, by its id. */
+export async function csvRecordsOfRoots(
+  sql: Sql,
+  organizationId: string,
+  rootIds: readonly string[],
+): Promise<Map<string, Buffer>> {
+  const rows = rootIds.length
+    ? ((await sql`
+    select s.trace_id, ${sql.unsafe(CSV_RECORD)} as record
+    from spans s left join projects p on p.id = s.project_id
+    where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[])
+      and s.trace_id = s.root_trace_id and s.created`.raw()) as unknown as [Buffer, Buffer][])
+    : [];
+  return new Map(rows.map(([id, record]) => [id.toString('latin1'), record]));
 }
 
 /**
@@ -176,7 +229,7 @@ const partOf = (sql: Sql, organizationId: string, traceId: string) =>
 /** One span's JSON in api.md's shape, without its children; null when the organization has no such span. */
 export async function findSpanText(sql: Sql, organizationId: string, traceId: string): Promise<string | null> {
   const [row] = await sql<{ span: string }[]>`
-    select '{' || ${sql.unsafe(MEMBERS.withNulls)} || '}' as span
+    select ${sql.unsafe(SPAN_JSON_SQL)} as span
     from spans s left join projects p on p.id = s.project_id
     where s.organization_id = ${organizationId} and s.trace_id = ${traceId} and s.created
       and s.part_at = ${partOf(sql, organizationId, traceId)}`;

@@ -78,6 +78,42 @@ export const TraceRowsRequestSchema = GetTraceLogsSchema.extend({
     ),
 });
 
+const TRACE_EXPORT_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
+export type TraceExportFormat = (typeof TRACE_EXPORT_FORMATS)[number];
+export type TraceExportShape = 'traces' | 'spans';
+
+/** POST /traces/export: the traces table's request (its page aside), and the file asked for. */
+export const TraceExportRequestSchema = TraceRowsRequestSchema.omit({
+  page: true,
+  page_size: true,
+  content: true,
+  count: true,
+  metadata_keys: true,
+}).extend({
+  format: z
+    .enum(TRACE_EXPORT_FORMATS)
+    .describe(
+      "jsonl: a trace (spans nested under `children`) or a span a line, in GET /trace_log's shape; csv (formulas escaped as in a dataset's export) and parquet: a column per span field, JSON fields as JSON text, a trace's row being its root's with its spans nested in `children`",
+    ),
+  shape: z
+    .enum(['traces', 'spans'])
+    .default('traces')
+    .describe(
+      'traces: a line or row per trace, its spans nested; spans: a line or row per span, with its trace and parent ids',
+    ),
+  export_id: Uuid.optional().describe(
+    "an id of the caller's choosing, under which GET /traces/export/{export_id} tells how far the export is",
+  ),
+});
+
+/** How far an export is: the traces and spans written so far, and whether it ended (and how). */
+export const TraceExportProgressSchema = z.object({
+  traces: z.number().int(),
+  spans: z.number().int(),
+  state: z.enum(['running', 'done', 'failed', 'cancelled']),
+});
+export type TraceExportProgress = z.infer<typeof TraceExportProgressSchema>;
+
 /** A root trace as a table row: the root span's own fields and the trace's span count. */
 const TraceRowSchema = z.object({
   trace_id: z.string(),

@@ -95,10 +95,45 @@ export function errorMessage(err: unknown): string {
 export async function download(path: string, filename: string): Promise<void> {
   const res = await fetch(`${API_BASE}${path}`, requestInit('GET', undefined));
   if (!res.ok) throw new ApiError(res.status, (await res.text()) || res.statusText);
-  const url = URL.createObjectURL(await res.blob());
+  saveFile(await res.blob(), filename);
+}
+
+function saveFile(blob: Blob, filename: string) {
+  const url = URL.createObjectURL(blob);
   const link = Object.assign(document.createElement('a'), { href: url, download: filename });
   link.click();
   URL.revokeObjectURL(url);
+}
+
+/**
+ * Saves what a POST answers as a file, read as it streams in (`onBytes` is told the bytes so far), under the name
+ * the server gives. A connection cut part way is an error: the file is then not saved, never saved incomplete.
+ */
+export async function downloadPost(
+  path: string,
+  body: unknown,
+  { signal, onBytes }: { signal: AbortSignal; onBytes: (bytes: number) => void },
+): Promise<{ filename: string; bytes: number }> {
+  const res = await fetch(`${API_BASE}${path}`, requestInit('POST', body, signal));
+  if (!res.ok || !res.body) {
+    const text = await res.text();
+    throw new ApiError(res.status, (safeJson(text) as { detail?: unknown } | undefined)?.detail ?? text);
+  }
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  // Cancelled by the reader, whatever the fetch does with an abort once its answer has begun.
+  const reader = res.body.getReader();
+  signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (signal.aborted) throw new DOMException('the download was cancelled', 'AbortError');
+    if (done) break;
+    parts.push(value);
+    onBytes((bytes += value.length));
+  }
+  const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export';
+  saveFile(new Blob(parts as BlobPart[]), filename);
+  return { filename, bytes };
 }
 
 /**

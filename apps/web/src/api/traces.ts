@@ -2,7 +2,10 @@ import { queryOptions, useQueries, useQuery } from '@tanstack/react-query';
 import { api } from './client';
 import type { Span, TraceRowsRequest, TraceSearch, TraceSkeleton } from './types';
 
-/** Query keys of traces: the traces page's lists, a trace's skeleton and a search in it, a span with all its fields. */
+/**
+ * Query keys of traces: the traces page's lists, a trace's skeleton and a search in it, a span with all its fields,
+ * an export's progress.
+ */
 export const traceKeys = {
   all: ['traces'] as const,
   list: (request: TraceRowsRequest) => [...traceKeys.all, 'list', request] as const,
@@ -10,6 +13,7 @@ export const traceKeys = {
   skeleton: (traceId: string) => [...traceKeys.all, 'skeleton', traceId] as const,
   span: (traceId: string) => [...traceKeys.all, 'span', traceId] as const,
   search: (traceId: string, text: string) => [...traceKeys.all, 'search', traceId, text] as const,
+  exportProgress: (exportId: string) => [...traceKeys.all, 'export', exportId] as const,
 };
 
 const skeletonQueryOptions = (traceId: string) =>

@@ -58,6 +58,8 @@ import type {
   TestCaseSchema,
   TraceSearchSchema,
   TraceSkeletonSchema,
+  TraceExportProgressSchema,
+  TraceExportRequestSchema,
   UserSchema,
   WhoAmISchema,
 } from '@sightline/schemas';
@@ -79,6 +81,8 @@ export type TraceCount = z.output<typeof TraceCountSchema>;
 export type TraceRow = TraceRows['results'][number];
 export type TraceSort = NonNullable<TraceRowsRequest['sort']>;
 export type TraceSkeleton = z.output<typeof TraceSkeletonSchema>;
+export type TraceExportRequest = z.input<typeof TraceExportRequestSchema>;
+export type TraceExportProgress = z.output<typeof TraceExportProgressSchema>;
 export type SkeletonSpan = TraceSkeleton['spans'][number];
 export type TraceSearch = z.output<typeof TraceSearchSchema>;
 export type ApiKey = z.output<typeof ApiKeySchema>;

@@ -12,6 +12,7 @@ import {
 import { sendSerializedJson } from '../../json-stream';
 import { pageJson, rootQueryOf } from '../../listing';
 import experiments from './experiments';
+import traceExport from './export';
 import live from './live';
 import spans from './spans';
 
@@ -79,5 +80,6 @@ export default async function consoleRoutes(base: FastifyInstance) {
   );
 
   await app.register(spans);
+  await app.register(traceExport);
   await app.register(experiments);
 }

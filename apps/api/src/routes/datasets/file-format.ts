@@ -6,6 +6,7 @@ import { columnMismatch, RESERVED_COLUMNS, storableText } from '@sightline/core'
 import type { TestCase } from '@sightline/db';
 import { TestCaseSchema, type TestCaseInput } from '@sightline/schemas';
 import { RequestValidationError, type ValidationDetail } from '../../errors';
+import { escapeFormula } from '../../files';
 
 // A dataset as a file, both ways. CSV: a header of the input columns, then `target` and `tags`; a cell holds
 // the value's text (a value that is not a string, as JSON), tags are a JSON array of strings, an empty target
@@ -27,15 +28,10 @@ type FileRow = { row: number } & ({ value: unknown } | { problem: Problem });
 const cell = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 /**
- * What a CSV export does with a cell a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+cmd|...`,
- * `@SUM(...)`, or one of those after a tab or carriage return): `escape` prefixes it with `'`, OWASP's rule
- * for CSV injection, which a spreadsheet shows as text but which an import keeps as part of the value;
- * `keep` writes it as it is, for a file that is imported again and never opened in a spreadsheet.
+ * What a CSV export does with a cell a spreadsheet would run as a formula: `escape` prefixes it with `'`
+ * (escapeFormula); `keep` writes it as it is, for a file that is imported again and never opened in a spreadsheet.
  */
 type CsvFormulas = 'escape' | 'keep';
-
-const FORMULA_START = /^[=+\-@\t\r]/;
-const escapeFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
 
 export async function* csvFile(
   columns: string[],

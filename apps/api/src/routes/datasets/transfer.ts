@@ -12,6 +12,7 @@ import {
   errorResponses,
 } from '@sightline/schemas';
 import { notFound } from '../../errors';
+import { attachment } from '../../files';
 import { recordChange } from '../../services/audit';
 import { csvFile, jsonlFile, MAX_IMPORT_ROWS, parseImport } from './file-format';
 import { datasetTarget, ownDataset } from './manage';
@@ -35,16 +36,6 @@ const FORMATS =
   'as null. JSONL: one `{"inputs": {...}, "target": string|null, "tags": [...]}` object per line, exact.';
 
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; charset=utf-8' };
-
-/** RFC 6266: an ASCII stand-in for old clients, and the exact name, percent-encoded, for the others. */
-function attachment(filename: string) {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\/]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
 
 /** A dataset as a CSV or JSONL file, both ways. */
 export default async function datasetTransferRoutes(app: FastifyInstance) {

@@ -1,5 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { answer, fail, pending, requestsTo, server } from '../../test/api';
 import { stubEventSource, type FakeEventSource } from '../../test/event-source';
@@ -487,6 +488,104 @@ describe('the traces page', () => {
       await screen.findByRole('table', { name: 'Traces' });
       expect(screen.queryByRole('button', { name: 'Add to queue' })).toBeNull();
     });
+  });
+});
+
+/** A Blob's text (jsdom's Blob has no text()). */
+const textOf = (blob: Blob) =>
+  new Promise<string>((resolve) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result as string);
+    reader.readAsText(blob);
+  });
+
+describe('Export', () => {
+  const FILE = '{"trace_id":"a"}\n{"trace_id":"b"}\n';
+  let saved: Blob[];
+  let sent: unknown[];
+  /** POST /traces/export answering `body` (a stream that never ends, for one) with the file's headers. */
+  const exportAnswers = (body: BodyInit, status = 200) =>
+    http.post('/api/svc/v1/traces/export', async ({ request }) => {
+      sent.push(await request.json());
+      return new HttpResponse(body, {
+        status,
+        headers: {
+          'content-type': status === 200 ? 'application/x-ndjson' : 'application/json',
+          'content-disposition': 'attachment; filename="demo-spans-2026-12-02.csv"',
+        },
+      });
+    });
+  async function exportDialog() {
+    await userEvent.click(await screen.findByRole('button', { name: 'Export' }));
+    return screen.findByRole('dialog', { name: 'Export traces' });
+  }
+  beforeEach(() => {
+    saved = [];
+    sent = [];
+    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
+      saved.push(blob as Blob);
+      return 'blob:export';
+    });
+    vi.spyOn(URL, 'revokeObjectURL').mockImplementation(() => {});
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  it("exports the view's traces in the format and shape chosen, and saves the file whole", async () => {
+    server.use(
+      answer('traces', tracePage(ROWS, { total: 2 })),
+      answer('exportProgress', { traces: 2, spans: 7, state: 'done' }),
+      exportAnswers(FILE),
+    );
+    open('?status=error&sort=slowest');
+    const dialog = await exportDialog();
+    expect(within(dialog).getByText(/The 2 traces this view shows/)).toBeTruthy();
+    await userEvent.click(within(dialog).getByText('CSV'));
+    await userEvent.click(within(dialog).getByRole('radio', { name: /span, with its trace and parent ids/ }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Export' }));
+    await within(dialog).findByText(/^Saved demo-spans-2026-12-02\.csv: .*, 2 traces and 7 spans\.$/);
+    expect(sent).toEqual([
+      expect.objectContaining({
+        project_uuid: PROJECT_UUID,
+        status: 'error',
+        sort: 'slowest',
+        format: 'csv',
+        shape: 'spans',
+        export_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      }),
+    ]);
+    expect(sent[0]).not.toHaveProperty('page');
+    expect(saved).toHaveLength(1);
+    expect(await textOf(saved[0]!)).toBe(FILE);
+  });
+
+  it('stops an export under way when asked, and saves nothing', async () => {
+    server.use(
+      answer('traces', tracePage(ROWS)),
+      answer('exportProgress', { traces: 1, spans: 5, state: 'running' }),
+      // The first line, then nothing more: an export still being written.
+      exportAnswers(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(FILE)) })),
+    );
+    open();
+    const dialog = await exportDialog();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Export' }));
+    await within(dialog).findByText(/^Exporting: 5 spans of 1 traces so far/);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel export' }));
+    await within(dialog).findByText('Export cancelled: nothing was saved.');
+    expect(saved).toEqual([]);
+  });
+
+  it('says why an export was refused, and offers to try again', async () => {
+    server.use(
+      answer('traces', tracePage(ROWS)),
+      fail('exportProgress', 404, 'export not found'),
+      exportAnswers(JSON.stringify({ detail: '2 exports are running on this server; retry when one ends' }), 429),
+    );
+    open();
+    const dialog = await exportDialog();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Export' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toMatch(/2 exports are running on this server/);
+    expect(within(dialog).getByRole('button', { name: 'Export again' })).toBeTruthy();
+    expect(saved).toEqual([]);
   });
 });
 

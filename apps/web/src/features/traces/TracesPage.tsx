@@ -30,6 +30,7 @@ import {
 import { keyOf } from '../../lib/url-codec';
 import { useTraceCount, useTraces } from './api';
 import { LiveControl } from './components/LiveControl';
+import { ExportTraces } from './components/ExportTraces';
 import { ColumnChooser, TracesTable } from './components/TracesTable';
 import { showsError, useContentColumns } from './lib/content-columns';
 import { useLiveRows } from './lib/use-live-rows';
@@ -137,6 +138,7 @@ export default function TracesPage() {
             onAdded={() => setSelection({})}
           />
         )}
+        {rows.length > 0 && <ExportTraces request={request} matching={total} />}
         <ColumnChooser content={content} onContentChange={(change) => setContent((c) => ({ ...c, ...change }))} />
       </Group>
 
