@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentTrace, manyTraces, wideTrace, writeSpans } from '../support/console-data';
@@ -143,6 +145,23 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByText('metadata.environment equals staging').waitFor();
     await expectIdle('the filtered traces');
     await checkA11y('traces-filtered');
+
+    // What the view shows, saved as a file: the CSV the browser keeps holds those traces, one a row.
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export traces' });
+    await dialog.getByText('CSV', { exact: true }).click();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      dialog.getByRole('button', { name: 'Export', exact: true }).click(),
+    ]);
+    await dialog.getByText(/^Saved .*\.csv: .*, \d+ traces? and \d+ spans?\.$/).waitFor();
+    expect(download.suggestedFilename()).toMatch(/-traces-\d{4}-\d\d-\d\d\.csv$/);
+    const rows = parse(readFileSync((await download.path())!, 'utf8'), { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(stagingErrors);
+    expect(rows.every((r) => r.status === 'error' && JSON.parse(r.metadata!).environment === 'staging')).toBe(true);
+    await shot('traces-export');
+    await checkA11y('traces-export');
+    await dialog.getByRole('button', { name: 'Done' }).click();
   });
 
   it('narrows the table by several filters from a link, and sorts it by a header', async () => {

@@ -568,7 +568,7 @@ describe('Export', () => {
     open();
     const dialog = await exportDialog();
     await userEvent.click(within(dialog).getByRole('button', { name: 'Export' }));
-    await within(dialog).findByText(/^Exporting: 5 spans of 1 traces so far/);
+    await within(dialog).findByText(/^Exporting: 5 spans of 1 trace so far/);
     await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel export' }));
     await within(dialog).findByText('Export cancelled: nothing was saved.');
     expect(saved).toEqual([]);

@@ -14,6 +14,9 @@ const FORMATS: { value: Format; label: string }[] = [
   { value: 'parquet', label: 'Parquet' },
 ];
 
+/** `n` things, in words: 1 trace, 2 traces. */
+const counted = (n: number, noun: string) => `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+
 type Props = {
   /** The table's request: the export takes its search, filters, status, time range and order. */
   request: TraceRowsRequest;
@@ -49,8 +52,8 @@ function ExportModal({ request, matching, onClose }: Props & { onClose: () => vo
     <Modal opened onClose={close} title="Export traces" size="lg">
       <Stack>
         <Text size="sm">
-          The {matching === null ? '' : `${formatCount(matching)} `}traces this view shows, with its search, filters,
-          status and time range, in its order.
+          {matching === null ? 'The traces' : matching === 1 ? 'The trace' : `The ${formatCount(matching)} traces`} this
+          view shows, with its search, filters, status and time range, in its order.
         </Text>
         <SegmentedControl
           aria-label="Format"
@@ -77,9 +80,9 @@ function ExportModal({ request, matching, onClose }: Props & { onClose: () => vo
             )}
             <Text size="sm">
               {state.step === 'running' &&
-                `Exporting: ${formatCount(progress?.spans ?? 0)} spans of ${formatCount(progress?.traces ?? 0)} traces so far, ${formatBytes(state.bytes)} received`}
+                `Exporting: ${counted(progress?.spans ?? 0, 'span')} of ${counted(progress?.traces ?? 0, 'trace')} so far, ${formatBytes(state.bytes)} received`}
               {state.step === 'done' &&
-                `Saved ${state.filename}: ${formatBytes(state.bytes)}${progress?.state === 'done' ? `, ${formatCount(progress.traces)} traces and ${formatCount(progress.spans)} spans` : ''}.`}
+                `Saved ${state.filename}: ${formatBytes(state.bytes)}${progress?.state === 'done' ? `, ${counted(progress.traces, 'trace')} and ${counted(progress.spans, 'span')}` : ''}.`}
               {state.step === 'cancelled' && 'Export cancelled: nothing was saved.'}
             </Text>
             {state.step === 'failed' && (
@@ -98,7 +101,7 @@ function ExportModal({ request, matching, onClose }: Props & { onClose: () => vo
           ) : (
             <>
               <Button variant="default" onClick={close}>
-                Close
+                {state.step === 'idle' ? 'Cancel' : 'Done'}
               </Button>
               <Button
                 leftSection={<IconDownload size={16} />}
