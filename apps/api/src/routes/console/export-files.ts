@@ -117,11 +117,14 @@ function csv(shape: TraceExportShape): FileEncoder {
     reading: shape === 'spans' ? { form: 'csv', rootRecords: false } : { form: 'json', rootRecords: true },
     batch(batch) {
       if (shape === 'spans') return { bytes: withHeader(lines(spansInOrder(batch))), ...counted(batch) };
-      const children = renderChildren(batch.spans, batch.rootIds);
-      const records = batch.rootIds.flatMap((id) => batch.rootRecords!.get(id) ?? []);
+      // The roots both reads found (a root gone between them, to retention, is in neither), so that each record
+      // meets its own children.
+      const read = new Set(batch.spans.trace_id);
+      const roots = batch.rootIds.filter((id) => read.has(id) && batch.rootRecords!.has(id));
+      const children = renderChildren(batch.spans, roots);
       const rows: Buffer[] = [];
       let from = 0;
-      for (const record of records) {
+      for (const record of roots.map((id) => batch.rootRecords!.get(id)!)) {
         const end = children.indexOf(0x0a, from);
         rows.push(record, quotedCell(children.subarray(from, end === -1 ? children.length : end)));
         from = end + 1;
