@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, readTrace } from '../support/app';
+import { buildStack, call, readTrace, type TestStack } from '../support/app';
 import { useSql } from '../support/fixtures';
 import { startGateway, userMessage, type Gateway } from '../support/gateway';
 import { startScript } from '../support/processes';
@@ -280,31 +280,35 @@ describe("a route's targets", () => {
     expect(h.gw.openai.requests).toHaveLength(1);
   });
 
-  it('answer at the deadline a route whose first target was called and whose next one waits in its lane', async () => {
-    await saveRoute('started-then-waits', [claude, gpt]);
-    // OpenAI's lane (one call at a time) is held past the route's deadline by a call with a longer budget,
-    // sent through an API node of its own (COMPLETION_TIMEOUT_MS 12 s) onto the same queues.
-    const { buildStack } = await import('../support/app');
-    const longer = await buildStack({
+  // OpenAI's lane (one call at a time) is held past the route's deadline by a call with a longer budget,
+  // sent through an API node of its own (COMPLETION_TIMEOUT_MS 12 s) onto the same queues. Built ahead:
+  // on a loaded machine, building it inside the test took the test past its time limit, and the call it
+  // then sent held the lane into the next test.
+  let longer: TestStack;
+  beforeAll(async () => {
+    longer = await buildStack({
       worker: false,
       env: { QUEUE_PREFIX: h.gw.stack.prefix, COMPLETION_TIMEOUT_MS: '12000', PROVIDER_MAX_RETRIES: '0' },
     });
-    try {
-      h.gw.openai.plan({ stallAfterChunks: 0 });
-      const holder = call(longer.app, h.key, 'POST', '/completion', openai('holds the lane'));
-      await expect.poll(() => h.gw.openai.requests.length, { timeout: 5000 }).toBe(1);
-      // Anthropic is called (the call started) and fails; the route then waits in OpenAI's lane.
-      h.gw.anthropic.plan({ status: 500 });
-      const routed = await timed(() => viaRoute('started-then-waits'));
-      expect(routed.value.json()).toMatchObject({ status: 'error' });
-      expect(h.gw.anthropic.requests).toHaveLength(1);
-      // At the 5 s deadline and its grace, not when the lane frees (12 s) or at the API's last resort.
-      expect(routed.ms).toBeLessThan(9000);
-      await holder;
-    } finally {
-      await longer.close();
-    }
   });
+  afterAll(async () => longer?.close());
+
+  it('answer at the deadline a route whose first target was called and whose next one waits in its lane', async () => {
+    await saveRoute('started-then-waits', [claude, gpt]);
+    h.gw.openai.plan({ stallAfterChunks: 0 });
+    const holder = call(longer.app, h.key, 'POST', '/completion', openai('holds the lane'));
+    await expect.poll(() => h.gw.openai.requests.length, { timeout: 5000 }).toBe(1);
+    // Anthropic is called (the call started) and fails; the route then waits in OpenAI's lane.
+    h.gw.anthropic.plan({ status: 500 });
+    const routed = await timed(() => viaRoute('started-then-waits'));
+    expect(routed.value.json()).toMatchObject({ status: 'error' });
+    expect(h.gw.anthropic.requests).toHaveLength(1);
+    // At the 5 s deadline and its grace, not when the lane frees (12 s) or at the API's last resort.
+    expect(routed.ms).toBeLessThan(9000);
+    // The holder's stalled call is cut at its own deadline, which frees the lane.
+    expect((await holder).json()).toMatchObject({ status: 'error', error: expect.stringMatching(/timed out/) });
+    await expect.poll(() => h.gw.openai.inFlight, { timeout: 5000 }).toBe(0);
+  }, 45_000);
 
   // Last: it leaves OpenAI's lane paused past this block's time budget.
   it('answer a route that can wait no longer as one that tried its targets in turn', async () => {
