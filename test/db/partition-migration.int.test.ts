@@ -34,7 +34,7 @@ const updateOnly = randomUUID();
 const checksum = async () =>
   (
     await sql<{ sum: string; n: number }[]>`
-      select md5(string_agg((to_jsonb(s) - 'part_at' - 'trace_cost' - 'trace_tokens' - 'trace_input_tokens' - 'trace_output_tokens' - 'trace_models')::text, ',' order by organization_id, trace_id)) as sum, count(*)::int as n
+      select md5(string_agg((to_jsonb(s) - 'part_at' - 'trace_cost' - 'trace_tokens' - 'trace_input_tokens' - 'trace_output_tokens' - 'trace_models' - 'usage_estimated' - 'trace_usage_estimated')::text, ',' order by organization_id, trace_id)) as sum, count(*)::int as n
       from spans s`
   )[0];
 const indexOids = async (table: string) =>

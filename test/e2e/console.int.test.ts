@@ -567,6 +567,64 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expectIdle('an OpenTelemetry trace');
   });
 
+  it('marks as estimated the tokens and cost of an LLM span sent without usage', async () => {
+    const traceId = traceIdHex();
+    const llm = spanIdHex();
+    const at = (ms: number) => 1_767_225_600_000_000_000n + BigInt(ms) * 1_000_000n;
+    const body = otlpJson(
+      [
+        {
+          traceId,
+          spanId: llm,
+          name: 'streamed chat',
+          start: at(0),
+          end: at(1200),
+          attributes: {
+            'gen_ai.operation.name': 'chat',
+            'gen_ai.provider.name': 'openai',
+            'gen_ai.request.model': 'gpt-4o-mini',
+            'gen_ai.input.messages': JSON.stringify([
+              { role: 'user', parts: [{ type: 'text', content: 'Summarize our refund policy in a sentence.' }] },
+            ]),
+            'gen_ai.output.messages': JSON.stringify([
+              { role: 'assistant', parts: [{ type: 'text', content: 'Refunds are paid within 30 days.' }] },
+            ]),
+          },
+        },
+      ],
+      { 'service.name': PROJECT },
+    );
+    const res = await fetch(`${origin}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.admin}` },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    await page.goto(`${origin}/projects/x/traces/${uuidOfHex(traceId)}`);
+    const detail = page.getByLabel('Selected span');
+    await detail.getByRole('heading', { name: 'streamed chat' }).waitFor();
+    // The figures as the eye sees them (≈) and a screen reader reads them ("estimated").
+    const marked = detail.locator('span').filter({ hasText: /^≈ estimated / });
+    await expect
+      .poll(() => marked.allTextContents(), { timeout: 15_000 })
+      .toEqual([
+        expect.stringMatching(/^≈ estimated \d+ \/ \d+$/),
+        expect.stringMatching(/^≈ estimated \$0\.0000\d+$/),
+        expect.stringMatching(/^≈ estimated \d+$/),
+      ]);
+    // So do the trace's totals above, and the span's row in the tree.
+    await expect(
+      page
+        .locator('span')
+        .filter({ hasText: /^≈ estimated / })
+        .count(),
+    ).resolves.toBe(5);
+    const row = page.getByRole('tree', { name: 'Spans of the trace' }).getByRole('treeitem');
+    await expect(row.textContent()).resolves.toMatch(/≈\d+ tok · ≈\$0\.0000\d+ · /);
+    await shot('span-usage-estimated');
+    await checkA11y('span-usage-estimated');
+  });
+
   it('manages API keys as an admin: a new key shown once, and the last admin key kept', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('table', { name: 'API keys' }).waitFor();

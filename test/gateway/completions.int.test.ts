@@ -126,6 +126,8 @@ describe('POST /completion', () => {
     const res = (await complete({ llm_configuration: openaiConfig('hello world') })).json();
     // o200k_base: "hello world" is 2 tokens, framed as 3 + 2 + 3; "echo: hello world" is 4 (echo, :, hello, world).
     expect(res).toMatchObject({ status: 'success', input_tokens: 8, output_tokens: 4, total_tokens: 12 });
+    // Logged as counted, not reported.
+    expect((await traceLog(res.trace_id)).json()).toMatchObject({ input_tokens: 8, usage_estimated: true });
   });
 
   it('answers 422 naming a missing template variable, and calls no provider', async () => {

@@ -150,6 +150,7 @@ export async function traceRowsOf(
       'total_tokens', ${sql.unsafe(traceTotal('s', 'total_tokens'))}, 'cost', ${sql.unsafe(traceTotal('s', 'cost'))}, 'status', s.status, 'error', s.error, 'scores', coalesce(s.scores, '[]'::jsonb),
       'feedback_score', s.feedback_score, 'tags', coalesce(s.tags, '{}'), 'end_user_identifier', s.end_user_identifier,
       'session_id', s.session_id, 'experiment_uuid', s.experiment_uuid,
+      'usage_estimated', coalesce(s.trace_usage_estimated, false),
       'span_count', (select count(*) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)
     ) order by ord.n), '[]')::text as rows
     from unnest(${sql.array(ids)}::uuid[]) with ordinality as ord(id, n)
@@ -174,7 +175,7 @@ export async function traceSkeleton(sql: Sql, organizationId: string, traceId: s
         'kind', coalesce(s.metadata->>'run_type', s.metadata->>'kind', case when s.configuration ? 'model' then 'llm' end),
         'start_timestamp', ${sql.unsafe(utc('coalesce(s.start_ts, s.created_at)'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
         'latency', s.latency, 'status', s.status, 'input_tokens', s.input_tokens, 'output_tokens', s.output_tokens,
-        'total_tokens', s.total_tokens, 'cost', s.cost, 'depth', coalesce(s.depth, 0), 'execution_order', coalesce(s.execution_order, 0)
+        'total_tokens', s.total_tokens, 'cost', s.cost, 'usage_estimated', coalesce(s.usage_estimated, false), 'depth', coalesce(s.depth, 0), 'execution_order', coalesce(s.execution_order, 0)
       ) order by s.execution_order nulls last, s.start_ts nulls last, s.trace_id)
       from spans s where s.organization_id = t.organization_id and s.root_trace_id = t.root_trace_id and s.created
     ), '[]'))::text as skeleton

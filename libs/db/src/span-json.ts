@@ -26,6 +26,7 @@ const READ: readonly ReadColumn[] = [
   ...columns('float', 'time_to_first_token latency'),
   ...columns('integer', 'input_tokens output_tokens total_tokens'),
   ...columns('float', 'cost'),
+  { name: 'usage_estimated', sql: 'coalesce(s.usage_estimated, false)', type: 'boolean' },
   ...columns('text', 'output_for_eval_metrics'),
   ...columns('text[]', 'evaluation_metric_names'),
   orEmpty('scores', '[]'),

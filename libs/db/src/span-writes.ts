@@ -2,6 +2,7 @@
 // partition and upserted in one transaction. The reads (span-json.ts, root-listing.ts) share none of it.
 import { createHash } from 'node:crypto';
 import { deriveFields, foldEvents, type SpanState, type Versions } from '@sightline/core';
+import { estimateSpanUsage } from '@sightline/llm/usage-estimate';
 import { SpanEventFields, type SpanEvent } from '@sightline/schemas';
 import { transaction, type Sql } from './client';
 import { evalTriggers, type EvalTrigger } from './eval-triggers';
@@ -137,7 +138,7 @@ function foldSpan(list: readonly SpanEvent[], before: StoredRow | undefined) {
     before && rowToState(before),
     [...list].sort((a, b) => a.seq - b.seq),
   );
-  const fields = deriveFields(trace_id, state.fields);
+  const fields = withEstimatedUsage(deriveFields(trace_id, state.fields));
   // Depth and order the tree decided earlier (or the API saw, the latest event's) stay until the tree is
   // recomputed. A row stored only by updates has no place in the tree yet: its parent was unknown.
   const seen = list.findLast((e) => e.tree)?.tree;
@@ -154,6 +155,16 @@ function foldSpan(list: readonly SpanEvent[], before: StoredRow | undefined) {
   };
   for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
   return { created: state.created, fields, row };
+}
+
+/**
+ * An LLM span logged without usage gets its usage counted and priced, marked as estimated. The estimate is
+ * derived, like the fields above: kept out of the span's versions, it is made again at every write of the
+ * span until usage arrives, which then takes its place.
+ */
+function withEstimatedUsage(fields: Record<string, unknown>): Record<string, unknown> {
+  const estimate = estimateSpanUsage(fields);
+  return estimate ? { ...fields, ...estimate, usage_estimated: true } : fields;
 }
 
 /** Marks running the experiments that spans created by this batch belong to. */

@@ -24,9 +24,21 @@ const traceModels = (root: string) => `(
     group by c.model) m)`;
 
 /**
+ * Whether a trace's totals count an estimate (usage-estimate.ts), as SQL for the root span aliased `root`: the
+ * root's own mark when its own cost or tokens stand for the trace, else whether any span of it is estimated.
+ */
+const traceEstimated = (
+  root: string,
+) => `coalesce(case when ${root}.cost is not null or ${root}.total_tokens is not null
+  then ${root}.usage_estimated else (select bool_or(c.usage_estimated) from spans c
+    where c.organization_id = ${root}.organization_id and c.root_trace_id = ${root}.trace_id
+      and c.part_at = ${root}.part_at and c.created) end, false)`;
+
+/**
  * Stores the totals of the traces under `roots` on their root rows: `trace_cost` and `trace_tokens`
  * (migration 00026), which the listing's orders by cost and tokens read from their indexes, and
- * `trace_input_tokens`, `trace_output_tokens` and `trace_models` (00030), which the dashboard sums. The span writer calls it
+ * `trace_input_tokens`, `trace_output_tokens` and `trace_models` (00030), which the dashboard sums, and
+ * `trace_usage_estimated` (00032), which the traces table marks. The span writer calls it
  * after writing, under the traces' locks, for every trace whose spans' contribution changed: whoever writes
  * last then sums every span of the trace committed, so a root stored after its children gets their totals.
  * A trace whose root is not stored yet has no row to hold them; its root's own write sums them. Rows whose
@@ -41,14 +53,15 @@ export async function storeTraceTotals(tx: Sql, roots: TraceRoot[]): Promise<voi
         ${tx.unsafe(traceTotal('s', 'total_tokens', { inPartition: true }))} as tokens,
         ${tx.unsafe(traceTotal('s', 'input_tokens', { inPartition: true }))} as input_tokens,
         ${tx.unsafe(traceTotal('s', 'output_tokens', { inPartition: true }))} as output_tokens,
-        ${tx.unsafe(traceModels('s'))} as models
+        ${tx.unsafe(traceModels('s'))} as models,
+        ${tx.unsafe(traceEstimated('s'))} as estimated
       from ${traceRoots(tx, roots)}
       join spans s on s.organization_id = r.org and s.trace_id = r.root and s.part_at = r.part::timestamptz
     )
     update spans s set trace_cost = t.cost, trace_tokens = t.tokens, trace_input_tokens = t.input_tokens,
-      trace_output_tokens = t.output_tokens, trace_models = t.models
+      trace_output_tokens = t.output_tokens, trace_models = t.models, trace_usage_estimated = t.estimated
     from totals t
     where s.organization_id = t.organization_id and s.trace_id = t.trace_id and s.part_at = t.part_at
-      and (s.trace_cost, s.trace_tokens, s.trace_input_tokens, s.trace_output_tokens, s.trace_models)
-        is distinct from (t.cost, t.tokens, t.input_tokens, t.output_tokens, t.models)`;
+      and (s.trace_cost, s.trace_tokens, s.trace_input_tokens, s.trace_output_tokens, s.trace_models, s.trace_usage_estimated)
+        is distinct from (t.cost, t.tokens, t.input_tokens, t.output_tokens, t.models, t.estimated)`;
 }

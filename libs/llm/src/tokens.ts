@@ -1,14 +1,54 @@
-import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
+import type { countTokens as GptCount } from 'gpt-tokenizer/encoding/o200k_base';
+import type { getTokenizer as ClaudeTokenizer } from '@anthropic-ai/tokenizer';
 import type { ChatMessage } from './request';
 
-// Estimates with OpenAI's public encodings: for providers that report no usage, and for limits and budgets
-// that must weigh a call before it is made.
-type Count = typeof o200k;
-const countFor = (model: string): Count => (/gpt-4o|gpt-4\.1|gpt-5|o\d/.test(model) ? o200k : cl100k);
+// Counts with the model's own tokenizer: OpenAI's public encodings, and for Claude the one Anthropic publishes
+// (@anthropic-ai/tokenizer). For providers that report no usage, for spans logged without it, and for limits
+// and budgets that must weigh a call before it is made.
+type Count = (text: string) => number;
+/** What counting reads of a message. */
+type CountedMessage = Pick<ChatMessage, 'content' | 'name'> & { role?: string };
 
 // Text that looks like a special token (<|endoftext|>) is a provider's plain text: counted, never refused.
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
+// Each tokenizer's tables take about a second and tens of MB to load: loaded on first use, so that a process
+// that never counts (the API) never pays for them.
+const require = createRequire(import.meta.url);
+const TOKENIZERS = {
+  o200k: (): Count => {
+    const count = (require('gpt-tokenizer/encoding/o200k_base') as { countTokens: typeof GptCount }).countTokens;
+    return (text) => count(text, AS_TEXT);
+  },
+  cl100k: (): Count => {
+    const count = (require('gpt-tokenizer/encoding/cl100k_base') as { countTokens: typeof GptCount }).countTokens;
+    return (text) => count(text, AS_TEXT);
+  },
+  claude: (): Count => {
+    const tokenizer = (require('@anthropic-ai/tokenizer') as { getTokenizer: typeof ClaudeTokenizer }).getTokenizer();
+    // As the package's own countTokens counts, with one tokenizer kept rather than one made (and its tables
+    // parsed) for every text.
+    return (text) => tokenizer.encode(text.normalize('NFKC'), 'all').length;
+  },
+};
+const loaded = new Map<keyof typeof TOKENIZERS, Count>();
+function tokenizer(name: keyof typeof TOKENIZERS): Count {
+  let count = loaded.get(name);
+  if (!count) loaded.set(name, (count = TOKENIZERS[name]()));
+  return count;
+}
+
+const CLAUDE = /claude/i;
+const O200K = /gpt-4o|gpt-4\.1|gpt-5|o\d/;
+/** Models whose own tokenizer is known here: OpenAI's (GPT, the o-series) and Anthropic's Claude. */
+const OWN_TOKENIZER = /(^|\/)(gpt-|chatgpt-|ft:gpt-|o\d(-|$))|claude/i;
+
+/** Whether the model's own tokenizer counts its tokens here (else counting falls back on OpenAI's cl100k). */
+export const hasOwnTokenizer = (model: string) => OWN_TOKENIZER.test(model);
+
+const countFor = (model: string): Count =>
+  tokenizer(CLAUDE.test(model) ? 'claude' : O200K.test(model) ? 'o200k' : 'cl100k');
 
 /**
  * BPE's time grows with the square of a run of characters without a space (131,072 'a's take 6 s), so a
@@ -25,11 +65,11 @@ function encodedLength(count: Count, text: string): number {
   let tokens = 0;
   let at = 0;
   for (const run of text.matchAll(LONG_RUN)) {
-    if (run.index > at) tokens += count(text.slice(at, run.index), AS_TEXT);
-    for (let i = 0; i < run[0].length; i += RUN_CHARS) tokens += count(run[0].slice(i, i + RUN_CHARS), AS_TEXT);
+    if (run.index > at) tokens += count(text.slice(at, run.index));
+    for (let i = 0; i < run[0].length; i += RUN_CHARS) tokens += count(run[0].slice(i, i + RUN_CHARS));
     at = run.index + run[0].length;
   }
-  if (at < text.length) tokens += count(text.slice(at), AS_TEXT);
+  if (at < text.length) tokens += count(text.slice(at));
   return tokens;
 }
 
@@ -59,7 +99,7 @@ export function countTextTokens(model: string, text: string): number {
 }
 
 /** Chat framing adds a few tokens per message (OpenAI's published rule of thumb: 3, plus 3 to prime the reply). */
-export function countMessageTokens(model: string, messages: readonly ChatMessage[]): number {
+export function countMessageTokens(model: string, messages: readonly CountedMessage[]): number {
   const framing = messages.reduce((n, m) => n + 3 + (m.name ? 1 : 0), 3);
   return (
     framing +

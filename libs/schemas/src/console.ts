@@ -129,6 +129,7 @@ const TraceRowSchema = z.object({
     .number()
     .nullable()
     .describe("the trace's: the root's own value when it has one, else the sum over its spans (so for tokens)"),
+  usage_estimated: z.boolean().describe("the trace's tokens and cost count a span whose usage was estimated"),
   status: z.string().nullable(),
   error: z.string().nullable(),
   scores: z.array(z.looseObject({ name: z.string(), score: z.number().nullable() })),
@@ -193,6 +194,7 @@ const SkeletonSpanSchema = z.object({
   output_tokens: z.number().nullable(),
   total_tokens: z.number().nullable(),
   cost: z.number().nullable(),
+  usage_estimated: z.boolean().describe('tokens and cost counted from the text: the span reported no usage'),
   depth: z.number().int(),
   execution_order: z.number().int(),
 });

@@ -12,6 +12,11 @@ export const SpanEventFields = TraceLogFields.extend({
   feedback_comment: z.string().nullish(),
   eval_scores: z.record(z.string(), EvalResult),
   /** The console's comments (by id) and annotations (by criterion and user), kept apart from the client's. */
+  /**
+   * Its tokens (and cost) were counted from its text, not reported: by the gateway for a provider that
+   * reported none, or by the store for an LLM span logged without usage (libs/llm/src/usage-estimate.ts).
+   */
+  usage_estimated: z.boolean().nullish(),
   remarks: z.object({
     comments: z.record(z.string(), z.looseObject({})),
     annotations: z.record(z.string(), z.record(z.string(), z.looseObject({}))),

@@ -1,4 +1,5 @@
-import { Badge, Group, Text, Tooltip } from '@mantine/core';
+import { Badge, Group, Text, Tooltip, VisuallyHidden } from '@mantine/core';
+import type { ReactNode } from 'react';
 import { formatScore } from '../lib/format';
 
 export function StatusBadge({ status, error }: { status: string | null; error?: string | null }) {
@@ -60,3 +61,20 @@ export function Chips({ items, max = 2, color = 'gray' }: { items: string[]; max
 
 export const scoreChips = (scores: { name: string; score: number | null }[]) =>
   scores.map((s) => `${s.name} ${formatScore(s.score)}`);
+
+/**
+ * A figure (tokens, cost) marked "≈" when it was counted from the span's text with the model's tokenizer
+ * because no usage was reported; a screen reader hears "estimated".
+ */
+export function Estimated({ estimated, children }: { estimated: boolean | undefined; children: ReactNode }) {
+  if (!estimated) return children;
+  return (
+    <Tooltip label="Estimated: counted from the text with the model's tokenizer, as no usage was reported" withArrow>
+      <span>
+        <span aria-hidden="true">≈ </span>
+        <VisuallyHidden>estimated </VisuallyHidden>
+        {children}
+      </span>
+    </Tooltip>
+  );
+}

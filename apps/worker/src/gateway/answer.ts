@@ -4,8 +4,9 @@ import type { CompletionResponse, LlmRequest } from '@sightline/schemas';
 import type { Outcome } from './provider-call';
 
 /**
- * The caller's answer: tokens as the provider reported them, else counted with the model's tokenizer; the
- * cost from the price table (a cache hit costs nothing). `priceKnown` is false for a model the table lacks.
+ * The caller's answer: tokens as the provider reported them, else counted with the model's tokenizer
+ * (`usageEstimated`); the cost from the price table (a cache hit costs nothing). `priceKnown` is false for a
+ * model the table lacks.
  */
 export function priceAnswer(
   req: LlmRequest,
@@ -13,7 +14,7 @@ export function priceAnswer(
   o: Outcome,
   startedAt: Date,
   log: Logger,
-): { response: CompletionResponse; priceKnown: boolean } {
+): { response: CompletionResponse; priceKnown: boolean; usageEstimated: boolean } {
   const result = o.result;
   const content = result?.content ?? '';
   const inputTokens = result ? (result.input_tokens ?? countMessageTokens(req.model, req.messages)) : 0;
@@ -31,6 +32,7 @@ export function priceAnswer(
     log.warn({ provider: req.provider, model: req.model }, 'no known price for this model: cost logged as 0');
   return {
     priceKnown: price.known,
+    usageEstimated: !!result && (result.input_tokens == null || result.output_tokens == null),
     response: {
       content,
       latency: o.latency,

@@ -134,7 +134,7 @@ export function createGateway(deps: GatewayDeps) {
     const { outcome, request, failed } = placed;
     // A route answers as the target that answered (or failed last).
     const answered = { ...call, request };
-    const { response, priceKnown } = priceAnswer(request, call.trace_id, outcome, startedAt, logger);
+    const { response, priceKnown, usageEstimated } = priceAnswer(request, call.trace_id, outcome, startedAt, logger);
     await before.settle?.(response);
     const sampled = isSampledIn(call.log.root_trace_id ?? call.trace_id, call.log.sample_rate);
     const { refusal } = before;
@@ -145,7 +145,7 @@ export function createGateway(deps: GatewayDeps) {
     );
     const events = sampled
       ? [
-          completionSpanEvent(answered, response, outcome.timeToFirstToken, priceKnown),
+          completionSpanEvent(answered, response, outcome.timeToFirstToken, { priceKnown, usageEstimated }),
           ...failed.map((a) => attemptSpanEvent(call, a)),
         ]
       : [];

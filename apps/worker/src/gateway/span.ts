@@ -8,7 +8,7 @@ export function completionSpanEvent(
   call: Omit<CompletionJob, 'reply_to'>,
   response: CompletionResponse,
   timeToFirstToken: number | null,
-  priceKnown: boolean,
+  { priceKnown, usageEstimated }: { priceKnown: boolean; usageEstimated: boolean },
 ): NewSpanEvent {
   const { log, request: req } = call;
   return spanCreateEvent({
@@ -40,6 +40,7 @@ export function completionSpanEvent(
       output_tokens: response.output_tokens,
       total_tokens: response.total_tokens,
       cost: response.cost,
+      ...(usageEstimated && { usage_estimated: true }),
       status: response.status,
       error: response.error,
       cache_hit: response.cache_hit,

@@ -28,6 +28,7 @@ function span(
     output_tokens: null,
     total_tokens: null,
     cost: null,
+    usage_estimated: false,
     depth: 0,
     execution_order: order,
     ...extra,

@@ -178,6 +178,8 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
             const open = !collapsed.has(s.trace_id);
             const bar = barOf(tree, node);
             const kind = s.kind ?? 'span';
+            // Tokens and cost counted from the span's text, no usage having been reported.
+            const about = s.usage_estimated ? '≈' : '';
             const color = s.status === 'error' ? 'red' : (KIND_COLORS[kind] ?? 'gray');
             // A span a search shows only on the way to its matches reads dimmed.
             const onTheWay = search != null && !search.matched[index];
@@ -285,9 +287,9 @@ export function SpanTree({ tree, collapsed, onToggle, selected, onSelect, height
                   >
                     <span className="span-figures-extra">
                       {s.total_tokens || s.input_tokens || s.output_tokens
-                        ? `${formatTokens(s.input_tokens, s.output_tokens, s.total_tokens)} tok · `
+                        ? `${about}${formatTokens(s.input_tokens, s.output_tokens, s.total_tokens)} tok · `
                         : ''}
-                      {s.cost ? `${formatCost(s.cost)} · ` : ''}
+                      {s.cost ? `${about}${formatCost(s.cost)} · ` : ''}
                     </span>
                     {formatLatency(
                       s.latency ??

@@ -108,6 +108,7 @@ const deepTrace: Fixture<'skeleton'> = {
     output_tokens: null,
     total_tokens: null,
     cost: null,
+    usage_estimated: false,
     depth: 0,
     execution_order: i,
   })),

@@ -8,7 +8,7 @@ import { useProjects } from '../../api/projects';
 import { usePermissions } from '../../api/roles';
 import { useSpan, useTraceSearch, useTraceSkeleton } from '../../api/traces';
 import { AddToDataset } from '../../components/AddToDataset';
-import { StatusBadge } from '../../components/TraceCells';
+import { Estimated, StatusBadge } from '../../components/TraceCells';
 import { SpanTree, type TreeSearch } from '../../components/trace/SpanTree';
 import { PageHeading } from '../../components/ui/PageHeading';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ui/StateViews';
@@ -156,6 +156,11 @@ export default function TracePage() {
   const sum = (pick: (s: typeof root) => number | null) =>
     tree.nodes.reduce<number | null>((t, n) => (pick(n.span) == null ? t : (t ?? 0) + pick(n.span)!), null);
   const totals = { cost: sum((s) => s.cost), tokens: sum((s) => s.total_tokens) };
+  // Whether the figures shown count a span whose usage was counted from its text: the root's own, or any span's.
+  const estimated =
+    root.total_tokens != null || root.cost != null
+      ? root.usage_estimated
+      : tree.nodes.some((n) => n.span.usage_estimated);
   const allCollapsed = tree.nodes.filter((n) => n.childCount > 0);
   const matchPosition =
     search && selectedIndex != null && search.matched[selectedIndex] ? search.places.indexOf(selectedIndex) + 1 : null;
@@ -190,8 +195,12 @@ export default function TracePage() {
               {formatLatency(root.latency ?? (tree.endMs > tree.startMs ? (tree.endMs - tree.startMs) / 1000 : null))}
             </Summary>
             <Summary label="Spans">{formatCount(tree.nodes.length)}</Summary>
-            <Summary label="Tokens">{formatCount(root.total_tokens ?? totals.tokens)}</Summary>
-            <Summary label="Cost">{formatCost(root.cost ?? totals.cost)}</Summary>
+            <Summary label="Tokens">
+              <Estimated estimated={estimated}>{formatCount(root.total_tokens ?? totals.tokens)}</Estimated>
+            </Summary>
+            <Summary label="Cost">
+              <Estimated estimated={estimated}>{formatCost(root.cost ?? totals.cost)}</Estimated>
+            </Summary>
             <FailedSpans count={tree.failed.length} onStep={stepFailed} />
           </Group>
         }

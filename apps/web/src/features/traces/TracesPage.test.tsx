@@ -98,6 +98,16 @@ describe('the traces page', () => {
     expect(lastRequest()).toMatchObject({ project_uuid: PROJECT_UUID, page: 1, page_size: 100, search: null });
   });
 
+  it('marks the tokens and cost of a trace whose usage was counted from its text, for eyes and screen readers', async () => {
+    server.use(answer('traces', tracePage([traceRow({ usage_estimated: true }), ROWS[1]!])));
+    open();
+    await screen.findByRole('table', { name: 'Traces' });
+    const marks = screen.getAllByText('estimated');
+    // The first row's two figures, and nothing of the second's, whose usage was reported.
+    expect(marks.map((m) => m.parentElement!.textContent)).toEqual(['≈ estimated 120', '≈ estimated $0.0012']);
+    for (const mark of marks) expect(mark.previousElementSibling!.getAttribute('aria-hidden')).toBe('true');
+  });
+
   it('shows a page without waiting for the count of every matching trace', async () => {
     // The page came without its count: it knows only that more may follow.
     server.use(

@@ -17,7 +17,7 @@ import { IconAlertTriangle, IconBraces, IconCheck, IconLink } from '@tabler/icon
 import { useClipboard } from '@mantine/hooks';
 import { useMemo, useState, type ReactNode } from 'react';
 import type { SkeletonSpan, Span } from '../../../api/types';
-import { Chips } from '../../../components/TraceCells';
+import { Chips, Estimated } from '../../../components/TraceCells';
 import { ChatView } from '../../../components/trace/ChatView';
 import { Section } from '../../../components/trace/Section';
 import { SpanHeading } from '../../../components/trace/SpanHeading';
@@ -93,9 +93,13 @@ export function SpanDetail({ skeleton, span, loading, error, onRetry, link }: Pr
         <Stat label="Latency">{formatLatency(skeleton.latency)}</Stat>
         <Stat label="First token">{formatLatency(span?.time_to_first_token)}</Stat>
         <Stat label="Tokens in / out">
-          {formatCount(skeleton.input_tokens)} / {formatCount(skeleton.output_tokens)}
+          <Estimated estimated={skeleton.usage_estimated}>
+            {formatCount(skeleton.input_tokens)} / {formatCount(skeleton.output_tokens)}
+          </Estimated>
         </Stat>
-        <Stat label="Cost">{formatCost(skeleton.cost)}</Stat>
+        <Stat label="Cost">
+          <Estimated estimated={skeleton.usage_estimated}>{formatCost(skeleton.cost)}</Estimated>
+        </Stat>
       </SimpleGrid>
       <Group gap="lg">
         <Text size="sm">
@@ -114,7 +118,7 @@ export function SpanDetail({ skeleton, span, loading, error, onRetry, link }: Pr
           <Text span c="dimmed">
             Total tokens{' '}
           </Text>
-          {formatCount(skeleton.total_tokens)}
+          <Estimated estimated={skeleton.usage_estimated}>{formatCount(skeleton.total_tokens)}</Estimated>
         </Text>
       </Group>
 

@@ -27,7 +27,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import type { TraceRow, TraceSort } from '../../../api/types';
-import { Chips, scoreChips, StatusBadge } from '../../../components/TraceCells';
+import { Chips, Estimated, scoreChips, StatusBadge } from '../../../components/TraceCells';
 import { Timestamp } from '../../../components/ui/Timestamp';
 import { formatCost, formatCount, formatLatency, formatScore, formatTokens } from '../../../lib/format';
 import { compactText, MAX_METADATA_COLUMNS, metadataText, type ContentColumns } from '../lib/content-columns';
@@ -62,7 +62,9 @@ const TRACE_COLUMNS = [
     meta: { align: 'right' },
     cell: ({ row: { original: r } }) => (
       <Text span {...mono}>
-        {formatTokens(r.input_tokens, r.output_tokens, r.total_tokens)}
+        <Estimated estimated={r.usage_estimated}>
+          {formatTokens(r.input_tokens, r.output_tokens, r.total_tokens)}
+        </Estimated>
       </Text>
     ),
   }),
@@ -73,7 +75,7 @@ const TRACE_COLUMNS = [
     meta: { align: 'right' },
     cell: (c) => (
       <Text span {...mono}>
-        {formatCost(c.getValue())}
+        <Estimated estimated={c.row.original.usage_estimated}>{formatCost(c.getValue())}</Estimated>
       </Text>
     ),
   }),
