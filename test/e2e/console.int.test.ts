@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentTrace, manyTraces, wideTrace, writeSpans } from '../support/console-data';
 import { useConsole } from '../support/console-browser';
-import { otlpJson, spanIdHex, traceIdHex, uuidOfHex } from '../support/otlp';
+import { otlpJson, spanIdHex, traceIdHex, uuidOfHex, type SpanSpec } from '../support/otlp';
 
 // The console in a real browser against the processes `npm start` runs: traces, a trace, the dashboard,
 // sessions, settings and roles. Every page it visits is saved to test-artifacts/screenshots/.
@@ -25,6 +25,17 @@ beforeAll(() => void ({ page, origin, api } = session));
 async function tableTotal(): Promise<number> {
   const text = await page.getByText(/^[\d,]+ traces?( · updating…)?$/).textContent({ timeout: 10_000 });
   return Number(text!.replace(/[^\d]/g, ''));
+}
+
+/** Sends spans as an OpenTelemetry exporter does (OTLP JSON, the project by service name) and opens their trace. */
+async function openOtlpTrace(traceId: string, spans: SpanSpec[]): Promise<void> {
+  const res = await fetch(`${origin}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.admin}` },
+    body: JSON.stringify(otlpJson(spans, { 'service.name': PROJECT })),
+  });
+  expect(res.status).toBe(200);
+  await page.goto(`${origin}/projects/x/traces/${uuidOfHex(traceId)}`);
 }
 
 describe('the web console', { timeout: 60_000 }, () => {
@@ -496,59 +507,50 @@ describe('the web console', { timeout: 60_000 }, () => {
     const traceId = traceIdHex();
     const [root, llm, tool] = [spanIdHex(), spanIdHex(), spanIdHex()];
     const at = (ms: number) => 1_767_225_600_000_000_000n + BigInt(ms) * 1_000_000n;
-    const body = otlpJson(
-      [
-        {
-          traceId,
-          spanId: root,
-          name: 'support agent',
-          start: at(0),
-          end: at(2400),
-          attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+    const spans: SpanSpec[] = [
+      {
+        traceId,
+        spanId: root,
+        name: 'support agent',
+        start: at(0),
+        end: at(2400),
+        attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+      },
+      {
+        traceId,
+        spanId: llm,
+        parentSpanId: root,
+        name: 'chat gpt-4o-mini',
+        start: at(20),
+        end: at(1900),
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'gpt-4o-mini',
+          'gen_ai.usage.input_tokens': 812,
+          'gen_ai.usage.output_tokens': 64,
+          'gen_ai.input.messages': JSON.stringify([
+            { role: 'user', parts: [{ type: 'text', content: 'How do I rotate an API key?' }] },
+          ]),
+          'gen_ai.output.messages': JSON.stringify([
+            {
+              role: 'assistant',
+              parts: [{ type: 'text', content: 'Create a new key, deploy it, then **revoke** the old one.' }],
+            },
+          ]),
         },
-        {
-          traceId,
-          spanId: llm,
-          parentSpanId: root,
-          name: 'chat gpt-4o-mini',
-          start: at(20),
-          end: at(1900),
-          attributes: {
-            'gen_ai.operation.name': 'chat',
-            'gen_ai.provider.name': 'openai',
-            'gen_ai.request.model': 'gpt-4o-mini',
-            'gen_ai.usage.input_tokens': 812,
-            'gen_ai.usage.output_tokens': 64,
-            'gen_ai.input.messages': JSON.stringify([
-              { role: 'user', parts: [{ type: 'text', content: 'How do I rotate an API key?' }] },
-            ]),
-            'gen_ai.output.messages': JSON.stringify([
-              {
-                role: 'assistant',
-                parts: [{ type: 'text', content: 'Create a new key, deploy it, then **revoke** the old one.' }],
-              },
-            ]),
-          },
-        },
-        {
-          traceId,
-          spanId: tool,
-          parentSpanId: root,
-          name: 'execute_tool search_docs',
-          start: at(1950),
-          end: at(2300),
-          attributes: { 'gen_ai.operation.name': 'execute_tool' },
-        },
-      ],
-      { 'service.name': PROJECT },
-    );
-    const res = await fetch(`${origin}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.admin}` },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBe(200);
-    await page.goto(`${origin}/projects/x/traces/${uuidOfHex(traceId)}`);
+      },
+      {
+        traceId,
+        spanId: tool,
+        parentSpanId: root,
+        name: 'execute_tool search_docs',
+        start: at(1950),
+        end: at(2300),
+        attributes: { 'gen_ai.operation.name': 'execute_tool' },
+      },
+    ];
+    await openOtlpTrace(traceId, spans);
     const tree = page.getByRole('tree', { name: 'Spans of the trace' });
     await tree.waitFor();
     await expect(tree.getByRole('treeitem').count()).resolves.toBe(3);
@@ -571,36 +573,27 @@ describe('the web console', { timeout: 60_000 }, () => {
     const traceId = traceIdHex();
     const llm = spanIdHex();
     const at = (ms: number) => 1_767_225_600_000_000_000n + BigInt(ms) * 1_000_000n;
-    const body = otlpJson(
-      [
-        {
-          traceId,
-          spanId: llm,
-          name: 'streamed chat',
-          start: at(0),
-          end: at(1200),
-          attributes: {
-            'gen_ai.operation.name': 'chat',
-            'gen_ai.provider.name': 'openai',
-            'gen_ai.request.model': 'gpt-4o-mini',
-            'gen_ai.input.messages': JSON.stringify([
-              { role: 'user', parts: [{ type: 'text', content: 'Summarize our refund policy in a sentence.' }] },
-            ]),
-            'gen_ai.output.messages': JSON.stringify([
-              { role: 'assistant', parts: [{ type: 'text', content: 'Refunds are paid within 30 days.' }] },
-            ]),
-          },
+    const spans: SpanSpec[] = [
+      {
+        traceId,
+        spanId: llm,
+        name: 'streamed chat',
+        start: at(0),
+        end: at(1200),
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'gpt-4o-mini',
+          'gen_ai.input.messages': JSON.stringify([
+            { role: 'user', parts: [{ type: 'text', content: 'Summarize our refund policy in a sentence.' }] },
+          ]),
+          'gen_ai.output.messages': JSON.stringify([
+            { role: 'assistant', parts: [{ type: 'text', content: 'Refunds are paid within 30 days.' }] },
+          ]),
         },
-      ],
-      { 'service.name': PROJECT },
-    );
-    const res = await fetch(`${origin}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.admin}` },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBe(200);
-    await page.goto(`${origin}/projects/x/traces/${uuidOfHex(traceId)}`);
+      },
+    ];
+    await openOtlpTrace(traceId, spans);
     const detail = page.getByLabel('Selected span');
     await detail.getByRole('heading', { name: 'streamed chat' }).waitFor();
     // The figures as the eye sees them (≈) and a screen reader reads them ("estimated").
