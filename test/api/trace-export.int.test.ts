@@ -176,6 +176,25 @@ describe('POST /traces/export', () => {
     expect(JSON.parse(agent.inputs as string)).toEqual(tree.inputs);
   });
 
+  it('Parquet spans hold every field of every span as the JSONL does, each in its type', async () => {
+    const json = lines((await exported({ format: 'jsonl', shape: 'spans' })).body).map((l) => JSON.parse(l) as Tree);
+    const file = new Uint8Array((await exported({ format: 'parquet', shape: 'spans' })).rawPayload).buffer;
+    const rows = (await parquetReadObjects({ file })) as Record<string, unknown>[];
+    expect(rows.map((r) => r.trace_id)).toEqual(json.map((s) => s.trace_id));
+    for (const [i, span] of json.entries()) {
+      expect(Object.keys(rows[i]!)).toEqual(Object.keys(span));
+      for (const [field, value] of Object.entries(span)) {
+        const cell = rows[i]![field];
+        const where = `${span.trace_id} ${field}`;
+        if (value === null) expect(cell, where).toBeNull();
+        else if (typeof value === 'object') expect(JSON.parse(cell as string), where).toEqual(value);
+        else if (field.endsWith('_timestamp'))
+          expect(cell, where).toEqual(new Date(`${(value as string).replace(' ', 'T')}Z`));
+        else expect(cell, where).toEqual(value);
+      }
+    }
+  });
+
   it('says how far it is under its export_id, to any caller of the organization only', async () => {
     const exportId = randomUUID();
     expect((await exported({ format: 'csv', export_id: exportId })).statusCode).toBe(200);

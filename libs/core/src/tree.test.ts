@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_TREES, CLIENT_TREES, renderTrees, type SpanTexts } from './tree';
+import { API_TREES, CLIENT_TREES, renderChildren, renderTrees, type SpanTexts } from './tree';
 
 type Row = {
   trace_id: string;
@@ -122,5 +122,17 @@ describe('renderTrees', () => {
     });
     expect(client).toEqual(asClient(api));
     expect(client.children_logs[0]).toMatchObject({ trace_id: 'c', children: ['g', 'late'] });
+  });
+});
+
+describe('renderChildren', () => {
+  it("writes each root's children as a JSON array a line, all its quotes doubled when the members' are", () => {
+    const rows = [span('r', 'r', 0), span('c', 'r', 1), span('g', 'c', 0), span('s', 's', 0)];
+    const plain = renderChildren(texts(rows), ['r', 's']).toString();
+    expect(plain.split('\n').map((line) => JSON.parse(line))).toEqual([[tree('c', 'r', 1, [tree('g', 'c', 0)])], []]);
+    const doubled = texts(rows);
+    doubled.members = doubled.members.map((m) => Buffer.from(m.toString().replaceAll('"', '""')));
+    doubled.quotesDoubled = true;
+    expect(renderChildren(doubled, ['r', 's']).toString()).toBe(plain.replaceAll('"', '""'));
   });
 });

@@ -27,6 +27,8 @@ export type SpanTexts = {
   start_timestamp: (string | null)[];
   children_ids: (string[] | null)[];
   members: Uint8Array[];
+  /** The members' every `"` is doubled (text for a CSV cell): the tree writes its own text so too. */
+  quotesDoubled?: boolean;
 };
 
 type Placed = {
@@ -182,6 +184,8 @@ function render(
     }
   }
   pieces.push(text);
+  if (spans.quotesDoubled)
+    for (const [p, piece] of pieces.entries()) if (typeof piece === 'string') pieces[p] = piece.replaceAll('"', '""');
   let length = 0;
   for (const piece of pieces)
     length += typeof piece === 'number' ? spans.members[piece].length : Buffer.byteLength(piece);

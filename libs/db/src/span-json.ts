@@ -119,21 +119,51 @@ export const CSV_HEADER = READ.filter((c) => c.type !== 'declared')
   .map((c) => c.name)
   .join(',');
 
-/** What a span's `members` text holds: its JSON fields (without braces), or its CSV record. */
-export type SpanTextForm = 'json' | 'csv';
+/**
+ * SQL: the values of span `s`'s fields in SPAN_FIELDS' order, as a JSON array's text without its brackets, typed as
+ * a Parquet file's columns take them: JSON fields as their text (a JSON string), timestamps as epoch milliseconds
+ * (to the second, as the API writes them), numbers, booleans and text as themselves. Node then parses a batch's
+ * spans in one go, to flat values, where the JSON fields would otherwise be parsed and written again.
+ */
+const VALUES = `concat_ws(',', ${READ.filter((c) => c.type !== 'declared')
+  .map((c) => {
+    const value =
+      c.type === 'jsonb'
+        ? `to_json(${c.sql}::text)::text`
+        : c.type === 'text[]'
+          ? `to_json(array_to_json(${c.sql})::text)::text`
+          : c.type === 'timestamp'
+            ? `(extract(epoch from date_trunc('second', ${c.sql})) * 1000)::bigint::text`
+            : jsonValue(c);
+    return `coalesce(${value}, 'null')`;
+  })
+  .join(', ')})`;
+
+/**
+ * What a span's `members` text holds: its JSON fields (without braces); the same with every `"` doubled (for a CSV
+ * cell, which renderChildren then writes whole); its CSV record (CSV_RECORD); or its values (VALUES).
+ */
+export type SpanTextForm = 'json' | 'json-in-csv' | 'csv' | 'values';
+
+function membersOf(dialect: TreeDialect, form: SpanTextForm): string {
+  const json = dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls;
+  if (form === 'json-in-csv') return `replace(${json}, '"', '""')`;
+  return form === 'csv' ? CSV_RECORD : form === 'values' ? VALUES : json;
+}
 
 const textColumns = (
   dialect: TreeDialect,
   form: SpanTextForm = 'json',
 ) => `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
   array_to_json(s.children_ids)::text as children_ids,
-  ${form === 'csv' ? CSV_RECORD : dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls} as members`;
+  ${membersOf(dialect, form)} as members`;
 
 /** Raw rows of TEXT_COLUMNS as columns; the members stay the bytes PostgreSQL sent. */
-function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect): SpanTexts {
+function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect, form: SpanTextForm = 'json'): SpanTexts {
   const n = rows.length;
   const spans: SpanTexts = {
     dialect,
+    quotesDoubled: form === 'json-in-csv',
     trace_id: new Array(n),
     parent_trace_id: new Array(n),
     execution_order: new Array(n),
@@ -201,18 +231,20 @@ export async function spanTextsOfRoots(
   return toSpanTexts(
     rootIds.length ? ((await rootsQuery(sql, organizationId, rootIds, textColumns(dialect, form)).raw()) as never) : [],
     dialect,
+    form,
   );
 }
 
-/** The CSV record (CSV_RECORD) of each root span among `rootIds`, by its id. */
-export async function csvRecordsOfRoots(
+/** The record of each root span among `rootIds` in `form` (its CSV record, or its values), by its id. */
+export async function recordsOfRoots(
   sql: Sql,
   organizationId: string,
   rootIds: readonly string[],
+  form: 'csv' | 'values',
 ): Promise<Map<string, Buffer>> {
   const rows = rootIds.length
     ? ((await sql`
-    select s.trace_id, ${sql.unsafe(CSV_RECORD)} as record
+    select s.trace_id, ${sql.unsafe(form === 'csv' ? CSV_RECORD : VALUES)} as record
     from spans s left join projects p on p.id = s.project_id
     where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[])
       and s.trace_id = s.root_trace_id and s.created`.raw()) as unknown as [Buffer, Buffer][])

@@ -1,7 +1,7 @@
 import type { SpanTexts, TreeDialect } from '@sightline/core';
 import type { Sql } from './client';
 import { rootListingSql, type RootQuery } from './root-listing';
-import { csvRecordsOfRoots, spanTextsOfRoots, type SpanTextForm } from './span-json';
+import { recordsOfRoots, spanTextsOfRoots, type SpanTextForm } from './span-json';
 
 // Batches read ahead of the one being handled.
 const READ_AHEAD = 2;
@@ -9,7 +9,7 @@ const READ_AHEAD = 2;
 export type ExportBatch = {
   rootIds: string[];
   spans: SpanTexts;
-  /** With `rootRecords`: each root's CSV record, by its id. */
+  /** With `rootRecords`: each root's record in that form, by its id. */
   rootRecords?: Map<string, Buffer>;
 };
 
@@ -19,8 +19,8 @@ export type ExportReading = {
   dialect: TreeDialect;
   /** What the spans' texts hold (spanTextsOfRoots). */
   form: SpanTextForm;
-  /** Whether each batch carries its roots' CSV records too. */
-  rootRecords: boolean;
+  /** The form of the roots' records each batch carries too, if any (recordsOfRoots). */
+  rootRecords?: 'csv' | 'values';
 };
 
 /**
@@ -49,7 +49,7 @@ export async function* exportBatches(
       const rootIds = rows.map((r) => r.trace_id as string);
       const next = Promise.all([
         spanTextsOfRoots(sql, q.organizationId, rootIds, dialect, form),
-        rootRecords ? csvRecordsOfRoots(sql, q.organizationId, rootIds) : undefined,
+        rootRecords ? recordsOfRoots(sql, q.organizationId, rootIds, rootRecords) : undefined,
       ]).then(([spans, records]) => ({ rootIds, spans, rootRecords: records }));
       // Awaited below, once the batches before it are handled; a failure meanwhile is not an unhandled one.
       next.catch(() => {});
