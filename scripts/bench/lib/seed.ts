@@ -109,16 +109,19 @@ export async function seedTraces(
  */
 export async function seedAgentTrace(
   sql: Sql,
-  o: { organizationId: string; projectId: string; steps: number; callsPerStep: number },
+  o: { organizationId: string; projectId: string; name?: string; steps: number; callsPerStep: number },
 ): Promise<string> {
   // Span n: 0 is the root; step s (1..steps) is n = (s - 1) * (calls + 1) + 1, and its call k follows it at n + k.
   const stride = o.callsPerStep + 1;
+  // The spans' ids derive from the trace's name (its root is `<name>/0`), so that traces of other names differ.
+  const name = o.name ?? 'agent';
+  if (!/^[\w-]+$/.test(name)) throw new Error(`an agent trace's name is a word: ${name}`);
   await sql.unsafe(
     `
     insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, trace_name,
                        inputs, output, start_ts, end_ts, status, metadata, tags, depth, execution_order, latency)
-    select $1::uuid, ${uuidOf("'agent/' || n")}, $2::uuid, ${uuidOf("'agent/0'")},
-           ${uuidOf(`'agent/' || case when k = 0 then 0 else (s - 1) * ${stride} + 1 end`)}, true,
+    select $1::uuid, ${uuidOf(`'${name}/' || n`)}, $2::uuid, ${uuidOf(`'${name}/0'`)},
+           ${uuidOf(`'${name}/' || case when k = 0 then 0 else (s - 1) * ${stride} + 1 end`)}, true,
            case when s = 0 then 'agent-run' when k = 0 then 'step' else 'tool-call' end,
            jsonb_build_object('messages', jsonb_build_array(jsonb_build_object('role', 'user', 'content', 'Step ' || s || ' call ' || k || ': ' || md5(n || 'q') || ' ' || md5(n || 'r')))),
            'Result ' || n || ': ' || md5(n || 'a') || ' ' || md5(n || 'b') || ' ' || md5(n || 'c') || ' ' || md5(n || 'd'),
@@ -131,6 +134,6 @@ export async function seedAgentTrace(
                 select s, k, (s - 1) * ${stride} + 1 + k from generate_series(1, $3::int) s cross join generate_series(0, $4::int) k) t) g`,
     [o.organizationId, o.projectId, o.steps, o.callsPerStep],
   );
-  const [{ id }] = await sql.unsafe(`select ${uuidOf("'agent/0'")} as id`);
+  const [{ id }] = await sql.unsafe(`select ${uuidOf(`'${name}/0'`)} as id`);
   return id as string;
 }
