@@ -1,6 +1,7 @@
 import { ROW_PREVIEW_CHARS } from '@sightline/schemas';
 import type { Sql } from './client';
 import { searchPlanOf } from './search';
+import { partOf } from './span-json';
 import { countRoots, rootIds, type RootQuery } from './root-listing';
 import { startsSince } from './trace-start';
 import { traceTotal } from './trace-total';
@@ -164,21 +165,40 @@ export async function traceRowsOf(
  * and cost, in execution order; and the experiment run that logged the trace (its root's, null for production
  * traffic); null when the organization has no such span.
  */
-export async function traceSkeleton(sql: Sql, organizationId: string, traceId: string): Promise<string | null> {
-  const [row] = await sql<{ skeleton: string }[]>`
-    select json_build_object('root_trace_id', t.root_trace_id,
-      'experiment_uuid', (select r.experiment_uuid from spans r
-        where r.organization_id = t.organization_id and r.trace_id = t.root_trace_id and r.created),
-      'spans', coalesce((
-      select json_agg(json_build_object(
-        'trace_id', s.trace_id, 'parent_trace_id', s.parent_trace_id, 'trace_name', s.trace_name,
-        'kind', coalesce(s.metadata->>'run_type', s.metadata->>'kind', case when s.configuration ? 'model' then 'llm' end),
-        'start_timestamp', ${sql.unsafe(utc('coalesce(s.start_ts, s.created_at)'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
+export async function traceSkeleton(sql: Sql, organizationId: string, traceId: string): Promise<Buffer | null> {
+  // The spans are sorted as narrow rows (the kind picked out of their JSON first) and aggregated in that order:
+  // an ordered aggregate would sort the built objects, with each span's metadata, a quarter of the time here.
+  // The envelope is written here: built by json_build_object around the spans' JSON, that JSON would be copied
+  // through PostgreSQL's output once more, a fifth of the time.
+  const [row] = (await sql`
+    select t.root_trace_id,
+      (select r.experiment_uuid from spans r
+        where r.organization_id = t.organization_id and r.trace_id = t.root_trace_id and r.created) as experiment_uuid,
+      (select json_agg(json_build_object(
+        'trace_id', s.trace_id, 'parent_trace_id', s.parent_trace_id, 'trace_name', s.trace_name, 'kind', s.kind,
+        'start_timestamp', ${sql.unsafe(utc('s.start_ts'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
         'latency', s.latency, 'status', s.status, 'input_tokens', s.input_tokens, 'output_tokens', s.output_tokens,
-        'total_tokens', s.total_tokens, 'cost', s.cost, 'usage_estimated', coalesce(s.usage_estimated, false), 'depth', coalesce(s.depth, 0), 'execution_order', coalesce(s.execution_order, 0)
-      ) order by s.execution_order nulls last, s.start_ts nulls last, s.trace_id)
-      from spans s where s.organization_id = t.organization_id and s.root_trace_id = t.root_trace_id and s.created
-    ), '[]'))::text as skeleton
-    from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created`;
-  return row?.skeleton ?? null;
+        'total_tokens', s.total_tokens, 'cost', s.cost, 'usage_estimated', s.usage_estimated, 'depth', s.depth, 'execution_order', s.execution_order
+      ))
+      from (
+        select s.trace_id, s.parent_trace_id, s.trace_name,
+          coalesce(s.metadata->>'run_type', s.metadata->>'kind', case when s.configuration ? 'model' then 'llm' end) as kind,
+          coalesce(s.start_ts, s.created_at) as start_ts, s.end_ts, s.latency, s.status, s.input_tokens, s.output_tokens,
+          s.total_tokens, s.cost, coalesce(s.usage_estimated, false) as usage_estimated, coalesce(s.depth, 0) as depth,
+          coalesce(s.execution_order, 0) as execution_order
+        from spans s where s.organization_id = t.organization_id and s.root_trace_id = t.root_trace_id and s.created
+        order by s.execution_order nulls last, s.start_ts nulls last, s.trace_id
+      ) s)::text as spans
+    from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created
+      and t.part_at = ${partOf(sql, organizationId, traceId)}`.raw()) as unknown as [
+    Buffer,
+    Buffer | null,
+    Buffer | null,
+  ][];
+  if (!row) return null;
+  const [root, experiment, spans] = row;
+  const head = `{"root_trace_id":"${root.toString('latin1')}","experiment_uuid":${experiment ? `"${experiment.toString('latin1')}"` : 'null'},"spans":`;
+  return Buffer.concat([Buffer.from(head), spans ?? EMPTY_LIST, CLOSE_BRACE]);
 }
+const EMPTY_LIST = Buffer.from('[]'),
+  CLOSE_BRACE = Buffer.from('}');

@@ -256,7 +256,7 @@ export async function recordsOfRoots(
  * SQL: the partition key of one span, from the key table. As a subquery (evaluated once, before the
  * partitions are read) it leaves PostgreSQL one partition to read; as a join on constants it read them all.
  */
-const partOf = (sql: Sql, organizationId: string, traceId: string) =>
+export const partOf = (sql: Sql, organizationId: string, traceId: string) =>
   sql`(select k.part_at from span_parts k where k.organization_id = ${organizationId} and k.trace_id = ${traceId})`;
 
 /** One span's JSON in api.md's shape, without its children; null when the organization has no such span. */

@@ -41,7 +41,7 @@ export default async function consoleSpanRoutes(base: FastifyInstance) {
       await waitForSpan(req.organizationId, req.params.trace_id);
       const skeleton = await traceSkeleton(app.sql, req.organizationId, req.params.trace_id);
       if (!skeleton) throw notFound('trace log');
-      return sendSerializedJson(reply, Buffer.from(skeleton));
+      return sendSerializedJson(reply, skeleton);
     },
   );
 
