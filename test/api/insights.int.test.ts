@@ -450,6 +450,24 @@ describe('sessions and users', () => {
       ['ben', 2],
     ]);
   });
+  it('counts a session’s cost as the traces table does: a root without its own, the sum of its spans', async () => {
+    const root = randomUUID();
+    const span = (s: object) => ({ project_name: 'insights-groups', start_timestamp: ago(5), ...s });
+    const spans = [
+      span({ trace_id: root, trace_name: 'agent', session_id: 'costed', end_user_identifier: 'cara' }),
+      span({ trace_id: randomUUID(), root_trace_id: root, parent_trace_id: root, trace_name: 'llm', cost: 0.5 }),
+      span({ trace_id: randomUUID(), root_trace_id: root, parent_trace_id: root, trace_name: 'llm', cost: 0.25 }),
+    ];
+    expect((await call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs: spans })).statusCode).toBe(200);
+    expect((await readTrace(stack.app, key, root)).statusCode).toBe(200);
+    const project = (await call(stack.app, key, 'POST', '/project', { name: 'insights-groups' })).json().uuid;
+    const [row] = (await call(stack.app, key, 'POST', '/traces', { project_uuid: project })).json().results;
+    expect(row.cost).toBeCloseTo(0.75, 10);
+    for (const by of ['session', 'user']) {
+      const groups = (await call(stack.app, key, 'POST', '/trace-groups', { project_uuid: project, by })).json();
+      expect(groups.results, by).toMatchObject([{ traces: 1, cost: expect.closeTo(0.75, 10) }]);
+    }
+  });
   it('reads one session as a conversation, in order', async () => {
     const session = (
       await call(stack.app, key, 'POST', '/trace-group', { project_uuid: projectUuid, by: 'session', key: 's-2' })

@@ -167,7 +167,11 @@ function rootFiguresSql(roots: WindowRoots) {
 
 export type GroupBy = 'session_id' | 'end_user_identifier';
 
-/** The project's traces grouped by session or by user, most recently active first. */
+/**
+ * The project's traces grouped by session or by user, most recently active first. Read from trace_roots, the
+ * narrow copy of the roots, with each trace's stored cost (trace_cost, as the traces table shows it): summing
+ * each root's spans here and reading the wide spans rows took 5 s for 200,000 traces.
+ */
 export function traceGroups(
   sql: Sql,
   q: {
@@ -186,9 +190,9 @@ export function traceGroups(
     select ${key} as key, count(*)::int as traces, count(*) over ()::int as total,
       ${sql.unsafe(utc(`min(${start})`))} as first_start, ${sql.unsafe(utc(`max(${start})`))} as last_start,
       count(*) filter (where s.status = 'error')::int as errors, avg(s.latency) as latency_avg,
-      coalesce(sum(${sql.unsafe(traceTotal('s', 'cost'))}), 0)::float8 as cost, avg(s.feedback_score) as feedback_mean
-    from spans s
-    where s.organization_id = ${q.organizationId} and s.project_id = ${q.projectId} and s.created and s.depth = 0
+      coalesce(sum(s.trace_cost), 0)::float8 as cost, avg(s.feedback_score) as feedback_mean
+    from trace_roots s
+    where s.organization_id = ${q.organizationId} and s.project_id = ${q.projectId}
       and s.experiment_uuid is null and ${key} is not null
       ${q.since ? sql`and (s.start_ts >= ${q.since} or (s.start_ts is null and s.created_at >= ${q.since}))` : sql``}
       ${q.search ? sql`and ${key} ilike ${`%${q.search.replace(/[\\%_]/g, '\\$&')}%`}` : sql``}
