@@ -1,8 +1,9 @@
-// What the worker's write transaction costs with the triggers that keep trace_roots (migration 00031), against
-// the same writes without them: the floor. A database of its own; the worker's own call (applySpanEvents) in
-// this process, one batch at a time, as one worker writes; batches of 20 traces of 5 realistic spans (about
-// 2 KB each), root first, as the ingest benchmarks send them. Passes with and without the triggers alternate,
-// 3 rounds, so that both see the same growing table. Writes bench/results/span-writes.json.
+// What the worker's write transaction costs with the triggers that keep trace_roots (migration 00031) and the
+// dashboard's hourly changes (00033, triggers on trace_roots), against the same writes with trace_roots alone and
+// without either: the floor. A database of its own; the worker's own call (applySpanEvents) in this process, one
+// batch at a time, as one worker writes; batches of 20 traces of 5 realistic spans (about 2 KB each), root first,
+// as the ingest benchmarks send them. The three kinds of pass take turns, in a rotating order, 3 rounds, so that
+// all see the same growing table. Writes bench/results/span-writes.json.
 import { randomBytes } from 'node:crypto';
 import { applySpanEvents, createSql, ensureOrganization, getOrCreateProject, migrate } from '@sightline/db';
 import type { SpanEvent } from '@sightline/schemas';
@@ -34,20 +35,28 @@ const events = (org: string, project: string, traces: BenchSpan[][]): SpanEvent[
 try {
   const org = await ensureOrganization(sql, 'bench');
   const project = (await getOrCreateProject(sql, org, 'bench')).uuid;
-  const triggers = await sql<{ name: string; def: string }[]>`
-    select tgname as name, pg_get_triggerdef(oid) as def from pg_trigger
-    where tgrelid = 'spans'::regclass and tgname like 'trace_roots_on_%'`;
-  if (triggers.length !== 3) throw new Error(`expected the 3 trace_roots triggers, found ${triggers.length}`);
-  const setTriggers = async (on: boolean) => {
-    for (const t of triggers)
+  const triggers = await sql<{ name: string; table: string; def: string }[]>`
+    select tgname as name, tgrelid::regclass::text as table, pg_get_triggerdef(oid) as def from pg_trigger
+    where tgrelid = 'spans'::regclass and tgname like 'trace_roots_on_%'
+      or tgrelid = 'trace_roots'::regclass and tgname like 'trace_hours_on_%'`;
+  if (triggers.length !== 6)
+    throw new Error(`expected the 6 trace_roots and trace_hours triggers, found ${triggers.length}`);
+  type Mode = 'all' | 'roots' | 'none';
+  const MODES: Mode[] = ['all', 'roots', 'none'];
+  const setTriggers = async (mode: Mode) => {
+    for (const t of triggers) {
+      const on = mode === 'all' || (mode === 'roots' && t.table === 'spans');
       await sql.unsafe(
-        on ? t.def.replace('CREATE TRIGGER', 'CREATE OR REPLACE TRIGGER') : `drop trigger if exists ${t.name} on spans`,
+        on
+          ? t.def.replace('CREATE TRIGGER', 'CREATE OR REPLACE TRIGGER')
+          : `drop trigger if exists ${t.name} on ${t.table}`,
       );
+    }
   };
 
   /** Spans written per second by one pass of fresh traces. */
-  async function pass(withTriggers: boolean): Promise<number> {
-    await setTriggers(withTriggers);
+  async function pass(mode: Mode): Promise<number> {
+    await setTriggers(mode);
     const batches = Array.from({ length: TRACES_PER_PASS / TRACES_PER_BATCH }, () =>
       events(org, project, tracePool('bench', TRACES_PER_BATCH)),
     );
@@ -56,33 +65,36 @@ try {
     return (batches.flat().length / (performance.now() - t)) * 1000;
   }
 
-  await pass(true); // warm-up: plans, caches, the first partition's pages
-  const rounds: { with: number; without: number }[] = [];
+  await pass('all'); // warm-up: plans, caches, the first partition's pages
+  const rounds: Record<Mode, number>[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    // Alternate which goes first, so that neither always writes into the larger table.
-    const first = r % 2 === 0;
-    const a = await pass(first);
-    const b = await pass(!first);
-    rounds.push(first ? { with: a, without: b } : { with: b, without: a });
+    // Rotate which goes first, so that none always writes into the larger table.
+    const speeds = {} as Record<Mode, number>;
+    for (const mode of [...MODES.slice(r % 3), ...MODES.slice(0, r % 3)]) speeds[mode] = await pass(mode);
+    rounds.push(speeds);
     await sql`analyze spans, trace_roots`;
     console.log(
-      `round ${r + 1}: ${round(rounds[r].with)} spans/s with the triggers, ${round(rounds[r].without)} without`,
+      `round ${r + 1}: ${round(speeds.all)} spans/s with both, ${round(speeds.roots)} with trace_roots alone, ${round(speeds.none)} without`,
     );
   }
-  await setTriggers(true);
-  const [{ copied }] = await sql<{ copied: number }[]>`select count(*)::int as copied from trace_roots`;
-  const expected = (ROUNDS + 1) * TRACES_PER_PASS;
-  const ratios = rounds.map((r) => r.with / r.without);
+  await setTriggers('all');
+  const [{ copied, changes }] = await sql<{ copied: number; changes: number }[]>`
+    select (select count(*)::int from trace_roots) as copied, (select count(*)::int from trace_hour_changes) as changes`;
+  // The warm-up and two passes a round write trace_roots.
+  const expected = (1 + 2 * ROUNDS) * TRACES_PER_PASS;
+  const ratio = (of: (r: Record<Mode, number>) => number) => {
+    const ratios = rounds.map(of);
+    return `${round(median(ratios), 3)} (rounds: ${ratios.map((x) => round(x, 3)).join(', ')})`;
+  };
   const summary: Row[] = [
     {
-      figure: `span writes per second, one writer, batches of ${TRACES_PER_BATCH * 5} spans: with the trace_roots triggers / without (rounds' medians)`,
-      value: `${round(median(rounds.map((r) => r.with)))} / ${round(median(rounds.map((r) => r.without)))}`,
+      figure: `span writes per second, one writer, batches of ${TRACES_PER_BATCH * 5} spans: with the trace_roots and trace_hours triggers / trace_roots alone / neither (rounds' medians)`,
+      value: MODES.map((m) => round(median(rounds.map((r) => r[m])))).join(' / '),
     },
-    {
-      figure: 'with / without, per round',
-      value: `${round(median(ratios), 3)} (rounds: ${ratios.map((x) => round(x, 3)).join(', ')})`,
-    },
+    { figure: 'with both / with neither, per round', value: ratio((r) => r.all / r.none) },
+    { figure: 'with both / with trace_roots alone, per round', value: ratio((r) => r.all / r.roots) },
     { figure: 'roots in trace_roots / traces written with the triggers on', value: `${copied} / ${expected}` },
+    { figure: 'hourly changes not folded (no fold runs here)', value: String(changes) },
   ];
   writeResult({ benchmark: 'span-writes', summary, rounds });
 } finally {

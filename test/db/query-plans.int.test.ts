@@ -6,6 +6,7 @@ import {
   dashboard,
   ensureSpanPartitions,
   findSpanText,
+  foldTraceHours,
   getOrCreateProject,
   rootListingSql,
   spanPartitionOf,
@@ -246,13 +247,8 @@ describe('query plans of get_trace_logs', () => {
 });
 
 describe('query plan of the dashboard', () => {
-  it('reads the window’s roots once, from an index, and no span under them', async () => {
-    // Summing each root's spans through spans_by_root made 46k index probes for 7 days of a 200k-trace
-    // project (1.2-1.7 s); the roots hold their trace's sums (trace_models and the totals).
-    await sql`
-      update spans set trace_models = jsonb_build_array(jsonb_build_object('model', 'm1', 'calls', 2, 'cost', 0.002))
-      where organization_id = ${org} and project_id = ${project} and depth = 0`;
-    await sql`vacuum (analyze) spans`;
+  /** The plans of the dashboard over the last `days`, in buckets of `bucketSeconds`, as auto_explain logs them. */
+  async function dashboardPlans(days: number, bucketSeconds: number) {
     const plans: string[] = [];
     const one = createSql(databaseUrl(), { max: 1, onnotice: (n) => plans.push(n.message) });
     try {
@@ -260,22 +256,43 @@ describe('query plan of the dashboard', () => {
       await one`set auto_explain.log_min_duration = 0`;
       await one`set client_min_messages = log`;
       const to = new Date();
-      const d = await dashboard(one, {
-        organizationId: org,
-        projectId: project,
-        from: new Date(to.getTime() - 86_400_000),
-        to,
-        bucketSeconds: 1800,
-      });
-      expect(d.models).toEqual([{ model: 'm1', calls: 2 * d.totals.traces, cost: expect.any(Number) }]);
+      const from = new Date(to.getTime() - days * 86_400_000);
+      const d = await dashboard(one, { organizationId: org, projectId: project, from, to, bucketSeconds });
+      return { d, plans };
     } finally {
       await one.end();
     }
-    const statements = plans.filter((x) => x.includes('from spans s'));
+  }
+
+  it('reads the window’s roots once, from their narrow copy, and no span', async () => {
+    // Summing each root's spans through spans_by_root made 46k index probes for 7 days of a 200k-trace
+    // project (1.2-1.7 s), and the wide rows of spans cost a page a root; trace_roots holds each trace's sums.
+    await sql`
+      update spans set trace_models = jsonb_build_array(jsonb_build_object('model', 'm1', 'calls', 2, 'cost', 0.002))
+      where organization_id = ${org} and project_id = ${project} and depth = 0`;
+    await sql`vacuum (analyze) spans, trace_roots`;
+    const { d, plans } = await dashboardPlans(1, 1800);
+    expect(d.models).toEqual([{ model: 'm1', calls: 2 * d.totals.traces, cost: expect.any(Number) }]);
+    expect(d.latencyApproximate).toBe(false);
+    const statements = plans.filter((x) => x.includes('from trace_roots s'));
     expect(statements).toHaveLength(1);
-    // The window's roots, those without a start by their first-stored time too: still from an index.
-    expect(scansWhole(statements[0], 's')).toBe(false);
-    expect(statements[0]).not.toMatch(/spans_by_root/);
+    expect(statements[0]).not.toMatch(/on spans/);
+  }, 60_000);
+
+  it('reads a long window from its hours’ sums, and only the roots of its last part hour', async () => {
+    await foldTraceHours(sql);
+    await sql`analyze trace_hours, trace_hour_changes`;
+    const { d, plans } = await dashboardPlans(7, 3 * 3600);
+    expect(d.latencyApproximate).toBe(true);
+    const [{ roots }] = await sql<{ roots: number }[]>`
+      select count(*)::int as roots from trace_roots where organization_id = ${org} and project_id = ${project}
+        and experiment_uuid is null and start_ts >= now() - interval '7 days'`;
+    expect(d.totals.traces).toBe(roots);
+    const statements = plans.filter((x) => x.includes('trace_hours'));
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/Index Scan using trace_hours_pkey|Bitmap Index Scan on trace_hours_pkey/);
+    expect(statements[0]).toMatch(/trace_roots_by_start/);
+    expect(statements[0]).not.toMatch(/Seq Scan on trace_roots|on spans/);
   }, 60_000);
 });
 

@@ -7,7 +7,7 @@ import { useConsole } from '../support/console-browser';
 // The dashboard of the traces page's filters, in a real browser against the processes `npm start` runs: a
 // link's filters shown as chips and counted as the traces page counts them, experiment runs included on
 // demand, the filters kept on the way to the traces page and back, with the search, status and time range;
-// pictures at 1440 and 1024 px in both schemes.
+// the last 7 days' latency marked as read from hourly histograms; pictures at 1440 and 1024 px in both schemes.
 const PROJECT = `dashboard-${randomUUID().slice(0, 6)}`;
 const N_TRACES = 60;
 const EXPERIMENT_TRACES = 3;
@@ -210,5 +210,19 @@ describe('the dashboard of the traces page’s filters', { timeout: 90_000 }, ()
     await expect.poll(listed, { timeout: 10_000 }).toBe(searchedAnyStatus);
     expect(new URL(page.url()).searchParams.get('q')).toBe('column');
     expect(new URL(page.url()).searchParams.get('range')).toBe('24h');
+  });
+
+  it('reads the last 7 days unfiltered from hourly sums, and marks its latency as within 1%', async () => {
+    await page.goto(`${session.origin}/projects/${projectUuid}/dashboard`);
+    const board = await api<Dashboard & { latency_approximate: boolean }>('/dashboard', { project_uuid: projectUuid });
+    expect(board.latency_approximate).toBe(true);
+    await expect.poll(shownTraces, { timeout: 10_000 }).toBe(board.totals.traces);
+    for (const p of ['p50', 'p95', 'p99']) {
+      const card = page.getByText(`Latency ${p}`).locator('..');
+      await expect.poll(() => card.textContent()).toMatch(/≈ .*within 1%, from hourly histograms/);
+    }
+    await session.expectIdle('the dashboard of the last 7 days');
+    await session.shot('dashboard-week');
+    await session.checkA11y('dashboard-week');
   });
 });

@@ -211,7 +211,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
     ),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, shards, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
-    registerWorker('statistics', statisticsProcessor({ sql }), options),
+    registerWorker('statistics', statisticsProcessor({ sql, shouldStop: () => closing }), options),
     registerWorker(
       'monitor-evaluate',
       monitorEvaluateProcessor({ sql, lagTolerant: replicaReads.lagTolerant, deliveries, publicUrl: env.PUBLIC_URL }),

@@ -1,6 +1,6 @@
 import type { FilterInput } from '@sightline/core';
 import type { Sql } from './client';
-import { rootConditions } from './root-listing';
+import { narrowEnough, rootConditions } from './root-listing';
 import { searchPlanOf, type SearchPlan } from './search';
 import { traceStart } from './trace-start';
 import { traceTotal } from './trace-total';
@@ -49,12 +49,17 @@ export type Dashboard = {
   modelBuckets: (ModelCost & { start: string })[];
   scores: { name: string; start: string; mean: number; count: number }[];
   feedback: { start: string; mean: number; count: number }[];
+  /** Whether the latency percentiles were read from hourly histograms: each within 1% of the exact one. */
+  latencyApproximate: boolean;
 };
 
-type RootFigures = Omit<Dashboard, 'models' | 'modelBuckets'> & { models: (ModelCost & { start: string })[] };
+type RootFigures = Omit<Dashboard, 'models' | 'modelBuckets' | 'latencyApproximate'> & {
+  models: (ModelCost & { start: string })[];
+};
 
 /** The models the dashboard lists, costliest first. */
 const MODELS_SHOWN = 20;
+const HOUR_MS = 3_600_000;
 
 /**
  * Every figure of the dashboard: per bucket and in total, traces, errors, latency percentiles, tokens and
@@ -62,19 +67,15 @@ const MODELS_SHOWN = 20;
  * score of the roots and of their feedback, per bucket. Throws FilterError for a bad filter, SearchError
  * for a search of no word the index knows.
  *
- * One statement reads the window's roots once: each root holds its trace's tokens, cost and calls by model
- * (stored by the span writer, trace-total.ts), as the traces table counts them. Summing each root's spans
- * instead, through `spans_by_root`, made 46k index probes for 7 days of a 200k-trace project (1.2-1.7 s).
+ * Buckets of whole hours start on the hour. A window of such buckets that no filter or search narrows is read
+ * from the hours' sums (hourlyFigures): the same counts and sums, and latency percentiles from histograms.
+ * Otherwise one statement reads the window's roots once (rootFigures).
  */
 export async function dashboard(sql: Sql, w: Window): Promise<Dashboard> {
-  // As the listing searches: common words root by root, rare ones through the index. Either way every root
-  // of the window is tested (a walk's bound is the listing's, for a page), so the count is exact.
-  const plan = w.search ? await searchPlanOf(sql, w.search, 0) : undefined;
-  const roots = windowRoots(w, plan);
-  const [{ models: byBucket, ...figures }] = await sql.unsafe<RootFigures[]>(
-    rootFiguresSql(roots),
-    roots.params as never[],
-  );
+  // The window's whole hours, between its first and last part hours.
+  const inner = { from: ceilHour(w.from), to: floorHour(w.to) };
+  const hourly = w.bucketSeconds % 3600 === 0 && !w.filters?.length && !w.status && !w.search && inner.from < inner.to;
+  const { models: byBucket, ...figures } = hourly ? await hourlyFigures(sql, w, inner) : await rootFigures(sql, w);
   const models = new Map<string, ModelCost>();
   for (const m of byBucket) {
     const sum = models.get(m.model) ?? { model: m.model, calls: 0, cost: 0 };
@@ -88,16 +89,23 @@ export async function dashboard(sql: Sql, w: Window): Promise<Dashboard> {
     modelBuckets: byBucket
       .filter((m) => names.has(m.model))
       .sort((a, b) => a.start.localeCompare(b.start) || a.model.localeCompare(b.model)),
+    latencyApproximate: hourly,
   };
 }
 
+const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR_MS) * HOUR_MS);
+const floorHour = (d: Date) => new Date(Math.floor(d.getTime() / HOUR_MS) * HOUR_MS);
+
+/** Where the window's buckets start: on the hour before `from` when they are whole hours, else at `from`. */
+const bucketOrigin = (w: Window) => (w.bucketSeconds % 3600 === 0 ? floorHour(w.from) : w.from);
+
 /**
- * The window's roots as a condition on `spans s`: those the listing would choose (rootConditions), by their
- * start as the listing shows it (traceStart), as two ranges: of spans_roots and of spans_roots_unstarted.
- * The window's start, end and bucket follow the selection's parameters.
+ * The window's roots as a condition on `s`, spans or their narrow copy trace_roots (when no search needs the
+ * spans' words): those the listing would choose (rootConditions), by their start as the listing shows it
+ * (traceStart), starting in any of `ranges`; `bucketOf` places a time in the window's buckets.
  */
-function windowRoots(w: Window, searchPlan?: SearchPlan) {
-  const { conditions, searching, params } = rootConditions({
+function windowRoots(w: Window, ranges: { from: Date; to: Date }[], searchPlan?: SearchPlan) {
+  const selection = {
     organizationId: w.organizationId,
     projectId: w.projectId,
     includeExperiments: w.includeExperiments ?? false,
@@ -105,26 +113,40 @@ function windowRoots(w: Window, searchPlan?: SearchPlan) {
     status: w.status,
     search: w.search,
     searchPlan,
+  };
+  const source = narrowEnough(selection) ? 'trace_roots' : 'spans';
+  const { conditions, searching, params } = rootConditions(selection, source);
+  const inRange = ranges.map((r) => {
+    const from = `$${params.push(r.from.toISOString())}::timestamptz`;
+    const to = `$${params.push(r.to.toISOString())}::timestamptz`;
+    return `(s.start_ts >= ${from} and s.start_ts < ${to}) or (s.start_ts is null and s.created_at >= ${from} and s.created_at < ${to})`;
   });
-  const from = `$${params.push(w.from.toISOString())}::timestamptz`;
-  const to = `$${params.push(w.to.toISOString())}::timestamptz`;
+  conditions.push(`(${inRange.join(' or ')})`);
   const bucket = `$${params.push(`${w.bucketSeconds} seconds`)}::interval`;
-  conditions.push(
-    `((s.start_ts >= ${from} and s.start_ts < ${to}) or (s.start_ts is null and s.created_at >= ${from} and s.created_at < ${to}))`,
-  );
+  const origin = `$${params.push(bucketOrigin(w).toISOString())}::timestamptz`;
   return {
+    source,
     where: [...conditions, ...searching].join(' and '),
     params,
-    bucketOf: `date_bin(${bucket}, ${traceStart('s')}, ${from})`,
+    bucketOf: (time: string) => `date_bin(${bucket}, ${time}, ${origin})`,
   };
 }
-type WindowRoots = ReturnType<typeof windowRoots>;
 
 /**
  * Traces, errors, latency, tokens and cost, scores and feedback: per bucket and in total; calls and cost by
- * model, per bucket.
+ * model, per bucket; from the window's roots, read once. Each root holds its trace's tokens, cost and calls by
+ * model (stored by the span writer, trace-total.ts), as the traces table counts them.
  */
-function rootFiguresSql(roots: WindowRoots) {
+async function rootFigures(sql: Sql, w: Window): Promise<RootFigures> {
+  // As the listing searches: common words root by root, rare ones through the index. Either way every root
+  // of the window is tested (a walk's bound is the listing's, for a page), so the count is exact.
+  const plan = w.search ? await searchPlanOf(sql, w.search, 0) : undefined;
+  const roots = windowRoots(w, [w], plan);
+  const [figures] = await sql.unsafe<RootFigures[]>(rootFiguresSql(roots), roots.params as never[]);
+  return figures;
+}
+
+function rootFiguresSql(roots: ReturnType<typeof windowRoots>) {
   const stats = `
     count(*)::int as traces, count(*) filter (where r.status = 'error')::int as errors,
     percentile_cont(0.5) within group (order by r.latency) as latency_p50,
@@ -135,8 +157,8 @@ function rootFiguresSql(roots: WindowRoots) {
   return `
     with roots as materialized (
       select s.status, s.latency, s.scores, s.feedback_score, s.trace_input_tokens, s.trace_output_tokens,
-        s.trace_cost, s.trace_models, ${roots.bucketOf} as bucket
-      from spans s where ${roots.where}
+        s.trace_cost, s.trace_models, ${roots.bucketOf(traceStart('s'))} as bucket
+      from ${roots.source} s where ${roots.where}
     )
     select
       (select coalesce(json_agg(b order by b.start), '[]') from (
@@ -163,6 +185,104 @@ function rootFiguresSql(roots: WindowRoots) {
         where m.model is not null
         group by r.bucket, m.model
       ) m) as models`;
+}
+
+/** A root's figures as trace_hour_figures (migration 00033) takes them, from a row `h` of trace_hour_changes. */
+const CHANGE_FIGURES = `trace_hour_figures(h.status, h.latency, h.input_tokens, h.output_tokens, h.cost,
+  h.feedback_score, h.scores, h.models)`;
+const ROOT_FIGURES = `trace_hour_figures(s.status, s.latency, s.trace_input_tokens, s.trace_output_tokens,
+  s.trace_cost, s.feedback_score, s.scores, s.trace_models)`;
+
+/**
+ * The same figures as rootFigures, from the sums of the window's whole hours `inner` (trace_hours and the
+ * changes not folded into it yet) and the roots of its first and last part hours. Latency percentiles are
+ * read from the hours' histograms (trace_latency_bucket), each within 1% of the exact one.
+ */
+async function hourlyFigures(sql: Sql, w: Window, inner: { from: Date; to: Date }): Promise<RootFigures> {
+  const edges = [
+    { from: w.from, to: inner.from },
+    { from: inner.to, to: w.to },
+  ];
+  const roots = windowRoots(w, edges);
+  const p = roots.params;
+  const hours = `h.organization_id = $1 and h.project_id = $2::uuid
+    and h.hour >= $${p.push(inner.from.toISOString())}::timestamptz and h.hour < $${p.push(inner.to.toISOString())}::timestamptz
+    ${w.includeExperiments ? '' : 'and not h.experiment'}`;
+  const rows = await sql.unsafe<{ start: string; figure: string; key: string; n: number; total: number }[]>(
+    `
+    with figures as (
+      select h.hour as time, h.figure, h.key, h.n, h.total from trace_hours h where ${hours}
+      union all
+      select h.hour, f.figure, f.key, h.sign * f.n, h.sign * f.total
+      from trace_hour_changes h, lateral ${CHANGE_FIGURES} f where ${hours}
+      union all
+      select ${traceStart('s')}, f.figure, f.key, f.n, f.total from trace_roots s, lateral ${ROOT_FIGURES} f
+      where ${roots.where}
+    )
+    select ${utc(roots.bucketOf('time'))} as start, figure, key, sum(n)::float8 as n, sum(total)::float8 as total
+    from figures group by 1, 2, 3 having sum(n) <> 0`,
+    p as never[],
+  );
+  return figuresOfSums(rows);
+}
+
+type Sum = { start: string; figure: string; key: string; n: number; total: number };
+
+/** rootFigures' answer from the sums of each bucket's figures (trace_hour_figures). */
+function figuresOfSums(rows: Sum[]): RootFigures {
+  const byStart = new Map<string, Sum[]>();
+  for (const r of rows) {
+    if (!byStart.has(r.start)) byStart.set(r.start, []);
+    byStart.get(r.start)!.push(r);
+  }
+  const figures = (sums: Sum[]): Figures => {
+    const of = (figure: string) => sums.filter((r) => r.figure === figure);
+    const count = (figure: string) => of(figure).reduce((t, r) => t + r.n, 0);
+    const total = (figure: string) => of(figure).reduce((t, r) => t + r.total, 0);
+    const latency = of('latency');
+    return {
+      traces: count('traces'),
+      errors: count('errors'),
+      latency_p50: percentile(latency, 0.5),
+      latency_p95: percentile(latency, 0.95),
+      latency_p99: percentile(latency, 0.99),
+      input_tokens: total('input_tokens'),
+      output_tokens: total('output_tokens'),
+      cost: total('cost'),
+    };
+  };
+  const of = (figure: string) =>
+    rows
+      .filter((r) => r.figure === figure)
+      .sort((a, b) => a.key.localeCompare(b.key) || a.start.localeCompare(b.start));
+  return {
+    buckets: [...byStart.keys()]
+      .filter((start) => byStart.get(start)!.some((r) => r.figure === 'traces'))
+      .sort()
+      .map((start) => ({ start, ...figures(byStart.get(start)!) })),
+    totals: figures(rows),
+    scores: of('score').map((r) => ({ name: r.key, start: r.start, mean: r.total / r.n, count: r.n })),
+    feedback: of('feedback').map((r) => ({ start: r.start, mean: r.total / r.n, count: r.n })),
+    models: of('model').map((r) => ({ start: r.start, model: r.key, calls: r.n, cost: r.total })),
+  };
+}
+
+/** The latency a histogram bucket stands for: its geometric middle (trace_latency_bucket). */
+const latencyOf = (bucket: number) => (bucket === -1_000_000 ? 0 : 1.02 ** (bucket + 0.5));
+
+/** percentile_cont of the latencies a histogram counts, each at its bucket's latency; null when it is empty. */
+function percentile(histogram: Sum[], q: number): number | null {
+  const sorted = histogram.map((r) => ({ at: Number(r.key), n: r.n })).sort((a, b) => a.at - b.at);
+  const n = sorted.reduce((t, b) => t + b.n, 0);
+  if (!n) return null;
+  const nth = (i: number) => {
+    let seen = 0;
+    for (const b of sorted) if ((seen += b.n) > i) return latencyOf(b.at);
+    return latencyOf(sorted.at(-1)!.at);
+  };
+  const at = q * (n - 1);
+  const low = nth(Math.floor(at));
+  return low + (at - Math.floor(at)) * (nth(Math.ceil(at)) - low);
 }
 
 export type GroupBy = 'session_id' | 'end_user_identifier';

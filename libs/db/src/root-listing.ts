@@ -113,10 +113,14 @@ const SPANS_INDEXED = new Set(['trace_name', 'status']);
  * against 460 ms. Without such filters, the roots indexes of spans answer counts and pages alone.
  */
 function sourceOf(q: RootSelection): RootSource {
-  const columns = [q.filter, ...(q.filters ?? [])].filter((f) => f?.filter_field).map((f) => filterColumn(f!) ?? '');
-  const narrow = !q.search && columns.every((c) => NARROW_COLUMNS.has(c)) && columns.some((c) => !SPANS_INDEXED.has(c));
-  return narrow ? 'trace_roots' : 'spans';
+  return narrowEnough(q) && filterColumns(q).some((c) => !SPANS_INDEXED.has(c)) ? 'trace_roots' : 'spans';
 }
+
+const filterColumns = (q: RootSelection) =>
+  [q.filter, ...(q.filters ?? [])].filter((f) => f?.filter_field).map((f) => filterColumn(f!) ?? '');
+
+/** Whether trace_roots can choose a selection's roots: no search (its words are the spans'), filters on its columns. */
+export const narrowEnough = (q: RootSelection) => !q.search && filterColumns(q).every((c) => NARROW_COLUMNS.has(c));
 
 /**
  * The conditions on the root spans `s` of a selection, and their parameters: the organization is $1 and the

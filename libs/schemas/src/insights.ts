@@ -49,6 +49,11 @@ export const DashboardSchema = z.object({
     ),
   scores: z.array(z.object({ name: z.string(), start: z.string(), mean: z.number(), count: z.number().int() })),
   feedback: z.array(z.object({ start: z.string(), mean: z.number(), count: z.number().int() })),
+  latency_approximate: z
+    .boolean()
+    .describe(
+      'whether the latency percentiles were read from hourly histograms (an unfiltered window of whole-hour buckets): each is then within 1% of the exact one',
+    ),
 });
 
 export const TraceGroupsRequestSchema = z.object({

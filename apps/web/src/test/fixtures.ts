@@ -194,6 +194,7 @@ export const dashboard = (over: Partial<Fixture<'dashboard'>['totals']> = {}): F
   ],
   scores: [],
   feedback: [],
+  latency_approximate: false,
 });
 
 /** The dashboard of a window without traces. */

@@ -43,8 +43,8 @@ export default async function insightRoutes(base: FastifyInstance) {
         status: b.status,
         search: b.search,
       };
-      const { buckets, totals, models, modelBuckets, scores, feedback } = await app.lagTolerant((sql) =>
-        dashboard(sql, w),
+      const { buckets, totals, models, modelBuckets, scores, feedback, latencyApproximate } = await app.lagTolerant(
+        (sql) => dashboard(sql, w),
       );
       return {
         from: iso(from),
@@ -56,6 +56,7 @@ export default async function insightRoutes(base: FastifyInstance) {
         cost_by_model_buckets: modelBuckets,
         scores,
         feedback,
+        latency_approximate: latencyApproximate,
       } as never;
     },
   );

@@ -64,6 +64,18 @@ describe('the dashboard', () => {
     ]);
   });
 
+  it('marks latency read from hourly histograms as within 1%, and exact latency not', async () => {
+    server.use(answer('dashboard', { ...dashboard(), latency_approximate: true }));
+    const { unmount } = open();
+    expect(await screen.findByText('≈ 800 ms')).toBeTruthy();
+    expect(screen.getAllByText('within 1%, from hourly histograms')).toHaveLength(3);
+    unmount();
+    server.use(answer('dashboard', dashboard()));
+    open();
+    expect(await screen.findByText('800 ms')).toBeTruthy();
+    expect(screen.queryByText(/≈|within 1%/)).toBeNull();
+  });
+
   it('asks for the range the URL names, and writes a new range into the URL', async () => {
     server.use(answer('dashboard', dashboard()));
     const page = open('?range=24h');

@@ -41,6 +41,8 @@ const RANGES = Object.entries(TIME_RANGE_LABELS)
 const COLORS = ['#4c6ef5', '#f76707', '#12b886', '#e64980', '#7950f2', '#fab005', '#15aabf', '#82c91e'];
 const ERROR_COLOR = '#fa5252';
 const OTHER_COLOR = '#868e96';
+/** Over long windows the server reads latency from hourly histograms (latency_approximate). */
+const APPROXIMATE = 'within 1%, from hourly histograms';
 
 function tickOf(bucketSeconds: number) {
   const fmt = new Intl.DateTimeFormat(
@@ -163,9 +165,12 @@ function DashboardBody({
         <StatCard label="Errors" hint={`${formatPercent(t.error_rate)} of traces`}>
           {formatCount(t.errors)}
         </StatCard>
-        <StatCard label="Latency p50">{formatLatency(t.latency_p50)}</StatCard>
-        <StatCard label="Latency p95">{formatLatency(t.latency_p95)}</StatCard>
-        <StatCard label="Latency p99">{formatLatency(t.latency_p99)}</StatCard>
+        {(['latency_p50', 'latency_p95', 'latency_p99'] as const).map((p) => (
+          <StatCard key={p} label={`Latency ${p.slice(-3)}`} hint={data.latency_approximate ? APPROXIMATE : undefined}>
+            {data.latency_approximate && t[p] !== null ? '≈ ' : ''}
+            {formatLatency(t[p])}
+          </StatCard>
+        ))}
         <StatCard label="Tokens" hint={`${formatCount(t.input_tokens)} in / ${formatCount(t.output_tokens)} out`}>
           {formatCount(t.input_tokens + t.output_tokens)}
         </StatCard>
