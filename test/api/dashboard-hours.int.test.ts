@@ -195,6 +195,15 @@ beforeAll(async () => {
 });
 
 describe('the dashboard of a long window', () => {
+  it('has the roots’ changes folded into the hours by the worker within seconds', async () => {
+    const pending = async () =>
+      (await sql`select count(*)::int as n from trace_hour_changes where organization_id = ${org.id}`)[0].n;
+    await expect.poll(pending, { timeout: 20_000, interval: 500 }).toBe(0);
+    const [{ traces }] = await sql`
+      select sum(n)::int as traces from trace_hours where organization_id = ${org.id} and figure = 'traces'`;
+    expect(traces).toBe(TRACES);
+  });
+
   it('counts what the roots count, bucket by bucket, with latency within 1%', async () => {
     expectDashboard(await board(), sent);
     expectDashboard(await board(ALL_TURNS), sent, { exact: true });

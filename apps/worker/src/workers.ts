@@ -42,6 +42,7 @@ import { monitorEvaluateProcessor, scheduleMonitors } from './processors/monitor
 import { retentionProcessor, scheduleRetention } from './processors/retention.processor';
 import { spanWriteProcessor } from './processors/span-write.processor';
 import { scheduleStatistics, statisticsProcessor } from './processors/statistics.processor';
+import { scheduleTraceHours, traceHoursProcessor } from './processors/trace-hours.processor';
 import { registerWorker, requestIdsOf } from './register-worker';
 
 export type WorkerDeps = {
@@ -126,6 +127,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
   const retention = produce('retention');
   let closing = false;
   const statistics = produce('statistics');
+  const traceHours = produce('trace-hours');
   const monitorRuns = produce('monitor-evaluate');
   // A monitor's reading (a window's metric) may be a few seconds stale: on a replica when one is caught up.
   // A reading longer than the interval between runs would overlap the next run's.
@@ -142,6 +144,9 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
     logRetentionSchedule(scheduleRetention(retention.queue, env), log),
     scheduleStatistics(statistics.queue).catch((err) =>
       log.error({ err: (err as Error).message }, 'could not schedule table statistics'),
+    ),
+    scheduleTraceHours(traceHours.queue).catch((err) =>
+      log.error({ err: (err as Error).message }, "could not schedule the dashboard's hours"),
     ),
     replicaReads.start(),
     scheduleMonitors(monitorRuns.queue, env.MONITOR_INTERVAL_SECONDS).catch((err) =>
@@ -211,7 +216,8 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
     ),
     registerWorker('experiment-finalize', experimentFinalizeProcessor({ sql, redis, keys, shards, pool }), options),
     registerWorker('retention', retentionProcessor({ sql, shouldStop: () => closing }), options),
-    registerWorker('statistics', statisticsProcessor({ sql, shouldStop: () => closing }), options),
+    registerWorker('statistics', statisticsProcessor({ sql }), options),
+    registerWorker('trace-hours', traceHoursProcessor({ sql, shouldStop: () => closing }), options),
     registerWorker(
       'monitor-evaluate',
       monitorEvaluateProcessor({ sql, lagTolerant: replicaReads.lagTolerant, deliveries, publicUrl: env.PUBLIC_URL }),
@@ -267,6 +273,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
       settles.close(),
       retention.close(),
       statistics.close(),
+      traceHours.close(),
       monitorRuns.close(),
       deliveries.close(),
       savedKeys.close(),

@@ -1,8 +1,5 @@
 import type { Sql } from './client';
 
-/** Changes folded by one transaction: bounded, so that a backlog (retention's deletes) holds no lock for long. */
-const CHUNK = 50_000;
-
 /**
  * Folds the roots' changes into the hourly sums the dashboard reads (fold_trace_hours, migration 00033), a
  * chunk at a time until none is left or `shouldStop`, and returns how many it folded. The dashboard counts the
@@ -11,7 +8,7 @@ const CHUNK = 50_000;
  */
 export async function foldTraceHours(
   sql: Sql,
-  { chunk = CHUNK, shouldStop = () => false }: { chunk?: number; shouldStop?: () => boolean } = {},
+  { chunk = 50_000, shouldStop = () => false }: { chunk?: number; shouldStop?: () => boolean } = {},
 ): Promise<number> {
   let total = 0;
   for (;;) {

@@ -7,6 +7,7 @@ import {
   RetentionJobSchema,
   SpanWriteJobSchema,
   StatisticsJobSchema,
+  TraceHoursJobSchema,
   TraceSettleJobSchema,
   EvalBackfillJobSchema,
   MonitorDeliveryJobSchema,
@@ -115,9 +116,11 @@ export const queues = {
     options: { attempts: 1, removeOnComplete: true, removeOnFail: { count: 1000 } },
     worker: { ...redelivered, concurrency: () => 4 },
   },
-  // Upkeep made by job schedulers (see scheduleEvery): removing expired traces, analyzing the span tables.
+  // Upkeep made by job schedulers (see scheduleEvery): removing expired traces, analyzing the span tables,
+  // folding the roots' changes into the dashboard's hours.
   retention: { schema: RetentionJobSchema, ...scheduled },
   statistics: { schema: StatisticsJobSchema, ...scheduled },
+  'trace-hours': { schema: TraceHoursJobSchema, ...scheduled },
   // Every enabled monitor evaluated, once per interval across all workers.
   'monitor-evaluate': { schema: MonitorEvaluateJobSchema, ...scheduled },
   // A change of a monitor's state told to one channel: retried with backoff (see DELIVERY_BACKOFF_TYPE),
@@ -141,7 +144,7 @@ export const queues = {
 export type QueueName = keyof typeof queues;
 export type QueuePayload<N extends QueueName> = z.infer<(typeof queues)[N]['schema']>;
 
-type ScheduledQueue = 'retention' | 'statistics' | 'monitor-evaluate';
+type ScheduledQueue = 'retention' | 'statistics' | 'trace-hours' | 'monitor-evaluate';
 
 /**
  * Makes one job every `everyMs` on a scheduled queue, whichever worker upserts it (the scheduler is

@@ -13,3 +13,6 @@ export const StatisticsJobSchema = z.object({
   /** Rows inserted, updated or deleted since a table's last analysis past which it is analyzed again. */
   min_changed_rows: z.number().int().min(1),
 });
+
+/** One run of the trace-hours job: folds up to `chunk` changes of the roots per transaction into the dashboard's hours. */
+export const TraceHoursJobSchema = z.object({ chunk: z.number().int().min(1) });

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { analyzeChangedTables, ensureSpanPartitions, foldTraceHours, type Sql } from '@sightline/db';
+import { analyzeChangedTables, ensureSpanPartitions, type Sql } from '@sightline/db';
 import { scheduleEvery } from '@sightline/queues';
 import type { Processor } from '../register-worker';
 
@@ -11,18 +11,16 @@ const STATISTICS_EVERY_MS = 30_000;
 const MIN_CHANGED_ROWS = 10_000;
 
 /**
- * Analyzes the span tables that changed enough since their last analysis, makes the partitions of the days
- * ahead that are missing, and folds the roots' changes into the dashboard's hourly sums (this job runs in
- * every deployment, with or without retention).
+ * Analyzes the span tables that changed enough since their last analysis, and makes the partitions of the
+ * days ahead that are missing (this job runs in every deployment, with or without retention).
  */
-export function statisticsProcessor(deps: { sql: Sql; shouldStop: () => boolean }): Processor<'statistics'> {
+export function statisticsProcessor(deps: { sql: Sql }): Processor<'statistics'> {
   return async (job, _bullJob, log) => {
     const partitions = await ensureSpanPartitions(deps.sql);
     if (partitions.length) log.info({ partitions }, 'span partitions made');
-    const folded = await foldTraceHours(deps.sql, { shouldStop: deps.shouldStop });
     const analyzed = await analyzeChangedTables(deps.sql, job.min_changed_rows);
     if (analyzed.length) log.info({ analyzed }, 'table statistics refreshed');
-    return { analyzed, partitions, folded };
+    return { analyzed, partitions };
   };
 }
 

@@ -160,8 +160,10 @@ create trigger trace_hours_on_update after update on trace_roots
 
 -- Folds up to `max_changes` changes into trace_hours, in one statement: a reader sees them either as changes or
 -- as sums, never both. Changes written meanwhile stay for the next fold; two folds at once fold each change once
--- (the second skips the rows the first deleted). Returns the number of changes folded.
-create function fold_trace_hours(max_changes int) returns bigint language sql as $$
+-- (the second skips the rows the first deleted). Returns the number of changes folded. Without JIT: the
+-- planner's estimate of the figure rows (about 100 a change) made it compile the statement, which took about
+-- 0.8 s of a fold of 30,000 changes that takes 0.2 s.
+create function fold_trace_hours(max_changes int) returns bigint language sql set jit = off as $$
   with folded as (
     delete from trace_hour_changes
     where ctid = any (array(select ctid from trace_hour_changes limit max_changes))
