@@ -50,6 +50,8 @@ const sent: Sent[] = Array.from({ length: TRACES }, (_, i) => ({
 
 let project: string;
 let experiment: string;
+/** The traces as the last test left them. */
+let current = sent;
 
 const spansOf = (t: Sent, calls = t.calls) => [
   {
@@ -248,5 +250,16 @@ describe('the dashboard of a long window', () => {
     expectDashboard(await board(ALL_TURNS), changed, { exact: true });
     await foldTraceHours(sql, { chunk: 7 });
     expectDashboard(await board(), changed);
+    current = changed;
+  });
+
+  it('forgets the traces that retention removes, folded or not', async () => {
+    const removed = current.filter((_, i) => i % 10 === 3);
+    await sql`delete from spans where organization_id = ${org.id} and root_trace_id = any(${removed.map((t) => t.root)}::uuid[])`;
+    const left = current.filter((t) => !removed.includes(t));
+    expectDashboard(await board(), left);
+    await foldTraceHours(sql);
+    expectDashboard(await board(), left);
+    expectDashboard(await board(ALL_TURNS), left, { exact: true });
   });
 });
