@@ -32,11 +32,24 @@ type Sent = {
   experiment: boolean;
 };
 
-// Spread over four days, one hour apart or more; latencies from 0 to about 20 s, some unknown; a fifth failed;
+/** A window that starts and ends inside an hour, five days long: buckets of 3 hours. */
+const WINDOW = {
+  from: new Date(Math.floor(NOW / HOUR) * HOUR - 5 * 24 * HOUR + 17 * 60_000).toISOString(),
+  to: new Date(Math.floor(NOW / HOUR) * HOUR + HOUR + 23 * 60_000).toISOString(),
+};
+const BUCKET = 3 * HOUR;
+
+// Spread over four days, one hour apart or more, one in each part hour at the window's ends (read from the roots,
+// not the hours); latencies from 0 to about 20 s, some unknown; a fifth failed;
 // a score on two thirds, feedback on a quarter, one or two model calls.
 const sent: Sent[] = Array.from({ length: TRACES }, (_, i) => ({
   root: randomUUID(),
-  start: NOW - (17 + i * 113) * 60_000,
+  start:
+    i === 0
+      ? Date.parse(WINDOW.from) + 5 * 60_000
+      : i === 1
+        ? Date.parse(WINDOW.to) - 10 * 60_000
+        : NOW - (17 + i * 113) * 60_000,
   latency: i % 11 === 3 ? null : i % 13 === 5 ? 0 : 0.05 * 1.37 ** (i % 20),
   status: i % 5 === 2 ? 'error' : 'success',
   quality: i % 3 === 0 ? null : (i % 4) / 3,
@@ -82,13 +95,6 @@ async function send(spans: object[]) {
   const res = await call(stack.app, key, 'POST', '/trace_logs/batch', { trace_logs: spans });
   expect(res.statusCode, res.body).toBe(200);
 }
-
-/** A window that starts and ends inside an hour, five days long: buckets of 3 hours. */
-const WINDOW = {
-  from: new Date(Math.floor(NOW / HOUR) * HOUR - 5 * 24 * HOUR + 17 * 60_000).toISOString(),
-  to: new Date(Math.floor(NOW / HOUR) * HOUR + HOUR + 23 * 60_000).toISOString(),
-};
-const BUCKET = 3 * HOUR;
 
 const board = async (body: object = {}) => {
   const res = await call(stack.app, key, 'POST', '/dashboard', { project_uuid: project, ...WINDOW, ...body });

@@ -317,8 +317,8 @@ async function dashboardHours(sql: Sql, orgId: string): Promise<string[]> {
         select project_id, hour, experiment, figure, key, n, total from trace_hours where organization_id = ${orgId}
         union all
         select c.project_id, c.hour, c.experiment, f.figure, f.key, c.sign * f.n, c.sign * f.total
-        from trace_hour_changes c, lateral trace_hour_figures(c.status, c.latency, c.input_tokens, c.output_tokens,
-          c.cost, c.feedback_score, c.scores, c.models) f
+        from trace_hour_changes c, lateral trace_hour_figures(c.status, c.latency, c.trace_input_tokens,
+          c.trace_output_tokens, c.trace_cost, c.feedback_score, c.scores, c.trace_models) f
         where c.organization_id = ${orgId}
       ) x group by 1, 2, 3, 4, 5 having sum(n) <> 0
     ) y order by 1`;

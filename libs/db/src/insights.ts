@@ -187,11 +187,10 @@ function rootFiguresSql(roots: ReturnType<typeof windowRoots>) {
       ) m) as models`;
 }
 
-/** A root's figures as trace_hour_figures (migration 00033) takes them, from a row `h` of trace_hour_changes. */
-const CHANGE_FIGURES = `trace_hour_figures(h.status, h.latency, h.input_tokens, h.output_tokens, h.cost,
-  h.feedback_score, h.scores, h.models)`;
-const ROOT_FIGURES = `trace_hour_figures(s.status, s.latency, s.trace_input_tokens, s.trace_output_tokens,
-  s.trace_cost, s.feedback_score, s.scores, s.trace_models)`;
+/** The figures of the root `row` (of trace_roots, or a change of one) as trace_hour_figures (migration 00033) counts them. */
+const figuresOf = (row: string) =>
+  `trace_hour_figures(${row}.status, ${row}.latency, ${row}.trace_input_tokens, ${row}.trace_output_tokens,
+    ${row}.trace_cost, ${row}.feedback_score, ${row}.scores, ${row}.trace_models)`;
 
 /**
  * The same figures as rootFigures, from the sums of the window's whole hours `inner` (trace_hours and the
@@ -214,9 +213,9 @@ async function hourlyFigures(sql: Sql, w: Window, inner: { from: Date; to: Date 
       select h.hour as time, h.figure, h.key, h.n, h.total from trace_hours h where ${hours}
       union all
       select h.hour, f.figure, f.key, h.sign * f.n, h.sign * f.total
-      from trace_hour_changes h, lateral ${CHANGE_FIGURES} f where ${hours}
+      from trace_hour_changes h, lateral ${figuresOf('h')} f where ${hours}
       union all
-      select ${traceStart('s')}, f.figure, f.key, f.n, f.total from trace_roots s, lateral ${ROOT_FIGURES} f
+      select ${traceStart('s')}, f.figure, f.key, f.n, f.total from trace_roots s, lateral ${figuresOf('s')} f
       where ${roots.where}
     )
     select ${utc(roots.bucketOf('time'))} as start, figure, key, sum(n)::float8 as n, sum(total)::float8 as total
@@ -251,7 +250,7 @@ function figuresOfSums(rows: Sum[]): RootFigures {
       cost: total('cost'),
     };
   };
-  const of = (figure: string) =>
+  const byKey = (figure: string) =>
     rows
       .filter((r) => r.figure === figure)
       .sort((a, b) => a.key.localeCompare(b.key) || a.start.localeCompare(b.start));
@@ -261,9 +260,9 @@ function figuresOfSums(rows: Sum[]): RootFigures {
       .sort()
       .map((start) => ({ start, ...figures(byStart.get(start)!) })),
     totals: figures(rows),
-    scores: of('score').map((r) => ({ name: r.key, start: r.start, mean: r.total / r.n, count: r.n })),
-    feedback: of('feedback').map((r) => ({ start: r.start, mean: r.total / r.n, count: r.n })),
-    models: of('model').map((r) => ({ start: r.start, model: r.key, calls: r.n, cost: r.total })),
+    scores: byKey('score').map((r) => ({ name: r.key, start: r.start, mean: r.total / r.n, count: r.n })),
+    feedback: byKey('feedback').map((r) => ({ start: r.start, mean: r.total / r.n, count: r.n })),
+    models: byKey('model').map((r) => ({ start: r.start, model: r.key, calls: r.n, cost: r.total })),
   };
 }
 

@@ -120,14 +120,15 @@ create table trace_hour_changes (
   hour timestamptz not null,
   experiment boolean not null,
   sign smallint not null,
+  -- The root's columns that trace_hour_figures reads, named as in trace_roots.
   status text,
   latency double precision,
-  input_tokens bigint,
-  output_tokens bigint,
-  cost double precision,
+  trace_input_tokens bigint,
+  trace_output_tokens bigint,
+  trace_cost double precision,
   feedback_score double precision,
   scores jsonb,
-  models jsonb
+  trace_models jsonb
 );
 
 create function trace_hours_change() returns trigger language plpgsql as $$
@@ -173,8 +174,8 @@ create function fold_trace_hours(max_changes int) returns bigint language sql se
     insert into trace_hours as h
     select c.organization_id, c.project_id, c.hour, c.experiment, f.figure, f.key, sum(c.sign * f.n), sum(c.sign * f.total)
     from folded c
-      cross join lateral trace_hour_figures(c.status, c.latency, c.input_tokens, c.output_tokens, c.cost,
-        c.feedback_score, c.scores, c.models) f
+      cross join lateral trace_hour_figures(c.status, c.latency, c.trace_input_tokens, c.trace_output_tokens,
+        c.trace_cost, c.feedback_score, c.scores, c.trace_models) f
     group by 1, 2, 3, 4, 5, 6
     order by 1, 2, 3, 4, 5, 6
     on conflict (organization_id, project_id, hour, experiment, figure, key)
