@@ -11,6 +11,7 @@
 import { compareRuns, type RunSample } from '@sightline/core';
 import { compareSamples, createSql, getOrCreateProject } from '@sightline/db';
 import { probe, timeSequential } from './lib/load';
+import { seedExperimentRuns } from './lib/seed';
 import { median, quantile, round, writeResult, type Row } from './lib/report';
 import { createBenchStack, freePort, peakRssMb } from './lib/stack';
 
@@ -42,37 +43,12 @@ try {
 
   // ---- seed --------------------------------------------------------------------------------------------
   const t = performance.now();
-  const runs = await sql<{ uuid: string }[]>`
-    insert into experiments (organization_id, project_id, name, run_name, status)
-    select ${org}, ${project.uuid}, 'qa', 'run-' || n, 'completed' from generate_series(1, ${RUNS}) n
-    returning uuid`;
-  const uuids = runs.map((r) => r.uuid);
-  // Run n answers case i better as n grows (accuracy), with its own relevance and latency; values come
-  // from hashes of (i, n), so that every run of the benchmark seeds the same data.
-  await sql`
-    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth,
-                       execution_order, trace_name, inputs, target, output, status, start_ts, latency,
-                       experiment_uuid, scores, versions)
-    select ${org}::uuid, id, ${project.uuid}::uuid, id, id, true, 0, 0, 'case',
-           jsonb_build_object('question', 'Question ' || i || ': ' || md5(i || 'q'), 'context', md5(i || 'c') || ' ' || md5(i || 'd')),
-           'Answer ' || md5(i || 't'),
-           'Run ' || n || ' says ' || md5(i || 'a' || n) || ' ' || md5(i || 'b' || n) || ' ' || md5(i || 'c' || n) || ' ' || md5(i || 'd' || n),
-           'success', now() - interval '1 day' + n * interval '1 hour' + i * interval '100 ms',
-           (abs(hashint4(i * 7 + n)) % 3000) / 1000.0 + n * 0.05, e.uuid,
-           jsonb_build_array(
-             jsonb_build_object('name', 'accuracy', 'score', case when abs(hashint4(i * 5 + n)) % 100 < 60 + 5 * n then 1 else 0 end),
-             jsonb_build_object('name', 'relevance', 'score', (abs(hashint4(i * 3 + n)) % 1000) / 1000.0, 'reason', 'judged')),
-           '{}'
-    from (select uuid, row_number() over (order by run_name)::int as n from experiments where organization_id = ${org}) e
-    cross join generate_series(1, ${SAMPLES}) i
-    cross join lateral (select md5(e.uuid || '/' || i)::uuid as id) ids`;
-  await sql`
-    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth,
-                       execution_order, trace_name, input_tokens, output_tokens, total_tokens, cost, versions)
-    select ${org}::uuid, gen_random_uuid(), ${project.uuid}::uuid, r.trace_id, r.trace_id, true, 1, c, 'llm',
-           400, 80, 480, 0.0004 + c * 0.0001, '{}'
-    from spans r cross join generate_series(1, 2) c
-    where r.organization_id = ${org} and r.depth = 0`;
+  const uuids = await seedExperimentRuns(sql, {
+    organizationId: org,
+    projectId: project.uuid,
+    runs: RUNS,
+    samples: SAMPLES,
+  });
   // What autovacuum does after a bulk insert: statistics and the visibility map (for index-only scans).
   await sql`vacuum (analyze) spans`;
   const seedSeconds = (performance.now() - t) / 1000;

@@ -1,6 +1,6 @@
-// What the worker's write transaction costs with the triggers that keep trace_roots (migration 00031) and the
-// dashboard's hourly changes (00033, triggers on trace_roots), against the same writes with trace_roots alone and
-// without either: the floor. A database of its own; the worker's own call (applySpanEvents) in this process, one
+// What the worker's write transaction costs with the triggers that keep trace_roots (migration 00031), the
+// dashboard's hourly changes (00033) and the sessions' and users' changes (00034; both triggers on trace_roots),
+// against the same writes with trace_roots alone and without any: the floor. A database of its own; the worker's own call (applySpanEvents) in this process, one
 // batch at a time, as one worker writes; batches of 20 traces of 5 realistic spans (about 2 KB each), root first,
 // as the ingest benchmarks send them. The three kinds of pass take turns, in a rotating order, 3 rounds, so that
 // all see the same growing table. Writes bench/results/span-writes.json.
@@ -38,9 +38,9 @@ try {
   const triggers = await sql<{ name: string; table: string; def: string }[]>`
     select tgname as name, tgrelid::regclass::text as table, pg_get_triggerdef(oid) as def from pg_trigger
     where tgrelid = 'spans'::regclass and tgname like 'trace_roots_on_%'
-      or tgrelid = 'trace_roots'::regclass and tgname like 'trace_hours_on_%'`;
-  if (triggers.length !== 6)
-    throw new Error(`expected the 6 trace_roots and trace_hours triggers, found ${triggers.length}`);
+      or tgrelid = 'trace_roots'::regclass and (tgname like 'trace_hours_on_%' or tgname like 'trace_groups_on_%')`;
+  if (triggers.length !== 9)
+    throw new Error(`expected the 9 trace_roots, trace_hours and trace_groups triggers, found ${triggers.length}`);
   type Mode = 'all' | 'roots' | 'none';
   const MODES: Mode[] = ['all', 'roots', 'none'];
   const setTriggers = async (mode: Mode) => {
@@ -74,12 +74,13 @@ try {
     rounds.push(speeds);
     await sql`analyze spans, trace_roots`;
     console.log(
-      `round ${r + 1}: ${round(speeds.all)} spans/s with both, ${round(speeds.roots)} with trace_roots alone, ${round(speeds.none)} without`,
+      `round ${r + 1}: ${round(speeds.all)} spans/s with all, ${round(speeds.roots)} with trace_roots alone, ${round(speeds.none)} without`,
     );
   }
   await setTriggers('all');
-  const [{ copied, changes }] = await sql<{ copied: number; changes: number }[]>`
-    select (select count(*)::int from trace_roots) as copied, (select count(*)::int from trace_hour_changes) as changes`;
+  const [{ copied, changes, groupChanges }] = await sql<{ copied: number; changes: number; groupChanges: number }[]>`
+    select (select count(*)::int from trace_roots) as copied, (select count(*)::int from trace_hour_changes) as changes,
+      (select count(*)::int from trace_group_changes) as "groupChanges"`;
   // The warm-up and two passes a round write trace_roots.
   const expected = (1 + 2 * ROUNDS) * TRACES_PER_PASS;
   const ratio = (of: (r: Record<Mode, number>) => number) => {
@@ -88,13 +89,14 @@ try {
   };
   const summary: Row[] = [
     {
-      figure: `span writes per second, one writer, batches of ${TRACES_PER_BATCH * 5} spans: with the trace_roots and trace_hours triggers / trace_roots alone / neither (rounds' medians)`,
+      figure: `span writes per second, one writer, batches of ${TRACES_PER_BATCH * 5} spans: with the trace_roots, trace_hours and trace_groups triggers / trace_roots alone / none (rounds' medians)`,
       value: MODES.map((m) => round(median(rounds.map((r) => r[m])))).join(' / '),
     },
-    { figure: 'with both / with neither, per round', value: ratio((r) => r.all / r.none) },
-    { figure: 'with both / with trace_roots alone, per round', value: ratio((r) => r.all / r.roots) },
+    { figure: 'with all / with none, per round', value: ratio((r) => r.all / r.none) },
+    { figure: 'with all / with trace_roots alone, per round', value: ratio((r) => r.all / r.roots) },
     { figure: 'roots in trace_roots / traces written with the triggers on', value: `${copied} / ${expected}` },
     { figure: 'hourly changes not folded (no fold runs here)', value: String(changes) },
+    { figure: "sessions' and users' changes not folded", value: String(groupChanges) },
   ];
   writeResult({ benchmark: 'span-writes', summary, rounds });
 } finally {

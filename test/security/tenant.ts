@@ -274,9 +274,9 @@ export async function tenantRows(sql: Sql, orgId: string): Promise<{ rows: Tenan
   const rows: TenantRows = new Map();
   const uncovered: string[] = [];
   for (const { table_name: table, columns } of tables) {
-    if (table === 'trace_hour_changes') continue; // counted in trace_hours' rows, below
-    if (table === 'trace_hours') {
-      rows.set(table, await dashboardHours(sql, orgId));
+    if (table === 'trace_hour_changes' || table === 'trace_group_changes') continue; // counted in their sums, below
+    if (table === 'trace_hours' || table === 'trace_groups') {
+      rows.set(table, await (table === 'trace_hours' ? dashboardHours : groupSums)(sql, orgId));
       continue;
     }
     const scope =
@@ -322,6 +322,30 @@ async function dashboardHours(sql: Sql, orgId: string): Promise<string[]> {
         where c.organization_id = ${orgId}
       ) x group by 1, 2, 3, 4, 5 having sum(n) <> 0
     ) y order by 1`;
+  return digests.map((r) => r.d);
+}
+
+/**
+ * The organization's sessions' and users' sums (migration 00034) as their pages read them: trace_groups with the
+ * changes not folded yet, each group's bounds read from its roots. Sums are numeric, exact in any order.
+ */
+async function groupSums(sql: Sql, orgId: string): Promise<string[]> {
+  const digests = await sql<{ d: string }[]>`
+    select md5(concat_ws('|', y.project_id, y.grouped_by, y.key, y.traces, y.errors, y.latency_n, y.latency_sum, y.cost,
+      y.feedback_n, y.feedback_sum, b.first_start, b.last_start)) as d
+    from (
+      select project_id, grouped_by, key, sum(traces) as traces, sum(errors) as errors, sum(latency_n) as latency_n,
+        sum(latency_sum) as latency_sum, sum(cost) as cost, sum(feedback_n) as feedback_n,
+        sum(feedback_sum) as feedback_sum
+      from (
+        select project_id, grouped_by, key, traces, errors, latency_n, latency_sum, cost, feedback_n, feedback_sum
+        from trace_groups where organization_id = ${orgId}
+        union all
+        select project_id, grouped_by, key, traces, errors, latency_n, latency_sum, cost, feedback_n, feedback_sum
+        from trace_group_changes where organization_id = ${orgId}
+      ) x group by 1, 2, 3 having sum(traces) <> 0
+    ) y, lateral trace_group_bounds(${orgId}, y.project_id, y.grouped_by, y.key) b
+    order by 1`;
   return digests.map((r) => r.d);
 }
 

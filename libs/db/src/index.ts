@@ -36,4 +36,4 @@ export * from './compare';
 export * from './partitions';
 export * from './agreement';
 export * from './trace-export';
-export * from './trace-hours';
+export * from './root-sums';

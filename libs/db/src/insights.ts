@@ -286,23 +286,85 @@ function percentile(histogram: Sum[], q: number): number | null {
 
 export type GroupBy = 'session_id' | 'end_user_identifier';
 
+type GroupsQuery = {
+  organizationId: string;
+  projectId: string;
+  by: GroupBy;
+  since: Date | null;
+  search?: string | null;
+  page: number;
+  pageSize: number;
+};
+
 /**
- * The project's traces grouped by session or by user, most recently active first. Read from trace_roots, the
- * narrow copy of the roots, with each trace's stored cost (trace_cost, as the traces table shows it): summing
- * each root's spans here and reading the wide spans rows took 5 s for 200,000 traces.
+ * The project's traces grouped by session or by user, most recently active first, with the number of groups
+ * as `total` on each row. All time is read from each group's sums (trace_groups, migration 00034), a time
+ * range from the window's roots.
  */
-export function traceGroups(
-  sql: Sql,
-  q: {
-    organizationId: string;
-    projectId: string;
-    by: GroupBy;
-    since: Date | null;
-    search?: string | null;
-    page: number;
-    pageSize: number;
-  },
-) {
+export function traceGroups(sql: Sql, q: GroupsQuery) {
+  return q.since ? groupsOfRoots(sql, q) : groupsOfSums(sql, q);
+}
+
+const likeOf = (search: string) => `%${search.replace(/[\\%_]/g, '\\$&')}%`;
+
+/**
+ * A page of groups from trace_groups, walked in the order of the page and stopped after it, whatever the
+ * number of groups. The groups with changes not folded yet are counted from their folded sums and those
+ * changes, with their first and last start read from the roots (trace_group_bounds), so that a trace shows
+ * in its group as soon as it is written.
+ */
+function groupsOfSums(sql: Sql, q: GroupsQuery) {
+  const own = sql`organization_id = ${q.organizationId} and project_id = ${q.projectId} and grouped_by = ${q.by}`;
+  const search = q.search ? sql`and key ilike ${likeOf(q.search)}` : sql``;
+  return sql<Record<string, unknown>[]>`
+    with pending as (
+      select key, sum(traces) as traces, sum(errors) as errors, sum(latency_n) as latency_n,
+        sum(latency_sum) as latency_sum, sum(cost) as cost, sum(feedback_n) as feedback_n,
+        sum(feedback_sum) as feedback_sum
+      from trace_group_changes where ${own} ${search}
+      group by key
+    ),
+    changed as (
+      select p.key, coalesce(g.traces, 0) + p.traces as traces, coalesce(g.errors, 0) + p.errors as errors,
+        coalesce(g.latency_n, 0) + p.latency_n as latency_n, coalesce(g.latency_sum, 0) + p.latency_sum as latency_sum,
+        coalesce(g.cost, 0) + p.cost as cost, coalesce(g.feedback_n, 0) + p.feedback_n as feedback_n,
+        coalesce(g.feedback_sum, 0) + p.feedback_sum as feedback_sum, b.first_start, b.last_start
+      from pending p
+        left join trace_groups g on g.organization_id = ${q.organizationId} and g.project_id = ${q.projectId}
+          and g.grouped_by = ${q.by} and g.key = p.key,
+        lateral trace_group_bounds(${q.organizationId}, ${q.projectId}, ${q.by}, p.key) b
+    ),
+    -- The groups without pending changes. Without a search, the page walks them in its order on trace_groups'
+    -- index and stops at its end, and the count reads that index apart. A search reads every key, once (one
+    -- scan for the page and the count). The fold deletes a group left without traces in the transaction that
+    -- empties it, so every row there is a group.
+    settled as ${q.search ? sql`materialized` : sql`not materialized`} (
+      select key, traces, errors, latency_n, latency_sum, cost, feedback_n, feedback_sum, first_start, last_start
+      from trace_groups g
+      where ${own} ${search} and not exists (
+        select from trace_group_changes c where c.organization_id = g.organization_id
+          and c.project_id = g.project_id and c.grouped_by = g.grouped_by and c.key = g.key)
+    ),
+    page as (
+      select * from (
+        (select * from settled order by last_start desc, key limit ${q.page * q.pageSize})
+        union all
+        select key, traces, errors, latency_n, latency_sum, cost, feedback_n, feedback_sum, first_start, last_start
+        from changed where traces > 0
+      ) groups
+      order by last_start desc, key
+      limit ${q.pageSize} offset ${(q.page - 1) * q.pageSize}
+    )
+    select key, traces::int,
+      ((select count(*) from settled) + (select count(*) from changed where traces > 0))::int as total,
+      ${sql.unsafe(utc('first_start'))} as first_start, ${sql.unsafe(utc('last_start'))} as last_start,
+      errors::int, (latency_sum / nullif(latency_n, 0))::float8 as latency_avg, cost::float8 as cost,
+      (feedback_sum / nullif(feedback_n, 0))::float8 as feedback_mean
+    from page order by page.last_start desc, key`;
+}
+
+/** A page of groups of the roots started since `q.since`, grouped as they are read (trace_roots). */
+function groupsOfRoots(sql: Sql, q: GroupsQuery) {
   const key = q.by === 'session_id' ? sql`s.session_id` : sql`s.end_user_identifier`;
   const start = traceStart('s');
   return sql<Record<string, unknown>[]>`
@@ -313,8 +375,8 @@ export function traceGroups(
     from trace_roots s
     where s.organization_id = ${q.organizationId} and s.project_id = ${q.projectId}
       and s.experiment_uuid is null and ${key} is not null
-      ${q.since ? sql`and (s.start_ts >= ${q.since} or (s.start_ts is null and s.created_at >= ${q.since}))` : sql``}
-      ${q.search ? sql`and ${key} ilike ${`%${q.search.replace(/[\\%_]/g, '\\$&')}%`}` : sql``}
+      and (s.start_ts >= ${q.since} or (s.start_ts is null and s.created_at >= ${q.since}))
+      ${q.search ? sql`and ${key} ilike ${likeOf(q.search)}` : sql``}
     group by 1 order by max(${sql.unsafe(start)}) desc, 1
     limit ${q.pageSize} offset ${(q.page - 1) * q.pageSize}`;
 }

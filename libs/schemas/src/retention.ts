@@ -14,5 +14,8 @@ export const StatisticsJobSchema = z.object({
   min_changed_rows: z.number().int().min(1),
 });
 
-/** One run of the trace-hours job: folds up to `chunk` changes of the roots per transaction into the dashboard's hours. */
+/**
+ * One run of the trace-hours job: folds up to `chunk` changes of the roots per transaction into the sums the
+ * console reads (the dashboard's hours, the sessions' and users').
+ */
 export const TraceHoursJobSchema = z.object({ chunk: z.number().int().min(1) });

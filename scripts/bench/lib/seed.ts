@@ -137,3 +137,48 @@ export async function seedAgentTrace(
   const [{ id }] = await sql.unsafe(`select ${uuidOf(`'${name}/0'`)} as id`);
   return id as string;
 }
+
+/**
+ * `runs` runs of an experiment over the same `samples` test cases, in `projectId`: each case's root carries two
+ * scores (accuracy, relevance), a latency, inputs, target and output, and its cost sits on two LLM-call
+ * children, so that a trace's cost is a sum over its spans. Run n answers case i better as n grows (accuracy),
+ * with its own relevance and latency; values come from hashes of (i, n), so that every seed is the same.
+ * Answers the runs' ids in order.
+ */
+export async function seedExperimentRuns(
+  sql: Sql,
+  o: { organizationId: string; projectId: string; runs: number; samples: number },
+): Promise<string[]> {
+  const runs = await sql<{ uuid: string }[]>`
+    insert into experiments (organization_id, project_id, name, run_name, status)
+    select ${o.organizationId}, ${o.projectId}, 'qa', 'run-' || n, 'completed' from generate_series(1, ${o.runs}) n
+    returning uuid`;
+  const uuids = runs.map((r) => r.uuid);
+  await sql`
+    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth,
+                       execution_order, trace_name, inputs, target, output, status, start_ts, latency,
+                       experiment_uuid, scores, versions)
+    select ${o.organizationId}::uuid, id, ${o.projectId}::uuid, id, id, true, 0, 0, 'case',
+           jsonb_build_object('question', 'Question ' || i || ': ' || md5(i || 'q'), 'context', md5(i || 'c') || ' ' || md5(i || 'd')),
+           'Answer ' || md5(i || 't'),
+           'Run ' || n || ' says ' || md5(i || 'a' || n) || ' ' || md5(i || 'b' || n) || ' ' || md5(i || 'c' || n) || ' ' || md5(i || 'd' || n),
+           'success', now() - interval '1 day' + n * interval '1 hour' + i * interval '100 ms',
+           (abs(hashint4(i * 7 + n)) % 3000) / 1000.0 + n * 0.05, e.uuid,
+           jsonb_build_array(
+             jsonb_build_object('name', 'accuracy', 'score', case when abs(hashint4(i * 5 + n)) % 100 < 60 + 5 * n then 1 else 0 end),
+             jsonb_build_object('name', 'relevance', 'score', (abs(hashint4(i * 3 + n)) % 1000) / 1000.0, 'reason', 'judged')),
+           '{}'
+    from (select uuid, row_number() over (order by run_name)::int as n from experiments
+          where uuid = any(${sql.array(uuids)}::uuid[])) e
+    cross join generate_series(1, ${o.samples}) i
+    cross join lateral (select md5(e.uuid || '/' || i)::uuid as id) ids`;
+  await sql`
+    insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth,
+                       execution_order, trace_name, input_tokens, output_tokens, total_tokens, cost, versions)
+    select ${o.organizationId}::uuid, gen_random_uuid(), ${o.projectId}::uuid, r.trace_id, r.trace_id, true, 1, c, 'llm',
+           400, 80, 480, 0.0004 + c * 0.0001, '{}'
+    from spans r cross join generate_series(1, 2) c
+    where r.organization_id = ${o.organizationId} and r.experiment_uuid = any(${sql.array(uuids)}::uuid[])
+      and r.depth = 0`;
+  return uuids;
+}
