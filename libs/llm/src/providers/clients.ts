@@ -36,6 +36,23 @@ export function reuseClient<C extends object>(
   return client;
 }
 
+/**
+ * `base`, with a response body that stops when the call's signal aborts. Node 20's fetch (undici 6) follows
+ * the caller's signal through a weak reference, which a garbage collection drops once the response headers
+ * are in (nodejs/node#55428, fixed only in undici 8, which needs Node 22): a provider that stalled after its
+ * headers then held the call, its worker slot and its lane past every deadline. The body is piped through a
+ * stream the signal stops itself, which errors the SDK's read and cancels undici's body (closing the socket).
+ */
+function bodyFollowsSignal(base: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const res = await base(input, init);
+    const signal = init?.signal;
+    if (!signal || !res.body) return res;
+    const body = res.body.pipeThrough(new TransformStream(), { signal });
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
 /** What every SDK client is built with from a call's options. */
 export const sdkOptions = (opts: CallOptions) => ({
   apiKey: opts.apiKey,
@@ -43,7 +60,7 @@ export const sdkOptions = (opts: CallOptions) => ({
   timeout: opts.timeoutMs,
   maxRetries: opts.maxRetries,
   fetchOptions: NO_REDIRECTS,
-  fetch: opts.fetch,
+  fetch: bodyFollowsSignal(opts.fetch ?? globalThis.fetch),
 });
 
 /** The parts of a call's options that tell its client apart, with any of the provider's own. */
