@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
+import type { InjectOptions } from 'fastify';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveOtlpGrpc, type OtlpGrpcServer } from '@sightline/api/otlp-grpc';
 import { call, readTrace, type TestStack } from '../support/app';
 import { useStack } from '../support/fixtures';
+import { freePort, startScript } from '../support/processes';
+import { databaseUrl, redisUrl, testRedis, uniquePrefix } from '../support/services';
 import {
   decodeExportResponse,
   otlpJson,
@@ -206,5 +209,129 @@ describe('OTLP/gRPC under a full span backlog', () => {
     expect(error).toMatchObject({ code: grpc.status.UNAVAILABLE, details: expect.stringContaining('retry later') });
     expect(retryDelayOf(error!)).toBe(5);
     expect((await readTrace(stack.app, org.key, uuid(traceId))).statusCode).toBe(404);
+  });
+});
+
+describe('OTLP/gRPC closing with an export under way', () => {
+  const {
+    stack,
+    orgs: [org],
+  } = useStack({ orgs: ['otel-grpc-close'] });
+
+  /**
+   * The gRPC service over the real app, whose intake waits for `release` once it has a call: an export held
+   * under way while the service closes.
+   */
+  async function heldService() {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const underWay = new Promise<void>((resolve) => (entered = resolve));
+    const app = stack.app;
+    const held = Object.create(app, {
+      inject: {
+        value: async (opts: InjectOptions) => {
+          entered();
+          await released;
+          return app.inject(opts);
+        },
+      },
+    }) as typeof app;
+    const server = await serveOtlpGrpc(held, '127.0.0.1', 0);
+    return { server, client: collector(server.port), underWay, release };
+  }
+
+  it('finishes an export under way before it closes, and refuses new ones meanwhile', async () => {
+    const { server, client, underWay, release } = await heldService();
+    try {
+      const { traceId, spans } = twoSpans();
+      const exporting = client.export(otlpProtobuf(otlpJson(spans)), {
+        'x-api-key': org.key,
+        'x-project-name': 'grpc-close',
+      });
+      await underWay;
+      let closed = false;
+      const closing = server.close(10_000).then(() => (closed = true));
+      // A second channel: the first one's connection is being drained.
+      const late = collector(server.port);
+      expect((await late.export(otlpProtobuf(otlpJson(twoSpans().spans)), { 'x-api-key': org.key })).error?.code).toBe(
+        grpc.status.UNAVAILABLE,
+      );
+      late.close();
+      expect(closed).toBe(false);
+      release();
+      expect((await exporting).error).toBeNull();
+      await closing;
+      await expect
+        .poll(async () => (await readTrace(stack.app, org.key, uuid(traceId))).statusCode, { timeout: 10_000 })
+        .toBe(200);
+    } finally {
+      release();
+      client.close();
+    }
+  });
+
+  it('cuts an export still under way at the end of its grace', async () => {
+    const { server, client, underWay, release } = await heldService();
+    try {
+      const exporting = client.export(otlpProtobuf(otlpJson(twoSpans().spans)), { 'x-api-key': org.key });
+      await underWay;
+      const t0 = Date.now();
+      await server.close(300);
+      expect(Date.now() - t0).toBeLessThan(5000);
+      // Cut, not answered: the Collector sends it again elsewhere.
+      expect((await exporting).error?.code).toBeOneOf([grpc.status.CANCELLED, grpc.status.UNAVAILABLE]);
+    } finally {
+      release();
+      client.close();
+    }
+  });
+});
+
+describe('OTLP/gRPC when npm start stops', () => {
+  it('keeps serving while the API drains, exits cleanly with a Collector still connected, and keeps what it took', async () => {
+    const prefix = uniquePrefix('grpc-stop');
+    const [port, grpcPort] = [await freePort(), await freePort()];
+    const { child } = await startScript(
+      'scripts/start.ts',
+      {
+        DATABASE_URL: databaseUrl(),
+        REDIS_URL: redisUrl(),
+        LOG_LEVEL: 'info',
+        START_ROLE: 'api',
+        API_PROCESSES: '1',
+        PORT: String(port),
+        OTLP_GRPC_PORT: String(grpcPort),
+        QUEUE_PREFIX: prefix,
+        BOOTSTRAP_API_KEY: 'sl-grpc-stop-key',
+        SHUTDOWN_DELAY_MS: '1500',
+      },
+      /OTLP\/gRPC traces on/,
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const client = collector(grpcPort);
+    const redis = testRedis();
+    try {
+      const send = () =>
+        client.export(otlpProtobuf(otlpJson(twoSpans().spans)), {
+          'x-api-key': 'sl-grpc-stop-key',
+          'x-project-name': 'grpc-stop',
+        });
+      const queued = () => redis.llen(`${prefix}:span-write:wait`); // no worker runs: the jobs wait
+      expect((await send()).error).toBeNull();
+      const perExport = await queued();
+      expect(perExport).toBeGreaterThan(0);
+      child.kill('SIGTERM');
+      // While a balancer sees /readyz fail (SHUTDOWN_DELAY_MS), exports are still taken.
+      expect((await send()).error).toBeNull();
+      // The Collector's idle connection does not hold the shutdown up.
+      expect(await exited).toBe(0);
+      expect((await send()).error?.code).toBe(grpc.status.UNAVAILABLE);
+      expect(await queued()).toBe(2 * perExport);
+    } finally {
+      client.close();
+      await redis.quit();
+      child.kill('SIGKILL'); // left running by nothing: exited above, or killed here when a check failed
+    }
   });
 });
