@@ -100,7 +100,15 @@ async function failover(waitReplicas: number, spanWriteShards = 1) {
       () => null,
     );
   while ((await servedBy()) !== replica.port) {
-    if (Date.now() > deadline) throw new Error('the replica was never promoted');
+    if (Date.now() > deadline)
+      throw new Error(
+        `the replica was never promoted; its log, without its attempts to reach the killed master:\n${replica.process
+          .output()
+          .split('\n')
+          .filter((line) => !/Connection refused|Connecting to MASTER|sync started/.test(line))
+          .slice(-40)
+          .join('\n')}`,
+      );
     await sleep(100);
   }
   const promotedAt = Date.now();

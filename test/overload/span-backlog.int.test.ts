@@ -9,8 +9,11 @@ import {
   createProducer,
   createSpanIntake,
   forgetLostSpanEvents,
+  holdPending,
   journal,
   redisKeys,
+  releaseForgottenMarks,
+  releasePending,
   SpanBacklogFullError,
   sweepUnconfirmed,
   takeSequenceNumbers,
@@ -258,6 +261,41 @@ describe('lost span events leave the backlog', () => {
     expect(await redis.zscore(keys.spanBacklog, String(old))).toBeNull();
     // The recent one may still be on its way into a job.
     expect(await spanBacklog(redis, keys)).toBe(1);
+  });
+
+  it('releases the marks of events whose queued job was lost, so reads stop waiting for them, and no other marks', async () => {
+    const queue = stack.app.spanWrites[0]!.queue;
+    const lost = randomUUID();
+    expect((await call(stack.app, org.key, 'POST', '/trace_log', span(lost))).statusCode).toBe(200);
+    const [lostSeq] = await redis.smembers(keys.pendingSpan(org.id, lost));
+    // Queued and confirmed, so no journal entry is left for the sweep; then lost, the queue emptied by hand
+    // (a failover can lose a queued job the same way, its marks kept by the new master).
+    await eventually(() => redis.zscore(journal(keys).index, lostSeq!), null);
+    await queue.drain();
+    expect((await call(stack.app, org.key, 'GET', `/trace_log/${lost}`)).statusCode).toBe(503);
+    // An evaluation held pending, as old as the lost event: not an event's mark, so it stays.
+    await holdPending(redis, keys, org.id, 'eval:held', Number(lostSeq));
+
+    expect(await forgetLostSpanEvents(redis, keys, queue, 0)).toBeGreaterThan(0);
+    // Accepted after the loss, its job waiting: its marks stay.
+    const waiting = randomUUID();
+    expect((await call(stack.app, org.key, 'POST', '/trace_log', span(waiting))).statusCode).toBe(200);
+    const [waitingSeq] = await redis.smembers(keys.pendingSpan(org.id, waiting));
+
+    expect(await releaseForgottenMarks(redis, keys)).toBeGreaterThan(0);
+    expect((await call(stack.app, org.key, 'GET', `/trace_log/${lost}`)).statusCode).toBe(404);
+    expect((await redis.zrange(keys.pendingOrganization(org.id), 0, -1)).sort()).toEqual(
+      [waitingSeq, 'eval:held'].sort(),
+    );
+    expect(await redis.smembers(keys.pendingSpan(org.id, waiting))).toEqual([waitingSeq]);
+    // Done until events are forgotten again.
+    expect(await redis.exists(keys.backlogForgotten)).toBe(0);
+    expect(await releaseForgottenMarks(redis, keys)).toBe(0);
+
+    await releasePending(redis, keys, org.id, 'eval:held');
+    await stack.startWorker();
+    expect((await readTrace(stack.app, org.key, waiting)).statusCode).toBe(200);
+    await stack.stopWorker();
   });
 });
 

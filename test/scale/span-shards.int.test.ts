@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgetLostSpanEvents, releaseForgottenMarks, takeSequenceNumbers } from '@sightline/queues';
 import { buildStack, call, type TestStack } from '../support/app';
 import { commandsRun, PrivateRedisCluster } from '../support/private-services';
 import { newOrganization, testSql } from '../support/services';
@@ -99,6 +100,24 @@ describe('span writes over three shards on a Redis Cluster', () => {
     const tree = await get(root);
     expect(tree.statusCode).toBe(200);
     expect(tree.json().children_ids).toEqual([child]);
+  });
+
+  it("releases the marks of each shard's lost events, on the master that holds them", async () => {
+    const redis = stack.app.redis;
+    const organizationId = randomUUID();
+    const marked = [];
+    for (const [i, shard] of stack.app.spanShards.all.entries()) {
+      const traceId = idInShard(i);
+      // Numbered and marked, its job never queued (or queued and lost): nothing will write it.
+      await takeSequenceNumbers(redis, shard.keys, [{ organization_id: organizationId, trace_id: traceId }]);
+      expect(await forgetLostSpanEvents(redis, shard.keys, stack.app.spanWrites[i]!.queue, 0)).toBe(1);
+      marked.push({ keys: shard.keys, traceId });
+    }
+    for (const { keys } of marked) await releaseForgottenMarks(redis, keys);
+    for (const { keys, traceId } of marked) {
+      expect(await redis.zcard(keys.pendingOrganization(organizationId))).toBe(0);
+      expect(await redis.scard(keys.pendingSpan(organizationId, traceId))).toBe(0);
+    }
   });
 });
 

@@ -14,8 +14,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Queue, type JobType } from 'bullmq';
 import { addApiKey, createSql, ensureOrganization, migrate, type Sql } from '@sightline/db';
-import { spanShards } from '@sightline/queues';
-import { connectRedis, spanShardPrefixes } from '@sightline/runtime';
+import { journal, spanShards } from '@sightline/queues';
+import { connectRedis, scanKeys, spanShardPrefixes } from '@sightline/runtime';
 import { BaseEnv } from '@sightline/schemas';
 import { freePort, ROOT } from './processes';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -326,12 +326,22 @@ export class PrivateRedisCluster {
         String(replicasPerMaster),
         '--cluster-yes',
       ]);
-      // Every node must know every slot's master before a client is pointed at it.
+      // Every node must know every slot's master before a client is pointed at it, and every replica must
+      // hold its master's copy: one still in its first sync when its master fails has no data to take over
+      // with ("disconnected from master for longer than allowed"), and never is promoted.
       for (const { port } of nodes) {
         for (let tries = 0; !/cluster_state:ok/.test(await cli(port, 'cluster', 'info')); tries++) {
           if (tries > 200) throw new Error(`redis cluster node ${port} never reached cluster_state:ok`);
           await sleep(50);
         }
+      }
+      const synced = async () => {
+        const replication = await Promise.all(ports.map((port) => cli(port, 'info', 'replication')));
+        return replication.filter((info) => /master_link_status:up/.test(info)).length;
+      };
+      for (let tries = 0; (await synced()) < masters * replicasPerMaster; tries++) {
+        if (tries > 600) throw new Error('a redis cluster replica never finished its first sync');
+        await sleep(50);
       }
     } catch (err) {
       cluster.forceStop();
@@ -410,6 +420,9 @@ function startClusterNode(dir: string, port: number): Promise<ManagedProcess> {
     'nodes.conf',
     '--cluster-node-timeout',
     '2000',
+    // A replica's first sync starts at once, rather than after 5 s waiting for others to share it.
+    '--repl-diskless-sync-delay',
+    '0',
   ]);
 }
 
@@ -555,6 +568,40 @@ export async function createChaosStack(
         (a, b) => a + b,
         0,
       );
+    /**
+     * Marks left, each with when it was accepted (sequence numbers are microseconds of Redis time), whether
+     * the backlog and the reservation journal still hold it, its span's trace, and that trace's stored rows.
+     */
+    const describeMarks = async (seqs: string[]) => {
+      const { keys } = shards.all[0]!;
+      const spanSets: string[] = [];
+      for await (const batch of scanKeys(queueRedis, keys.spanBacklog, keys.pendingSpan(organizationId, '*')))
+        spanSets.push(...batch);
+      return Promise.all(
+        seqs.map(async (seq) => {
+          let traceId: string | undefined;
+          for (const set of spanSets) if (await queueRedis.sismember(set, seq)) traceId = set.split(':').at(-1);
+          const [stored] = traceId
+            ? await sql<
+                { n: number }[]
+              >`select count(*)::int as n from spans where organization_id = ${organizationId} and trace_id = ${traceId}`
+            : [undefined];
+          // A reservation is journalled under its first number: the nearest at or below this one.
+          const [reservation] = await queueRedis.zrevrangebyscore(journal(keys).index, seq, '-inf', 'LIMIT', 0, 1);
+          const unconfirmed = reservation && (await queueRedis.hget(journal(keys).events, reservation));
+          return {
+            seq,
+            accepted_at: new Date(Number(seq) / 1000).toISOString(),
+            in_backlog: (await queueRedis.zscore(keys.spanBacklog, seq)) !== null,
+            in_unconfirmed_reservation: Boolean(
+              unconfirmed && Number(seq) - Number(reservation) < unconfirmed.split('\n').length / 3,
+            ),
+            trace_id: traceId,
+            stored_rows: stored?.n,
+          };
+        }),
+      );
+    };
     const baseEnv = () => ({ DATABASE_URL: pg!.url, ...redisEnv, QUEUE_PREFIX, ...options.env });
 
     const stack = {
@@ -619,8 +666,10 @@ export async function createChaosStack(
             const left = {
               ...counts,
               pending,
-              pending_sample: await queueRedis.zrange(`${prefix}:pending:org:${organizationId}`, 0, 4),
-              unconfirmed_reservations: await queueRedis.zcard(`${prefix}:span-seq:unconfirmed`),
+              pending_sample: await describeMarks(
+                await queueRedis.zrange(shards.all[0]!.keys.pendingOrganization(organizationId), 0, 4),
+              ),
+              unconfirmed_reservations: await queueRedis.zcard(journal(shards.all[0]!.keys).index),
               failed: (await spanQueue.getFailed(0, 4)).map((j) => ({
                 reason: j.failedReason,
                 finishedOn: j.finishedOn,

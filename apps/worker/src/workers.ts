@@ -17,7 +17,7 @@ import { createPool } from '@sightline/pool';
 import {
   collectProcessMetrics,
   createReplicaReads,
-  duplicateRedis,
+  connectSubscriber,
   logQueueErrors,
   observeWorker,
   serveMetrics,
@@ -117,7 +117,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
   const pool = createPool({ threads: env.POOL_THREADS });
   const evals = produce('eval');
   const settles = produce('trace-settle');
-  const savedKeys = createSavedKeys(sql, watch(duplicateRedis(redis)), keys.providerKeysChanged);
+  const savedKeys = createSavedKeys(sql, watch(connectSubscriber(redis, keys.seq)), keys.providerKeysChanged);
   // Counted by the gateway around each call, read by the lanes when a provider refuses one.
   const callsInFlight = new CallsInFlight();
   const deliveries = produce('monitor-delivery');
@@ -196,7 +196,7 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
   const completions = completionProcessor({ redis, keys, gateway, lanes, budgetMs });
   const judgeCalls = {
     waiter: createReplyWaiter(
-      watch(duplicateRedis(redis, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })),
+      watch(connectSubscriber(redis, keys.seq, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })),
       keys,
       log,
     ),

@@ -5,12 +5,16 @@ export function redisKeys(prefix: string) {
     pendingSpan: (org: string, traceId: string) => `${prefix}:pending:span:${org}:${traceId}`,
     pendingRoot: (org: string, rootId: string) => `${prefix}:pending:root:${org}:${rootId}`,
     pendingOrganization: (org: string) => `${prefix}:pending:org:${org}`,
+    /** A SCAN pattern that matches every pending set above. */
+    pendingAll: `${prefix}:pending:*`,
     replies: (replyTo: string) => `${prefix}:replies:${replyTo}`,
     completionCache: (org: string, digest: string) => `${prefix}:completion-cache:${org}:${digest}`,
     /** Set while a load-balanced route's target cools down after a failure (the route and target by index). */
     routeCooling: (org: string, route: string, target: number) => `${prefix}:route-cooling:${org}:${route}:${target}`,
     /** Every span event accepted and not yet written, by sequence number: the span-write backlog. */
     spanBacklog: `${prefix}:span-backlog`,
+    /** Set, to the cutoff used, once events were forgotten from the backlog as lost, until their marks are released. */
+    backlogForgotten: `${prefix}:span-backlog:forgotten`,
     /** Pub/sub channel of an organization's root spans, published as they are committed (the live tail). */
     liveRoots: (org: string) => `${prefix}:live-roots:${org}`,
     /**

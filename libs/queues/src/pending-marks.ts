@@ -1,6 +1,8 @@
 import type { ChainableCommander, Redis } from 'ioredis';
+import { scanKeys } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
+import { withScripts } from './scripts';
 
 // Read-your-writes: each accepted span event's sequence number is a mark in its span's pending set, its
 // trace root's, and its organization's (a sorted set by sequence number), set by the accept script
@@ -61,6 +63,35 @@ export async function clearPending(redis: Redis, keys: RedisKeys, events: readon
   for (const [key, seqs] of sets) pipeline.srem(key, ...seqs);
   for (const [key, seqs] of sortedSets) pipeline.zrem(key, ...seqs);
   await execAll(pipeline);
+}
+
+/**
+ * Releases the pending marks of the events forgotten from the backlog as lost (backlog.ts): a job that was
+ * queued and then lost leaves no journal entry for the sweep (reservations.ts), and its marks would keep
+ * the reads of its spans and every experiment finish of its organization waiting for an hour. Does nothing
+ * unless events were forgotten since it last ran, so the pending keys are scanned only after a loss. Safe
+ * to run from several processes at once; answers how many marks it released.
+ */
+export async function releaseForgottenMarks(redis: Redis, keys: RedisKeys): Promise<number> {
+  const cutoff = await redis.get(keys.backlogForgotten);
+  if (!cutoff) return 0;
+  const scripts = withScripts(redis);
+  const page = 500;
+  let released = 0;
+  for await (const batch of scanKeys(redis, keys.spanBacklog, keys.pendingAll)) {
+    for (const key of batch) {
+      // A span's or a root's set is read whole; an organization's, in pages by score.
+      for (let after = '-inf'; ;) {
+        const [n, read, last] = await scripts.releaseForgottenMarksLua(1, key, cutoff, after, page);
+        released += n;
+        if (read < page) break;
+        after = last;
+      }
+    }
+  }
+  // Events forgotten meanwhile recorded a later cutoff, which stays for the next run.
+  await scripts.deleteIfEqualLua(1, keys.backlogForgotten, cutoff);
+  return released;
 }
 
 /**

@@ -7,7 +7,9 @@ const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.m
 const SCRIPTS = {
   acceptSpanEventsLua: lua('accept-span-events'),
   sweepUnconfirmedLua: lua('sweep-unconfirmed'),
-  forgetOlderThanLua: lua('forget-older-than'),
+  forgetLostSpanEventsLua: lua('forget-lost-span-events'),
+  releaseForgottenMarksLua: lua('release-forgotten-marks'),
+  deleteIfEqualLua: lua('delete-if-equal'),
   reserveBudgetsLua: lua('reserve-budgets'),
   settleBudgetsLua: lua('settle-budgets'),
 };
@@ -17,7 +19,9 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     acceptSpanEventsLua(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
     sweepUnconfirmedLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number]>;
-    forgetOlderThanLua(numKeys: number, ...args: (string | number)[]): Promise<number>;
+    forgetLostSpanEventsLua(numKeys: number, ...args: (string | number)[]): Promise<number>;
+    releaseForgottenMarksLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number, string]>;
+    deleteIfEqualLua(numKeys: number, ...args: (string | number)[]): Promise<number>;
     reserveBudgetsLua(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
     settleBudgetsLua(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   }

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { repeat } from '@sightline/runtime';
 import { forgetLostSpanEvents } from './backlog';
 import type { RedisKeys } from './keys';
-import { clearPending, pendingEventsOf } from './pending-marks';
+import { clearPending, pendingEventsOf, releaseForgottenMarks } from './pending-marks';
 import { sweepUnconfirmed } from './reservations';
 
 type Log = { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
@@ -18,7 +18,8 @@ const FORGET_MS = 5000;
  * - a span-write job that failed for good (retries used up, stalled too often, a payload that cannot
  *   parse): its events' marks at once, rather than when they expire;
  * - reservations whose job never reached the queue: swept every 10 s, after their grace;
- * - the backlog of a span-write queue emptied by hand: forgotten once no job is left.
+ * - jobs queued and then lost (a queue emptied by hand, a failover): once no job is left, their events
+ *   leave the backlog, then their marks go.
  * Answers a stop function.
  */
 export function startPendingUpkeep(deps: {
@@ -50,7 +51,11 @@ export function startPendingUpkeep(deps: {
     (err) => log.debug({ err: (err as Error).message }, 'pending sweep failed'),
   );
   const stopForgetting = repeat(
-    () => forgetLostSpanEvents(redis, keys, deps.spanWrites),
+    async () => {
+      await forgetLostSpanEvents(redis, keys, deps.spanWrites);
+      const released = await releaseForgottenMarks(redis, keys);
+      if (released) log.warn({ released }, 'released pending marks of span events whose job was lost');
+    },
     FORGET_MS,
     (err) => log.debug({ err: (err as Error).message }, 'span backlog check failed'),
   );

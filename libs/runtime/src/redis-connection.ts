@@ -1,8 +1,10 @@
 // One way to open a Redis connection for every process: to the Redis at REDIS_URL, or to the Redis Cluster
 // REDIS_CLUSTER_NODES names. ioredis' Cluster answers the same commands, sending each to its slot's master
 // and following the cluster as it fails over, so the code that uses a connection does not care which.
+import { createConnection } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import slotOf from 'cluster-key-slot';
-import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { AbstractConnector, Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { redactedAddress } from './dependency-check';
 
 export type RedisTarget = {
@@ -14,16 +16,6 @@ export type RedisTarget = {
 export function connectRedis(target: Omit<RedisTarget, 'QUEUE_PREFIX'>, options: RedisOptions = {}): Redis {
   if (target.REDIS_CLUSTER_NODES.length === 0) return new Redis(target.REDIS_URL, options);
   return cluster(target.REDIS_CLUSTER_NODES, options);
-}
-
-/** Another connection to the same Redis or cluster, with `options` over the first one's. */
-export function duplicateRedis(redis: Redis, options: RedisOptions = {}): Redis {
-  const connection = redis as Redis | Cluster;
-  if (!(connection instanceof Cluster)) return connection.duplicate(options);
-  return connection.duplicate(
-    [],
-    clusterOptions({ ...connection.options.redisOptions, ...options }),
-  ) as unknown as Redis;
 }
 
 function cluster(nodes: ClusterNode[], options: RedisOptions): Redis {
@@ -96,21 +88,69 @@ export function redisAddress(target: Omit<RedisTarget, 'QUEUE_PREFIX'>): string 
   return `the cluster ${nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
 }
 
-// The slot of each key asked about, asked of the cluster once: callers ask about the same few keys.
-const slots = new Map<string, Promise<number>>();
+/** The address (host:port) of the master of `key`'s slot as the cluster client knows it now, if it does. */
+const masterAddress = (cluster: Cluster, key: string): string | undefined => cluster.slots[slotOf(key)]?.[0];
 
-/** The cluster client's own connection to the master of `key`'s slot. */
+/**
+ * The cluster client's own connection to the master of `key`'s slot. Looked for among all its nodes: a MOVED
+ * reply points the slot at a replica just promoted, which the client still counts as a replica until it next
+ * reads the cluster's layout. A slot with no master known answers as a cluster failing over does.
+ */
 async function masterOf(cluster: Cluster, key: string): Promise<Redis> {
-  let slot = slots.get(key);
-  if (!slot) {
-    slot = cluster.cluster('KEYSLOT', key).then(Number);
-    slots.set(key, slot);
-    slot.catch(() => slots.delete(key));
-  }
-  const [master] = cluster.slots[await slot] ?? [];
-  const node = cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === master);
-  if (!node) throw new Error(`Redis Cluster: no master known for slot ${await slot}`);
+  const master = masterAddress(cluster, key);
+  const node = cluster.nodes('all').find((n) => `${n.options.host}:${n.options.port}` === master);
+  if (!node) throw new Error(`CLUSTERDOWN no master known for slot ${slotOf(key)}`);
   return node;
+}
+
+/**
+ * A connection to listen on (SUBSCRIBE, PSUBSCRIBE), with `options` over `redis`'s. On one Redis, another
+ * connection to it. On a cluster, not a Cluster client: when the node its subscriptions live on is lost, it
+ * moves them to another node without a word, and what was published meanwhile never arrives (a caller
+ * waiting for its completion's reply waited out the API's last resort, a 504, through a master's
+ * failover). Instead, a plain connection to the master of `viaKey`'s slot, where publishInOrder publishes:
+ * its loss emits 'close' as on one Redis, so waiters are told at once, and each reconnection goes to the
+ * slot's master as the cluster client knows it then, so the subscriptions follow the slot through a failover.
+ */
+export function connectSubscriber(redis: Redis, viaKey: string, options: RedisOptions = {}): Redis {
+  const connection = redis as Redis | Cluster;
+  if (!(connection instanceof Cluster)) return connection.duplicate(options);
+  const cluster = connection;
+  class SlotMasterConnector extends AbstractConnector {
+    constructor(options: unknown) {
+      super((options as RedisOptions).disconnectTimeout ?? 2000);
+    }
+
+    private tries = 0;
+
+    async connect() {
+      this.connecting = true;
+      // A reconnection asks the cluster who the master is now: the cluster client learns of a failover
+      // only when its own commands fail, and it may send none meanwhile.
+      if (this.tries++ > 0) await new Promise((resolve) => cluster.refreshSlotsCache(resolve));
+      let master = masterAddress(cluster, viaKey);
+      // Until the cluster client has learnt the slots (at start): a rejection here would end the connection.
+      for (; !master; master = masterAddress(cluster, viaKey)) {
+        await sleep(100);
+        if (!this.connecting) throw new Error('Connection is closed.');
+      }
+      const at = master.lastIndexOf(':');
+      this.stream = createConnection({ host: master.slice(0, at), port: Number(master.slice(at + 1)) });
+      this.stream.once('error', (err) => (this.firstError = err));
+      return this.stream;
+    }
+  }
+  return new Redis({ ...cluster.options.redisOptions, ...options, Connector: SlotMasterConnector });
+}
+
+/**
+ * Every key matching `pattern`, in batches, where the keys under one hash tag live: the Redis, or on a
+ * cluster the master of `slotKey`'s slot (SCAN reads one node).
+ */
+export async function* scanKeys(redis: Redis, slotKey: string, pattern: string): AsyncGenerator<string[]> {
+  const connection = redis as Redis | Cluster;
+  const node = connection instanceof Cluster ? await masterOf(connection, slotKey) : connection;
+  for await (const keys of node.scanStream({ match: pattern, count: 1000 })) yield keys as string[];
 }
 
 /**

@@ -19,6 +19,8 @@ describe('isRedisAway', () => {
       'LOADING Redis is loading the dataset in memory',
       'Too many Cluster redirections. Last error: CLUSTERDOWN The cluster is down',
       'Failed to refresh slots cache.',
+      // A WAIT sent to a master demoted in a failover, before the client learnt it.
+      'ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.',
     ])
       expect(isRedisAway(new ReplyError(message)), message).toBe(true);
   });

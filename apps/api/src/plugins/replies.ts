@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { connectRedis } from '@sightline/runtime';
+import { connectSubscriber } from '@sightline/runtime';
 import { createReplyWaiter, ReplyError, type WaitOptions } from '@sightline/queues';
 import { AppError } from '../errors';
 
@@ -16,7 +16,9 @@ declare module 'fastify' {
 /** Each API node holds one Redis subscriber connection, shared by every request that waits on a job. */
 export default fp(
   async (app: FastifyInstance) => {
-    const subscriber = app.watchRedis(connectRedis(app.config, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }));
+    const subscriber = app.watchRedis(
+      connectSubscriber(app.redis, app.keys.seq, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }),
+    );
     const waiter = createReplyWaiter(subscriber, app.keys, app.log);
     app.decorate('newReplyTo', waiter.newReplyTo);
     app.decorate('awaitReply', async <T>(replyTo: string, enqueue: () => Promise<unknown>, options: WaitOptions<T>) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { connectRedis } from '@sightline/runtime';
+import { connectSubscriber } from '@sightline/runtime';
 import { traceRowsOf } from '@sightline/db';
 import type { LiveRoot } from '@sightline/queues';
 import { LiveTracesQuery } from '@sightline/schemas';
@@ -76,7 +76,10 @@ export default async function liveTraceRoutes(base: FastifyInstance) {
 
 /** One Redis subscriber for the node; a channel is subscribed while someone listens to it. */
 function liveRootsHub(app: FastifyInstance) {
-  const subscriber = connectRedis(app.config, { maxRetriesPerRequest: null });
+  const subscriber = connectSubscriber(app.redis, app.keys.seq, {
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: null,
+  });
   subscriber.on('error', (err) => app.log.debug({ err }, 'live subscriber error'));
   const listeners = new Map<string, Set<(roots: LiveRoot[]) => void>>();
   subscriber.on('message', (channel: string, message: string) => {
