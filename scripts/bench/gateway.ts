@@ -1,12 +1,15 @@
 // Benchmark: the latency a gateway adds to an LLM call. A fake OpenAI upstream (its own process, a fixed
-// 20 ms before it answers) is called three ways, at 1 and at 64 connections: directly, through Sightline's
-// POST /completion (the real API and worker processes, with the queue hop and the trace log), and through
+// 20 ms before it answers) is called four ways, at 1 and at 64 connections: directly, through Sightline's
+// POST /completion (the real API and worker processes, with the queue hop and the trace log), through
 // Portkey's open-source gateway (its own process, pointed at the same upstream with its custom-host
-// header). Overhead is a gateway's latency minus the direct latency measured in the same round. Streaming
-// is measured by our own client, which times the first SSE event that carries a token.
+// header), and through the design's floor (lib/queue-floor.ts: one BullMQ job a request and a pub/sub
+// reply, nothing else), which Sightline's figures are read against. Overhead is a gateway's latency minus
+// the direct latency measured in the same round. Redis commands per request are counted from INFO
+// commandstats over each run at 1 connection, less the idle processes' own. Streaming is measured by our
+// own client, which times the first SSE event that carries a token (the floor does not stream).
 //
-// Rounds interleave the three targets (in a rotating order) so that the machine's noise falls on all of
-// them alike; each figure is the median over rounds. Writes bench/results/gateway.json.
+// Rounds interleave the targets (in a rotating order) so that the machine's noise falls on all of them
+// alike; each figure is the median over rounds. Writes bench/results/gateway.json.
 import { execSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -14,7 +17,7 @@ import { Queue } from 'bullmq';
 import { load } from './lib/load';
 import { median, quantile, round, writeResult, type Row } from './lib/report';
 import { startPortkey } from './lib/portkey';
-import { createBenchStack, freePort, peakRssMb, type BenchStack } from './lib/stack';
+import { createBenchStack, freePort, peakRssMb, REDIS_URL, startReporting, type BenchStack } from './lib/stack';
 import { startUpstream, upstreamStats } from './lib/upstream';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -30,8 +33,8 @@ const messages = [
   { role: 'user' as const, content: 'Name a quick brown animal that jumps over lazy dogs, and say why it does so.' },
 ];
 
-type Target = 'direct' | 'sightline' | 'portkey';
-const TARGETS: Target[] = ['direct', 'sightline', 'portkey'];
+type Target = 'direct' | 'sightline' | 'portkey' | 'floor';
+const TARGETS: Target[] = ['direct', 'sightline', 'portkey', 'floor'];
 type Endpoint = { url: string; headers: Record<string, string>; body: string };
 const loadOf = ({ url, headers, body }: Endpoint) => ({ url, headers, body: () => body });
 type StreamEndpoint = Endpoint & { isToken(data: string): boolean; isEnd(data: string): boolean };
@@ -44,6 +47,24 @@ function cpuMs(pid: number): number {
 }
 
 const children: ChildProcess[] = [];
+
+/** Starts a role of the queue floor (lib/queue-floor.ts), resolving once it is ready, with what it reported. */
+async function startFloorRole(role: 'front' | 'worker', args: string[]) {
+  const { child, report } = await startReporting<{ port?: number }>('scripts/bench/lib/queue-floor.ts', [
+    role,
+    ...args,
+  ]);
+  children.push(child);
+  return { pid: child.pid!, port: report.port };
+}
+
+/** Commands Redis has run so far, every kind together (INFO commandstats). */
+async function redisCommands(redis: BenchStack['redis']): Promise<number> {
+  const stats = await redis.info('commandstats');
+  let calls = 0;
+  for (const m of stats.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(m[1]);
+  return calls;
+}
 
 const upstreamCalls = async (baseURL: string) => (await upstreamStats(baseURL)).requests;
 
@@ -138,6 +159,15 @@ try {
   const sightline = (stack = await createBenchStack({ port: apiPort, apiEnv: providerEnv, workerEnv: providerEnv }));
   const spanQueue = (spanWrites = new Queue('span-write', { connection: sightline.redis, prefix: sightline.prefix }));
   await sightline.start();
+  // The floor on the same Redis (a prefix of its own) and upstream, with Sightline's completion concurrency.
+  const floorPrefix = `${sightline.prefix}-floor`;
+  const floorWorker = await startFloorRole('worker', [
+    `--redis=${REDIS_URL}`,
+    `--prefix=${floorPrefix}`,
+    `--upstream=${upstream.baseURL}`,
+    '--concurrency=100',
+  ]);
+  const floorFront = await startFloorRole('front', [`--redis=${REDIS_URL}`, `--prefix=${floorPrefix}`]);
   const openAiBody = { model: MODEL, messages };
   const sightlineBody = {
     llm_configuration: { model: MODEL, provider: 'openai', messages },
@@ -158,12 +188,17 @@ try {
     },
     sightline: { url: `${stack.base}/completion`, headers: stack.headers, body: JSON.stringify(sightlineBody) },
     portkey: { url: `${portkey.base}/v1/chat/completions`, headers: portkeyHeaders, body: JSON.stringify(openAiBody) },
+    floor: {
+      url: `http://127.0.0.1:${floorFront.port!}/v1/chat/completions`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` },
+      body: JSON.stringify(openAiBody),
+    },
   };
   const openAiStream = JSON.stringify({ ...openAiBody, stream: true, stream_options: { include_usage: true } });
   const openAiToken = (data: string) =>
     data !== '[DONE]' &&
     Boolean((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content);
-  const streams: Record<Target, StreamEndpoint> = {
+  const streams: Record<Exclude<Target, 'floor'>, StreamEndpoint> = {
     direct: { ...endpoints.direct, body: openAiStream, isToken: openAiToken, isEnd: (d) => d === '[DONE]' },
     sightline: {
       ...endpoints.sightline,
@@ -204,7 +239,7 @@ try {
   for (const connections of CONNECTIONS) {
     for (const target of TARGETS) {
       await load({ ...loadOf(endpoints[target]), connections, durationSec: 1 });
-      await streamLoad(streams[target], connections, 1);
+      if (target !== 'floor') await streamLoad(streams[target], connections, 1);
       await settle();
     }
   }
@@ -223,6 +258,7 @@ try {
     p99: number;
     max: number;
     cpu_ms_per_request: Record<string, number>;
+    redis_commands_per_request: number;
   };
   // The gateway's own processes. Redis and PostgreSQL serve every session on this machine, so their CPU is
   // left out of these figures; they are Sightline's alone.
@@ -230,7 +266,14 @@ try {
     direct: {},
     sightline: { api: sightline.apiPid, worker: sightline.workerPid },
     portkey: { portkey: portkey.child.pid! },
+    floor: { front: floorFront.pid, worker: floorWorker.pid },
   };
+  // Redis's own pace with every process idle (BullMQ's blocking reads and stall checks), taken out of the
+  // commands each run counts.
+  const idleSec = 3;
+  const idleBefore = await redisCommands(sightline.redis);
+  await new Promise((r) => setTimeout(r, idleSec * 1000));
+  const idleCommandsPerSec = ((await redisCommands(sightline.redis)) - idleBefore) / idleSec;
   const cpuOf = (t: Target) =>
     Object.fromEntries(Object.entries(gatewayPids[t]).map(([name, pid]) => [name, cpuMs(pid)]));
   type StreamMeasure = {
@@ -253,6 +296,8 @@ try {
       for (const target of order) {
         const before = await upstreamCalls(upstream.baseURL);
         const cpuBefore = cpuOf(target);
+        const commandsBefore = await redisCommands(sightline.redis);
+        const t0 = performance.now();
         const res = await load({
           ...loadOf(endpoints[target]),
           connections,
@@ -262,6 +307,10 @@ try {
         // Settling is part of the work: Sightline writes each completion's log after answering.
         await settle();
         const cpuAfter = cpuOf(target);
+        const commands =
+          (await redisCommands(sightline.redis)) -
+          commandsBefore -
+          (idleCommandsPerSec * (performance.now() - t0)) / 1000;
         const l = res.latencies!;
         const run: Run = {
           round: r + 1,
@@ -279,6 +328,7 @@ try {
           cpu_ms_per_request: Object.fromEntries(
             Object.keys(cpuAfter).map((k) => [k, round((cpuAfter[k] - cpuBefore[k]) / Math.max(1, res.ok), 3)]),
           ),
+          redis_commands_per_request: round(commands / Math.max(1, res.ok), 1),
         };
         runs.push(run);
         console.log(
@@ -288,6 +338,7 @@ try {
     }
     for (const connections of CONNECTIONS) {
       for (const target of order) {
+        if (target === 'floor') continue;
         const s = await streamLoad(streams[target], connections, STREAM_SEC);
         await settle();
         const m: StreamMeasure = {
@@ -350,13 +401,33 @@ try {
       });
     }
     summary.push({
-      figure: `Throughput, ${c} conn.: Sightline / Portkey`,
-      value: `${round(rps('sightline'))} / ${round(rps('portkey'))} req/s`,
+      figure: `Throughput, ${c} conn.: Sightline / Portkey / the floor`,
+      value: `${round(rps('sightline'))} / ${round(rps('portkey'))} / ${round(rps('floor'))} req/s`,
+    });
+    // Against the floor, issue 39's targets: each taken within a round, then the median over rounds.
+    const ofFloor = median(roundsList.map((r) => find(c, 'sightline', r).rps / find(c, 'floor', r).rps));
+    summary.push({
+      figure: `Throughput, ${c} conn.: Sightline as a share of the floor`,
+      value: String(round(ofFloor, 2)),
+      ...(c === 64 && { target: '≥ 0.75', met: ofFloor >= 0.75 }),
+    });
+    const aboveFloor = median(roundsList.map((r) => find(c, 'sightline', r).p50 - find(c, 'floor', r).p50));
+    summary.push({
+      figure: `Overhead p50, ${c} conn.: Sightline above the floor (the floor above direct)`,
+      value: `${fmt(aboveFloor)} (${fmt(median(per('floor', 'p50')))})`,
+      ...(c === 1 && { target: '≤ 1.5 ms', met: aboveFloor <= 1.5 }),
+    });
+    const commands = (t: Target) => median(roundsList.map((r) => find(c, t, r).redis_commands_per_request));
+    const commandRatio = commands('sightline') / commands('floor');
+    summary.push({
+      figure: `Redis commands per request, ${c} conn.: Sightline / the floor (ratio)`,
+      value: `${round(commands('sightline'))} / ${round(commands('floor'))} (${round(commandRatio, 2)})`,
+      ...(c === 1 && { target: 'ratio ≤ 1.3', met: commandRatio <= 1.3 }),
     });
     const cpu = (t: Target, k: string) => round(median(roundsList.map((r) => find(c, t, r).cpu_ms_per_request[k])), 2);
     summary.push({
-      figure: `Gateway CPU per request, ${c} conn.: Sightline API + worker (Portkey)`,
-      value: `${cpu('sightline', 'api')} + ${cpu('sightline', 'worker')} ms (${cpu('portkey', 'portkey')} ms)`,
+      figure: `Gateway CPU per request, ${c} conn.: Sightline API + worker (Portkey; the floor's front + worker)`,
+      value: `${cpu('sightline', 'api')} + ${cpu('sightline', 'worker')} ms (${cpu('portkey', 'portkey')} ms; ${cpu('floor', 'front')} + ${cpu('floor', 'worker')} ms)`,
     });
   }
   for (const c of CONNECTIONS) {
@@ -393,6 +464,11 @@ try {
       sightline:
         'POST /api/svc/v1/completion and /completion/stream, real API + worker processes, LOG_LEVEL=warn, every completion logged as a span',
       portkey: `@portkey-ai/gateway build/start-server.js --headless, x-portkey-provider: openai, x-portkey-custom-host: <upstream>`,
+      floor:
+        'scripts/bench/lib/queue-floor.ts: an HTTP front adding one BullMQ job a request (removed on completion) and waiting for a pub/sub reply; a worker (concurrency 100) calling the upstream and publishing the answer',
+      redis_commands:
+        'INFO commandstats before and after each run (its settling included), less the idle rate measured with every process idle, divided by the requests answered',
+      idle_redis_commands_per_sec: round(idleCommandsPerSec),
     },
     overheads,
     runs,
@@ -401,6 +477,8 @@ try {
       api: round(peakRssMb(stack.apiPid)),
       worker: round(peakRssMb(stack.workerPid)),
       portkey: round(peakRssMb(portkey.child.pid!)),
+      floor_front: round(peakRssMb(floorFront.pid)),
+      floor_worker: round(peakRssMb(floorWorker.pid)),
     },
     portkey_stderr_tail: portkey.stderr().slice(-1000) || null,
   });

@@ -1,6 +1,7 @@
 // A private Sightline for one benchmark: its own database and queue prefix on the local PostgreSQL and
 // Redis, and the real API and worker processes, so figures include every hop a user's request takes.
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -13,7 +14,7 @@ import { BaseEnv } from '@sightline/schemas';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Peak resident memory (VmHWM) of a process, in MB. */
 export const peakRssMb = (pid: number) =>
@@ -33,6 +34,25 @@ export function spawnNode(
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+}
+
+/**
+ * Starts a script of the benchmarks' own (a fake upstream, the queue floor) that prints one JSON line once it
+ * is ready; resolves with that line. A benchmark that fails does not leave it running.
+ */
+export async function startReporting<T>(script: string, args: string[]): Promise<{ child: ChildProcess; report: T }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  process.once('exit', () => child.exitCode === null && child.kill('SIGKILL'));
+  const line = await Promise.race([
+    new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve)),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`${script} ${args.join(' ')} did not start`)), 20_000),
+    ),
+  ]);
+  return { child, report: JSON.parse(line) as T };
 }
 
 /** A TCP port nothing listens on now, so that benchmarks run side by side do not collide. */
@@ -87,6 +107,8 @@ export async function createBenchStack(
     workerMetricsPort?: number;
     /** A Redis Cluster's nodes (REDIS_CLUSTER_NODES) instead of the machine's Redis, with its span-write shards. */
     redisCluster?: { nodes: string; spanWriteShards: number };
+    /** Migrations applied up to this one only; `migrate()` applies the rest (after seeding, as an upgrade would). */
+    migrateUpTo?: number;
   } = {},
 ) {
   const tag = randomBytes(3).toString('hex');
@@ -97,7 +119,7 @@ export async function createBenchStack(
   const port = options.port ?? 8190;
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${database}"`);
-  await migrate(databaseUrl);
+  await migrate(databaseUrl, undefined, { upTo: options.migrateUpTo });
   const sql: Sql = createSql(databaseUrl, { max: 4 });
   const organizationId = await ensureOrganization(sql, 'bench');
   await addApiKey(sql, organizationId, key);
@@ -128,6 +150,8 @@ export async function createBenchStack(
     database,
     databaseUrl,
     prefix,
+    /** Applies the migrations past `migrateUpTo`. */
+    migrate: () => migrate(databaseUrl),
     key,
     organizationId,
     sql,
