@@ -1,5 +1,4 @@
 import type { Sql } from './client';
-import { traceTotal } from './trace-total';
 
 // A sample's test case: its inputs and target together. jsonb's text form is canonical (keys sorted, no
 // insignificant spaces), so equal cases have equal keys whatever order a client wrote their keys in.
@@ -14,12 +13,16 @@ const numericScores = (span: string) =>
  * Every sample (root trace) of the runs as the JSON text of `RunSample[]` (see @sightline/core): its case
  * key, its run (an index into `uuids`), numeric scores, latency and trace cost. One statement, and JSON text
  * rather than rows, so that the API's event loop only passes a string to the thread that parses it.
+ *
+ * A trace's cost is its total as the span writer stores it on the root (`trace_cost`, storeTraceTotals), which
+ * the traces table shows too: summed here from each trace's spans, it was a probe of spans_by_root per sample,
+ * which at ten million spans read pages mostly not in memory (docs/benchmarks-notes.md).
  */
 export async function compareSamples(sql: Sql, organizationId: string, uuids: string[]): Promise<string> {
   const [{ samples }] = await sql<{ samples: string }[]>`
     select coalesce(json_agg(json_build_object(
       'key', ${sql.unsafe(CASE_KEY)}, 'run', array_position(${sql.array(uuids)}::uuid[], r.experiment_uuid) - 1,
-      'latency', r.latency, 'cost', ${sql.unsafe(traceTotal('r', 'cost'))},
+      'latency', r.latency, 'cost', r.trace_cost,
       'scores', coalesce(${sql.unsafe(numericScores('r'))}, '{}')
     )), '[]')::text as samples
     from spans r
@@ -43,7 +46,7 @@ type CaseOutcome = {
 
 function metricValue(sql: Sql, o: CaseOutcome) {
   if (o.kind === 'latency') return sql`r.latency::float8`;
-  if (o.kind === 'cost') return sql`(${sql.unsafe(traceTotal('r', 'cost'))})::float8`;
+  if (o.kind === 'cost') return sql`r.trace_cost`;
   return sql`(${sql.unsafe(numericScores('r'))} ->> ${o.metric ?? ''})::float8`;
 }
 
@@ -113,7 +116,7 @@ export async function compareRows(
             from jsonb_array_elements(case when jsonb_typeof(t.scores) = 'array' then t.scores end) e
             where jsonb_typeof(e->'name') = 'string'
           ), '{}'),
-          'latency', t.latency, 'cost', ${sql.unsafe(traceTotal('t', 'cost'))}, 'status', t.status
+          'latency', t.latency, 'cost', t.trace_cost, 'status', t.status
         ) end order by g.run) as runs
         from generate_series(1, ${q.uuids.length}) g(run)
         left join firsts f on f.key = p.key and f.run = g.run

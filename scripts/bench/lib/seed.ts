@@ -141,7 +141,7 @@ export async function seedAgentTrace(
 /**
  * `runs` runs of an experiment over the same `samples` test cases, in `projectId`: each case's root carries two
  * scores (accuracy, relevance), a latency, inputs, target and output, and its cost sits on two LLM-call
- * children, so that a trace's cost is a sum over its spans. Run n answers case i better as n grows (accuracy),
+ * children, so that a trace's cost is a sum over its spans (stored on the root, as the span writer does). Run n answers case i better as n grows (accuracy),
  * with its own relevance and latency; values come from hashes of (i, n), so that every seed is the same.
  * Answers the runs' ids in order.
  */
@@ -178,6 +178,12 @@ export async function seedExperimentRuns(
     select ${o.organizationId}::uuid, gen_random_uuid(), ${o.projectId}::uuid, r.trace_id, r.trace_id, true, 1, c, 'llm',
            400, 80, 480, 0.0004 + c * 0.0001, '{}'
     from spans r cross join generate_series(1, 2) c
+    where r.organization_id = ${o.organizationId} and r.experiment_uuid = any(${sql.array(uuids)}::uuid[])
+      and r.depth = 0`;
+  // Each trace's cost on its root, as the span writer stores it (storeTraceTotals), which the compare reads.
+  await sql`
+    update spans r set trace_cost = (select sum(c.cost) from spans c
+      where c.organization_id = r.organization_id and c.root_trace_id = r.trace_id and c.created)
     where r.organization_id = ${o.organizationId} and r.experiment_uuid = any(${sql.array(uuids)}::uuid[])
       and r.depth = 0`;
   return uuids;
