@@ -11,6 +11,7 @@ import {
   forgetLostSpanEvents,
   holdPending,
   journal,
+  recoverKeptLogs,
   redisKeys,
   releaseForgottenMarks,
   releasePending,
@@ -374,6 +375,59 @@ describe('createSpanIntake: reserved events queued together', () => {
       // Confirmed, they are not swept: their marks stay until the job is written.
       await sweepUnconfirmed(redis, keys, 0);
       expect(await redis.zcard(keys.pendingOrganization(org))).toBe(3);
+    } finally {
+      await producer.queue.obliterate({ force: true });
+      await producer.close();
+    }
+  });
+});
+
+describe('recoverKeptLogs: a completion log its worker did not write', () => {
+  it('is queued as a job with its numbers after the grace, its marks kept, once; the sweep leaves it alone', async () => {
+    const prefix = uniquePrefix('kept');
+    const keys = redisKeys(prefix);
+    const producer = createProducer('span-write', redis, prefix);
+    const intake = createSpanIntake(redis, producer, keys);
+    try {
+      const org = randomUUID();
+      const event = (output: string) => ({
+        kind: 'create' as const,
+        organization_id: org,
+        trace_id: randomUUID(),
+        fields: { output },
+      });
+      // Two logs kept (their worker died before writing them), one reservation without its events.
+      const kept = [
+        await intake.reserve([event('first'), event('first, attempt')], undefined, true),
+        await intake.reserve([event('second')], undefined, true),
+      ];
+      await intake.reserve([event('not kept')]);
+      expect(await spanBacklog(redis, keys)).toBe(4);
+
+      // The sweep releases the reservation without events, and leaves the kept ones to be queued.
+      expect(await sweepUnconfirmed(redis, keys, 0)).toBe(1);
+      expect(await spanBacklog(redis, keys)).toBe(3);
+      expect(await redis.zcard(journal(keys).index)).toBe(2);
+
+      // Within the grace, nothing is queued: the worker may still be writing them.
+      expect(await recoverKeptLogs(redis, keys, producer.queue, 60)).toBe(0);
+      expect(await recoverKeptLogs(redis, keys, producer.queue, 0)).toBe(3);
+      const jobs = await producer.queue.getJobs(['waiting']);
+      const queued = jobs.flatMap((j) => (j.data as { events: SpanEvent[] }).events).sort((a, b) => a.seq - b.seq);
+      expect(queued).toEqual(kept.flat().sort((a, b) => a.seq - b.seq));
+      expect(await redis.zcard(journal(keys).index)).toBe(0);
+      expect(await redis.hlen(journal(keys).events)).toBe(0);
+      // Their marks stay until the job is written: reads of these spans keep waiting for them.
+      expect(await redis.zcard(keys.pendingOrganization(org))).toBe(3);
+      expect(await spanBacklog(redis, keys)).toBe(3);
+      expect(await recoverKeptLogs(redis, keys, producer.queue, 0)).toBe(0);
+      expect(await producer.queue.count()).toBe(jobs.length);
+
+      // Written by their worker, a log's marks and its journal entry go together.
+      const written = await intake.reserve([event('written')], undefined, true);
+      await clearPending(redis, keys, written, { reserved: true });
+      expect(await redis.hlen(journal(keys).events)).toBe(0);
+      expect(await recoverKeptLogs(redis, keys, producer.queue, 0)).toBe(0);
     } finally {
       await producer.queue.obliterate({ force: true });
       await producer.close();

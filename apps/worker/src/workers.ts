@@ -6,11 +6,10 @@ import {
   createProducer,
   createReplyWaiter,
   createShardedIntake,
+  byShard,
   spanShards,
   startPendingUpkeep,
-  type Producer,
   type QueueName,
-  type SpanShards,
 } from '@sightline/queues';
 import type { WorkerEnv } from '@sightline/schemas';
 import { createPool } from '@sightline/pool';
@@ -26,12 +25,12 @@ import {
   type RedisReachability,
 } from '@sightline/runtime';
 import { callBudgetMs } from '@sightline/llm';
-import { createGateway } from './gateway';
-import { createBudgetGuard, type BudgetGuard } from './gateway/budgets';
+import { createGateway, type GatewayDeps } from './gateway';
+import { createBudgetGuard } from './gateway/budgets';
 import { CallsInFlight } from './gateway/calls-in-flight';
 import { checkLimitVariables } from './gateway/lane-config';
 import { LaneScheduler } from './gateway/lane-scheduler';
-import { createSavedKeys, type SavedKeys } from './gateway/saved-keys';
+import { createSavedKeys } from './gateway/saved-keys';
 import { completionProcessor } from './processors/completion.processor';
 import { evalProcessor } from './processors/eval.processor';
 import { traceSettleProcessor, traceSettling } from './processors/trace-settle.processor';
@@ -40,7 +39,7 @@ import { experimentFinalizeProcessor } from './processors/experiment-finalize.pr
 import { monitorDeliveryProcessor } from './processors/monitor-delivery.processor';
 import { monitorEvaluateProcessor, scheduleMonitors } from './processors/monitor-evaluate.processor';
 import { retentionProcessor, scheduleRetention } from './processors/retention.processor';
-import { spanWriteProcessor } from './processors/span-write.processor';
+import { completionLogWriter, spanWriteProcessor } from './processors/span-write.processor';
 import { scheduleStatistics, statisticsProcessor } from './processors/statistics.processor';
 import { scheduleTraceHours, traceHoursProcessor } from './processors/trace-hours.processor';
 import { registerWorker, requestIdsOf } from './register-worker';
@@ -58,19 +57,11 @@ export type WorkerDeps = {
 /** The provider gateway the completion and eval workers call through. */
 function workerGateway(
   { redis, env, providerEnv }: Required<Pick<WorkerDeps, 'redis' | 'env' | 'providerEnv'>>,
-  shards: SpanShards,
-  spanWrites: Producer<'span-write'>[],
-  savedKeys: SavedKeys,
-  callsInFlight: CallsInFlight,
-  budgets: BudgetGuard,
+  parts: Pick<GatewayDeps, 'keys' | 'spans' | 'writeLog' | 'savedKeys' | 'callsInFlight' | 'budgets'>,
 ) {
   return createGateway({
-    budgets,
-    savedKeys,
+    ...parts,
     redis,
-    keys: shards.all[0].keys,
-    callsInFlight,
-    spans: createShardedIntake(redis, shards, spanWrites),
     env: providerEnv,
     secretsKey: env.SECRETS_KEY,
     allowPrivateUrls: env.ALLOW_PRIVATE_PROVIDER_URLS,
@@ -122,7 +113,6 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
   const callsInFlight = new CallsInFlight();
   const deliveries = produce('monitor-delivery');
   const budgets = createBudgetGuard({ sql, redis, keys, deliveries });
-  const gateway = workerGateway({ redis, env, providerEnv }, shards, spanWrites, savedKeys, callsInFlight, budgets);
   const options = { connection: redis, prefix, env, log };
   const retention = produce('retention');
   let closing = false;
@@ -154,21 +144,32 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
     ),
   ]);
   const settling = traceSettling({ sql, settles });
+  const spanWriting = shards.all.map((shard) => ({
+    sql,
+    redis,
+    keys: shard.keys,
+    homeKeys: keys,
+    batchSize: env.SPAN_BATCH_SIZE,
+    evals,
+    settling,
+  }));
   // A span-write worker and its pending marks' upkeep for each shard, on the shard's own queue and keys.
-  const spanWriters = shards.all.map((shard) =>
-    registerWorker(
-      'span-write',
-      spanWriteProcessor({
-        sql,
-        redis,
-        keys: shard.keys,
-        homeKeys: keys,
-        batchSize: env.SPAN_BATCH_SIZE,
-        evals,
-        settling,
-      }),
-      { ...options, prefix: shard.prefix },
-    ),
+  const spanWriters = shards.all.map((shard, i) =>
+    registerWorker('span-write', spanWriteProcessor(spanWriting[i]), { ...options, prefix: shard.prefix }),
+  );
+  const spans = createShardedIntake(redis, shards, spanWrites);
+  const logWriters = spanWriting.map((deps) => completionLogWriter({ ...deps, spans, log }));
+  const gateway = workerGateway(
+    { redis, env, providerEnv },
+    {
+      keys,
+      spans,
+      writeLog: (events) =>
+        Promise.all(byShard(shards, events).map(({ index, items }) => logWriters[index](items))).then(() => {}),
+      savedKeys,
+      callsInFlight,
+      budgets,
+    },
   );
   const stopUpkeeps = shards.all.map((shard, i) =>
     startPendingUpkeep({

@@ -2,6 +2,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { scanKeys } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { RedisKeys } from './keys';
+import { dropReservations } from './reservations';
 import { withScripts } from './scripts';
 
 // Read-your-writes: each accepted span event's sequence number is a mark in its span's pending set, its
@@ -42,8 +43,17 @@ export async function execAll(pipeline: ChainableCommander): Promise<void> {
   if (failed) throw failed[0];
 }
 
-/** Removes the events' marks, and takes them out of the backlog: they are written, or never will be. */
-export async function clearPending(redis: Redis, keys: RedisKeys, events: readonly SpanEvent[]): Promise<void> {
+/**
+ * Removes the events' marks, and takes them out of the backlog: they are written, or never will be.
+ * `reserved`: their reservations are still in the journal (a completion's log, written without a job of its
+ * own: reservations.ts), and go with the marks.
+ */
+export async function clearPending(
+  redis: Redis,
+  keys: RedisKeys,
+  events: readonly SpanEvent[],
+  { reserved = false } = {},
+): Promise<void> {
   // One command per key, with all its marks: a job's events share organizations and roots, and a command
   // costs Redis and ioredis more than a member does.
   const sets = new Map<string, number[]>();
@@ -62,6 +72,12 @@ export async function clearPending(redis: Redis, keys: RedisKeys, events: readon
   const pipeline = redis.pipeline();
   for (const [key, seqs] of sets) pipeline.srem(key, ...seqs);
   for (const [key, seqs] of sortedSets) pipeline.zrem(key, ...seqs);
+  if (reserved)
+    dropReservations(
+      pipeline,
+      keys,
+      events.map((e) => e.seq),
+    );
   await execAll(pipeline);
 }
 

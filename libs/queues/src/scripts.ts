@@ -18,7 +18,7 @@ declare module 'ioredis' {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- an augmentation repeats the interface's type parameter
   interface RedisCommander<Context> {
     acceptSpanEventsLua(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
-    sweepUnconfirmedLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number]>;
+    sweepUnconfirmedLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number, number]>;
     forgetLostSpanEventsLua(numKeys: number, ...args: (string | number)[]): Promise<number>;
     releaseForgottenMarksLua(numKeys: number, ...args: (string | number)[]): Promise<[number, number, string]>;
     deleteIfEqualLua(numKeys: number, ...args: (string | number)[]): Promise<number>;

@@ -31,7 +31,8 @@ export class SpanBacklogFullError extends Error {
 /**
  * Numbers the events and marks them pending. With a `backlogLimit` (0: none), refuses them all, leaving
  * nothing behind, while that many events or more are waiting to be written. `announce` is published
- * right after, in the same round trip (and not at all when the events are refused).
+ * right after, in the same round trip (and not at all when the events are refused). `keep` keeps the
+ * events themselves in the reservation's journal entry until they are written (reservations.ts).
  */
 export async function takeSequenceNumbers(
   redis: Redis,
@@ -39,6 +40,7 @@ export async function takeSequenceNumbers(
   events: readonly Accepting[],
   backlogLimit = 0,
   announce?: Announcement,
+  keep = false,
 ): Promise<number[]> {
   const eventKeys = events.flatMap((e) => [
     keys.pendingSpan(e.organization_id, e.trace_id),
@@ -62,7 +64,9 @@ export async function takeSequenceNumbers(
       backlogLimit,
       BACKLOG_HORIZON_SECONDS,
       PENDING_TTL_SECONDS,
-      ...(announce ? [announce.channel, announce.message] : []),
+      announce?.channel ?? '',
+      announce?.message ?? '',
+      ...(keep ? [JSON.stringify(events)] : []),
     );
     return seqs.map(Number);
   } catch (err) {

@@ -99,8 +99,8 @@ export function createSpanIntake(
       throw err;
     }
   }
-  async function reserve(events: NewSpanEvent[], announce?: Announcement): Promise<SpanEvent[]> {
-    const seqs = await takeSequenceNumbers(redis, keys, events, backlogLimit, announce);
+  async function reserve(events: NewSpanEvent[], announce?: Announcement, keep = false): Promise<SpanEvent[]> {
+    const seqs = await takeSequenceNumbers(redis, keys, events, backlogLimit, announce, keep);
     return events.map((e, i) => ({ ...e, seq: seqs[i] }));
   }
   // Concurrent callers share one numbering script and one job: per span, Redis work is a few set
@@ -128,7 +128,8 @@ export function createSpanIntake(
   return {
     /**
      * Numbers the events in acceptance order and marks them pending, so reads wait for them from now on;
-     * then publishes `announce`, in the same round trip.
+     * then publishes `announce`, in the same round trip. With `keep`, the events are kept in Redis until they
+     * are written, by their caller or, failing that, by a job that recoverKeptLogs queues (reservations.ts).
      */
     reserve,
     /** Queues events `reserve` numbered, with those of concurrent callers. Durable once it resolves. */
@@ -166,11 +167,11 @@ export function createShardedIntake(
   return {
     // A completion's answer is published where its streamed chunks are (publishInOrder's home key), after
     // its log is marked pending in the log's own shards: one more round trip than with one shard.
-    async reserve(events, announce) {
+    async reserve(events, announce, keep) {
       const reserved: SpanEvent[] = new Array(events.length);
       await Promise.all(
         byShard(shards, events).map(async ({ index, items, at }) => {
-          const numbered = await intakes[index].reserve(items);
+          const numbered = await intakes[index].reserve(items, undefined, keep);
           numbered.forEach((event, i) => (reserved[at[i]] = event));
         }),
       );

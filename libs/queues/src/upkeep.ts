@@ -4,7 +4,7 @@ import { repeat } from '@sightline/runtime';
 import { forgetLostSpanEvents } from './backlog';
 import type { RedisKeys } from './keys';
 import { clearPending, pendingEventsOf, releaseForgottenMarks } from './pending-marks';
-import { sweepUnconfirmed } from './reservations';
+import { recoverKeptLogs, sweepUnconfirmed } from './reservations';
 
 type Log = { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
 
@@ -17,7 +17,8 @@ const FORGET_MS = 5000;
  * does not drift:
  * - a span-write job that failed for good (retries used up, stalled too often, a payload that cannot
  *   parse): its events' marks at once, rather than when they expire;
- * - reservations whose job never reached the queue: swept every 10 s, after their grace;
+ * - reservations whose job never reached the queue: swept every 10 s, after their grace; those that kept
+ *   their events (a completion's log its worker did not write) are queued instead, marks kept;
  * - jobs queued and then lost (a queue emptied by hand, a failover): once no job is left, their events
  *   leave the backlog, then their marks go.
  * Answers a stop function.
@@ -42,8 +43,13 @@ export function startPendingUpkeep(deps: {
     );
   };
   deps.spanWriter.on('failed', onFailed);
+  const recover = async () => {
+    const queued = await recoverKeptLogs(redis, keys, deps.spanWrites);
+    if (queued) log.warn({ queued }, 'queued completion logs that their worker did not write');
+  };
   const stopSweeping = repeat(
     async () => {
+      await recover();
       const released = await sweepUnconfirmed(redis, keys);
       if (released) log.warn({ released }, 'released pending marks of span events whose job was never queued');
     },
@@ -52,6 +58,8 @@ export function startPendingUpkeep(deps: {
   );
   const stopForgetting = repeat(
     async () => {
+      // Kept logs older than the grace become jobs first: the events of a queue with no job are taken as lost.
+      await recover();
       await forgetLostSpanEvents(redis, keys, deps.spanWrites);
       const released = await releaseForgottenMarks(redis, keys);
       if (released) log.warn({ released }, 'released pending marks of span events whose job was lost');

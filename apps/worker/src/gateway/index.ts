@@ -9,7 +9,12 @@ import { callProvider, noOutcome, type Admission, type Outcome, type ProviderCal
 import { callRoute, restoredAttempts, waitingAttempt, type Attempt, type RouteGate } from './route';
 import { attemptSpanEvent, completionSpanEvent } from './span';
 
-export type GatewayDeps = ProviderCallDeps & { spans: SpanIntake; budgets?: BudgetGuard };
+/** `writeLog`: stores a completion's log, reserved by `spans` with its events kept (span-write.processor.ts). */
+export type GatewayDeps = ProviderCallDeps & {
+  spans: SpanIntake;
+  writeLog: (log: SpanEvent[]) => Promise<void>;
+  budgets?: BudgetGuard;
+};
 
 /**
  * What happens to an answer before its caller hears it: the call's budgets settled with its real cost,
@@ -17,7 +22,10 @@ export type GatewayDeps = ProviderCallDeps & { spans: SpanIntake; budgets?: Budg
  */
 type Before = { settle?: (response: CompletionResponse) => Promise<void>; refusal?: BudgetRefusal };
 
-/** A completion's answer, and its trace log reserved (numbered, so reads wait for it) but not yet queued. */
+/**
+ * A completion's answer, and its trace log reserved (numbered, so reads wait for it, and kept in Redis) but
+ * not yet written.
+ */
 export type Completed = { response: CompletionResponse; log: SpanEvent[] };
 
 /**
@@ -117,7 +125,7 @@ async function placeCall(
 /**
  * The completion gateway: key resolution, cache, provider call, pricing and the span event, in the
  * modules of this folder. The log's place is reserved before the answer goes out, so that a read right
- * after the answer waits for the log; `writeLog` then queues it, off the caller's path.
+ * after the answer waits for the log; `writeLog` then writes it, off the caller's path.
  */
 export function createGateway(deps: GatewayDeps) {
   /**
@@ -149,7 +157,7 @@ export function createGateway(deps: GatewayDeps) {
           ...failed.map((a) => attemptSpanEvent(call, a)),
         ]
       : [];
-    const log = events.length ? await deps.spans.reserve(events, reply) : [];
+    const log = events.length ? await deps.spans.reserve(events, reply, true) : [];
     if (!events.length) await publishInOrder(deps.redis, deps.keys.seq, reply.channel, reply.message);
     return { response, log };
   }
@@ -218,7 +226,7 @@ export function createGateway(deps: GatewayDeps) {
         : { outcome: never, request: call.request, failed: [] };
       return answer(call, placed, new Date(), logger);
     },
-    writeLog: async (log: SpanEvent[]) => (log.length ? deps.spans.enqueue(log) : undefined),
+    writeLog: async (log: SpanEvent[]) => (log.length ? deps.writeLog(log) : undefined),
   };
 }
 export type Gateway = ReturnType<typeof createGateway>;

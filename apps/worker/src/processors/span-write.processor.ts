@@ -3,7 +3,14 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createBatcher } from '@sightline/core';
 import { applySpanEvents, type EvalTrigger, type Sql } from '@sightline/db';
-import { clearPending, holdPending, publishLiveRoots, type Producer, type RedisKeys } from '@sightline/queues';
+import {
+  clearPending,
+  holdPending,
+  publishLiveRoots,
+  type Producer,
+  type RedisKeys,
+  type SpanIntake,
+} from '@sightline/queues';
 import { spanWriteTransactionEvents } from '@sightline/runtime';
 import type { SpanEvent } from '@sightline/schemas';
 import type { Processor } from '../register-worker';
@@ -46,14 +53,14 @@ async function scheduleEvals(deps: Deps, triggers: EvalTrigger[], events: SpanEv
   }
 }
 
-async function write(deps: Deps, events: SpanEvent[]) {
+async function write(deps: Deps, events: SpanEvent[], { reserved = false } = {}) {
   const written = await applySpanEvents(deps.sql, events);
   await scheduleEvals(deps, written.evalTriggers, events);
   // After the commit, and before the job completes: a redelivered job schedules them again, never none.
   await deps.settling.watch(written.traces);
   spanWriteTransactionEvents.observe(events.length);
   // After the commit: a read that waits on these sets now finds the data.
-  await clearPending(deps.redis, deps.keys, events);
+  await clearPending(deps.redis, deps.keys, events, { reserved });
   // Best effort: the live tail is a convenience, and the write is already durable and answered.
   await publishLiveRoots(deps.redis, deps.homeKeys, events).catch(() => {});
 }
@@ -94,6 +101,28 @@ async function writeOneByOne(deps: Deps, events: SpanEvent[], log: Logger): Prom
   throw new UnrecoverableError(
     `${refused.length} of ${events.length} span events refused by PostgreSQL: ${refused[0].err.message}`,
   );
+}
+
+/**
+ * Writes the logs of completions this process answered, with no span-write job (issue 39: a job's life in
+ * Redis cost as much as the completion's own): the logs finishing at the same time share a transaction, and
+ * their reservations leave the journal with their marks. Should the write fail, they are queued as a job, as
+ * any span events; should that fail too, or the process die first, the journal keeps them for
+ * recoverKeptLogs. Resolves once they are durable.
+ */
+export function completionLogWriter(deps: Deps & { spans: SpanIntake; log: Logger }) {
+  const batcher = createBatcher<SpanEvent>((events) => write(deps, events, { reserved: true }), {
+    maxItems: deps.batchSize,
+    lingerMs: 0,
+  });
+  return async (events: SpanEvent[]): Promise<void> => {
+    try {
+      await batcher.add(events);
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message }, "could not write a completion's log: queued instead");
+      await deps.spans.enqueue(events);
+    }
+  };
 }
 
 /** Writes span events from many jobs in one transaction; each job completes once its events are committed. */

@@ -13,7 +13,9 @@
 -- ARGV[3]          the backlog horizon in seconds: older entries are dropped from the backlog
 -- ARGV[4]          the pending marks' TTL in seconds
 -- ARGV[5], ARGV[6] optional: a channel and a message published once the events are accepted (a completion's
---                  answer, which must not reach its caller before its log is marked pending)
+--                  answer, which must not reach its caller before its log is marked pending); '' for none
+-- ARGV[7]          optional: the events themselves (a JSON array, without their numbers), kept in the
+--                  journal under '<first number>:log' until they are written (reservations.ts)
 -- Returns the events' sequence numbers, as strings; or the error 'SPAN_BACKLOG_FULL <waiting>', having
 -- changed nothing, when the backlog holds the limit or more.
 local n = tonumber(ARGV[1])
@@ -53,8 +55,14 @@ for org in pairs(orgs) do
   redis.call('ZREMRANGEBYSCORE', org, '-inf', string.format('%d', now - ttl * 1000000))
   redis.call('EXPIRE', org, ttl)
 end
--- The reservation's journal entry: its first number, and its events' pending keys in order.
-redis.call('ZADD', KEYS[3 * n + 3], seq, string.format('%d', seq))
-redis.call('HSET', KEYS[3 * n + 4], string.format('%d', seq), table.concat(KEYS, '\n', 3, 3 * n + 2))
-if ARGV[5] then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
+-- The reservation's journal entry: its first number, and its events' pending keys in order (and the
+-- events, when kept).
+local first = string.format('%d', seq)
+redis.call('ZADD', KEYS[3 * n + 3], seq, first)
+if ARGV[7] then
+  redis.call('HSET', KEYS[3 * n + 4], first, table.concat(KEYS, '\n', 3, 3 * n + 2), first .. ':log', ARGV[7])
+else
+  redis.call('HSET', KEYS[3 * n + 4], first, table.concat(KEYS, '\n', 3, 3 * n + 2))
+end
+if ARGV[5] and ARGV[5] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
 return out

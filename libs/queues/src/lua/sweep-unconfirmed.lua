@@ -7,14 +7,19 @@
 -- KEYS[3]  the span-write backlog (sorted set)
 -- ARGV[1]  the grace in seconds
 -- ARGV[2]  the most reservations to release in this call
--- Returns {reservations released, events released}.
+-- A reservation that keeps its events ('<first>:log', a completion's log) is left alone: they are queued
+-- rather than released (reservations.ts, recoverKeptLogs).
+-- Returns {reservations looked at, events released, reservations left for keeping their events}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local stale = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', string.format('%d', now - tonumber(ARGV[1]) * 1000000), 'LIMIT', 0, tonumber(ARGV[2]))
 local cleared = 0
+local kept = 0
 for _, first in ipairs(stale) do
   local packed = redis.call('HGET', KEYS[2], first)
-  if packed then
+  if redis.call('HEXISTS', KEYS[2], first .. ':log') == 1 then
+    kept = kept + 1
+  elseif packed then
     local k = {}
     for key in string.gmatch(packed .. '\n', '([^\n]*)\n') do k[#k + 1] = key end
     for e = 0, #k / 3 - 1 do
@@ -26,8 +31,10 @@ for _, first in ipairs(stale) do
       redis.call('ZREM', KEYS[3], s)
       cleared = cleared + 1
     end
+    redis.call('ZREM', KEYS[1], first)
+    redis.call('HDEL', KEYS[2], first)
+  else
+    redis.call('ZREM', KEYS[1], first)
   end
-  redis.call('ZREM', KEYS[1], first)
-  redis.call('HDEL', KEYS[2], first)
 end
-return {#stale, cleared}
+return {#stale, cleared, kept}
