@@ -13,7 +13,7 @@ const STARTED_KEPT_MS = 60_000;
 
 /**
  * Relays a completion job to the gateway: chunks and the answer go out on the job's reply channel, then
- * the log is queued. Whatever fails, the caller hears of it at once rather than at its timeout.
+ * the log is written. Whatever fails, the caller hears of it at once rather than at its timeout.
  *
  * The same processor runs the completion queue and the lanes' queues (a job in a lane carries its lane):
  * a call that must wait for its provider's limit or pause goes to (or back to) its lane's queue instead of
