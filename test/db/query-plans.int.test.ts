@@ -223,6 +223,27 @@ describe('query plans of get_trace_logs', () => {
         .source,
     ).toBe('spans');
   });
+  it('walks trace_roots in cost and tokens order under a score filter, stopping at the page, without sorting', async () => {
+    // Three filters matching about 16,700 of 2,000,000 roots took 1.0-1.2 s by cost: every match read, then sorted.
+    for (const [sort, index] of [
+      ['costliest', 'trace_roots_by_cost'],
+      ['most_tokens', 'trace_roots_by_tokens'],
+    ] as const) {
+      const { page, params, source } = rootListingSql({
+        organizationId: org,
+        projectId: project,
+        filters: [filter('score:accuracy', 'greater_than_or_equal', '0.5')],
+        status: 'success',
+        sort,
+        page: 1,
+        pageSize: 20,
+      });
+      expect(source).toBe('trace_roots');
+      const p = (await sql.unsafe(`explain ${page}`, params as never[])).map((r) => r['QUERY PLAN']).join('\n');
+      expect(p).toMatch(new RegExp(`Index (Only )?Scan using ${index} on trace_roots`));
+      expect(p).not.toMatch(SORT);
+    }
+  });
   it('serves the fastest-first and by-name pages from an index, without sorting the roots', async () => {
     const fastest = await plan(undefined, 'page', undefined, 'fastest');
     expect(fastest).toMatch(/Index (Only )?Scan Backward using spans_roots_by_latency/);

@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
   clearPending,
@@ -13,6 +14,7 @@ import {
   journal,
   recoverKeptLogs,
   redisKeys,
+  startPendingUpkeep,
   releaseForgottenMarks,
   releasePending,
   SpanBacklogFullError,
@@ -31,6 +33,8 @@ const { sql, redis } = useServices();
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
+
+const quiet = { warn: () => {}, debug: () => {} };
 
 const span = (trace_id = randomUUID()) => ({ trace_id, project_name: 'backlog', trace_name: 'span', output: 'o' });
 
@@ -429,6 +433,44 @@ describe('recoverKeptLogs: a completion log its worker did not write', () => {
       expect(await redis.hlen(journal(keys).events)).toBe(0);
       expect(await recoverKeptLogs(redis, keys, producer.queue, 0)).toBe(0);
     } finally {
+      await producer.queue.obliterate({ force: true });
+      await producer.close();
+    }
+  });
+
+  it('is queued by the upkeep before its lost-job check, which would otherwise take its events as lost', async () => {
+    const prefix = uniquePrefix('kept-upkeep');
+    const keys = redisKeys(prefix);
+    const producer = createProducer('span-write', redis, prefix);
+    const intake = createSpanIntake(redis, producer, keys);
+    // Never run: the upkeep only listens to its failures.
+    const spanWriter = new Worker('span-write', null, { connection: redis.duplicate(), prefix, autorun: false });
+    const org = randomUUID();
+    const traceId = randomUUID();
+    const kept = await intake.reserve(
+      [{ kind: 'create', organization_id: org, trace_id: traceId, fields: { output: 'kept' } }],
+      undefined,
+      true,
+    );
+    // Its worker died two minutes ago: past the journal's grace and past the backlog's in-flight grace, and
+    // no span-write job is queued, the state in which the lost-job check forgets a backlog's old events.
+    const [seconds] = await redis.time();
+    const twoMinutesAgo = (Number(seconds) - 120) * 1e6;
+    await redis.zadd(journal(keys).index, 'XX', twoMinutesAgo, String(kept[0]!.seq));
+    await redis.zadd(keys.spanBacklog, 'XX', ...kept.flatMap((e) => [twoMinutesAgo, String(e.seq)]));
+    const stop = startPendingUpkeep({ redis, keys, spanWrites: producer.queue, spanWriter, log: quiet });
+    try {
+      // The first check runs after 5 s.
+      await expect
+        .poll(() => producer.queue.getJob(`kept-${kept[0]!.seq}`), { timeout: 20_000, interval: 200 })
+        .toBeTruthy();
+      await sleep(500);
+      expect(await spanBacklog(redis, keys)).toBe(1);
+      expect(await redis.exists(keys.backlogForgotten)).toBe(0);
+      expect(await redis.smembers(keys.pendingSpan(org, traceId))).toEqual([String(kept[0]!.seq)]);
+    } finally {
+      stop();
+      await spanWriter.close();
       await producer.queue.obliterate({ force: true });
       await producer.close();
     }

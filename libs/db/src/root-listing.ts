@@ -22,8 +22,10 @@ const TIME_RANGE_INTERVAL: Record<TimeRange, string | null> = {
 // By start, latency, cost, tokens and name, the order (or the backward order) of an index of the project's
 // roots, so that a page is read from its index; "fastest" therefore lists the roots without a latency first.
 // A trace's cost and tokens are its totals as the row shows them (traceTotal), stored on the root by the span
-// writer (storeTraceTotals), with an index each way so that traces without them come last both ways.
-// Feedback has no index: its orders sort every matching root, which filters keep in bounds.
+// writer (storeTraceTotals), with an index each way on spans so that traces without them come last both ways.
+// Under filters that trace_roots answers, the costliest and most-tokens pages walk its indexes (migration 00035);
+// the cheapest and fewest-tokens pages sort the matches there. Feedback has no index: its orders sort every
+// matching root, which filters keep in bounds.
 const ORDER_BY: Record<TraceSort, string> = {
   newest: 'order by s.start_ts desc nulls last, s.trace_id desc',
   oldest: 'order by s.start_ts asc nulls first, s.trace_id asc',
