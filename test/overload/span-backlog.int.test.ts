@@ -12,6 +12,7 @@ import {
   forgetLostSpanEvents,
   holdPending,
   journal,
+  PENDING_TTL_SECONDS,
   recoverKeptLogs,
   redisKeys,
   startPendingUpkeep,
@@ -20,6 +21,8 @@ import {
   SpanBacklogFullError,
   sweepUnconfirmed,
   takeSequenceNumbers,
+  takeWatermark,
+  waitUntilApplied,
   type RedisKeys,
 } from '@sightline/queues';
 import type { SpanEvent } from '@sightline/schemas';
@@ -383,6 +386,33 @@ describe('createSpanIntake: reserved events queued together', () => {
       await producer.queue.obliterate({ force: true });
       await producer.close();
     }
+  });
+});
+
+describe('pending marks past their TTL', () => {
+  it('are not waited for, fresh ones are, and a reservation crossing a trim point trims them', async () => {
+    const keys = redisKeys(uniquePrefix('stale'));
+    const org = randomUUID();
+    const accept = (n: number) =>
+      takeSequenceNumbers(
+        redis,
+        keys,
+        Array.from({ length: n }, () => ({ organization_id: org, trace_id: randomUUID() })),
+      );
+    // A mark of an event accepted more than the TTL ago whose job was lost, missed by the sweeps.
+    const [fresh] = await accept(1);
+    const stale = fresh! - PENDING_TTL_SECONDS * 1e6 - 1e6;
+    await redis.zadd(keys.pendingOrganization(org), stale, String(stale));
+    const applied = async () =>
+      waitUntilApplied(redis, org, [{ keys, watermark: await takeWatermark(redis, keys) }], 300);
+    expect(await applied()).toBe(false);
+    await redis.zrem(keys.pendingOrganization(org), String(fresh));
+    expect(await applied()).toBe(true);
+    // 64 numbers at once always cross a multiple of 64.
+    expect(await redis.zscore(keys.pendingOrganization(org), String(stale))).not.toBeNull();
+    await accept(64);
+    expect(await redis.zscore(keys.pendingOrganization(org), String(stale))).toBeNull();
+    expect(await redis.zcard(keys.pendingOrganization(org))).toBe(64);
   });
 });
 

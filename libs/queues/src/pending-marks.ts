@@ -11,7 +11,8 @@ import { withScripts } from './scripts';
 // bounded time, until the sets they care about are empty; an experiment finish waits until nothing of its
 // organization accepted before it is pending. Sets (not counters) make removal idempotent when a job is
 // retried after its commit. Marks older than the TTL (a job lost before it was queued and missed by the
-// reservation sweep) are dropped from the organization's set, and the span and root sets expire.
+// reservation sweep) are not counted in the organization's set, and trimmed from it from time to time; the
+// span and root sets expire.
 export const PENDING_TTL_SECONDS = 3600;
 
 /**
@@ -164,7 +165,10 @@ export function waitUntilApplied(
 ): Promise<boolean> {
   return pollUntil(async () => {
     const counts = await Promise.all(
-      marks.map(({ keys, watermark }) => redis.zcount(keys.pendingOrganization(organizationId), '-inf', watermark)),
+      // Sequence numbers are microseconds of Redis time: a mark more than the TTL below the watermark is stale.
+      marks.map(({ keys, watermark }) =>
+        redis.zcount(keys.pendingOrganization(organizationId), watermark - PENDING_TTL_SECONDS * 1e6, watermark),
+      ),
     );
     return counts.every((count) => count === 0);
   }, timeoutMs);

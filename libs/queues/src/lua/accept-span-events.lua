@@ -18,6 +18,11 @@
 --                  journal under '<first number>:log' until they are written (reservations.ts)
 -- Returns the events' sequence numbers, as strings; or the error 'SPAN_BACKLOG_FULL <waiting>', having
 -- changed nothing, when the backlog holds the limit or more.
+--
+-- Entries past the backlog's horizon and marks past their TTL are trimmed when a reservation's numbers cross a
+-- multiple of TRIM_EVERY (every call of a large batch, about one in 64 calls of one event): readers leave such
+-- marks out by their numbers (waitUntilApplied), so trimming on every call only cost a command or two each
+-- time. The organization's set has no TTL of its own for the same reason: refreshing it was one more.
 local n = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local horizon = tonumber(ARGV[3])
@@ -25,23 +30,26 @@ local ttl = tonumber(ARGV[4])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local backlog = KEYS[2]
-redis.call('ZREMRANGEBYSCORE', backlog, '-inf', string.format('%d', now - horizon * 1000000))
+local TRIM_EVERY = 64
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+-- Never below the clock: a Redis that lost the counter still hands out increasing numbers.
+local seq = math.max(now, last + 1)
+local trim = math.floor((seq + n - 1) / TRIM_EVERY) ~= math.floor((seq - 1) / TRIM_EVERY)
+if trim then redis.call('ZREMRANGEBYSCORE', backlog, '-inf', string.format('%d', now - horizon * 1000000)) end
 if limit > 0 then
   -- Refused before anything is numbered or marked: a refused request leaves no trace.
   local waiting = redis.call('ZCARD', backlog)
   if waiting >= limit then return redis.error_reply('SPAN_BACKLOG_FULL ' .. waiting) end
 end
-local last = tonumber(redis.call('GET', KEYS[1]) or '0')
--- Never below the clock: a Redis that lost the counter still hands out increasing numbers.
-local seq = math.max(now, last + 1)
 redis.call('SET', KEYS[1], string.format('%d', seq + n - 1))
 local out = {}
 local orgs = {}
 for i = 1, n do
   local s = string.format('%d', seq + i - 1)
   out[i] = s
-  for _, k in ipairs({KEYS[3 * i], KEYS[3 * i + 1]}) do
-    if k ~= '' then
+  -- A span with no root of its own names its set twice: marked once.
+  for j, k in ipairs({KEYS[3 * i], KEYS[3 * i + 1]}) do
+    if k ~= '' and (j == 1 or k ~= KEYS[3 * i]) then
       redis.call('SADD', k, s)
       redis.call('EXPIRE', k, ttl)
     end
@@ -51,9 +59,8 @@ for i = 1, n do
   redis.call('ZADD', backlog, s, s)
   orgs[org] = true
 end
-for org in pairs(orgs) do
-  redis.call('ZREMRANGEBYSCORE', org, '-inf', string.format('%d', now - ttl * 1000000))
-  redis.call('EXPIRE', org, ttl)
+if trim then
+  for org in pairs(orgs) do redis.call('ZREMRANGEBYSCORE', org, '-inf', string.format('%d', now - ttl * 1000000)) end
 end
 -- The reservation's journal entry: its first number, and its events' pending keys in order (and the
 -- events, when kept).
