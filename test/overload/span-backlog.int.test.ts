@@ -15,10 +15,10 @@ import {
   PENDING_TTL_SECONDS,
   recoverKeptLogs,
   redisKeys,
-  startPendingUpkeep,
   releaseForgottenMarks,
   releasePending,
   SpanBacklogFullError,
+  startPendingUpkeep,
   sweepUnconfirmed,
   takeSequenceNumbers,
   takeWatermark,
@@ -473,8 +473,8 @@ describe('recoverKeptLogs: a completion log its worker did not write', () => {
     const keys = redisKeys(prefix);
     const producer = createProducer('span-write', redis, prefix);
     const intake = createSpanIntake(redis, producer, keys);
-    // Never run: the upkeep only listens to its failures.
-    const spanWriter = new Worker('span-write', null, { connection: redis.duplicate(), prefix, autorun: false });
+    // Never run: the upkeep only listens to its failures. On the shared connection, which closing it leaves open.
+    const spanWriter = new Worker('span-write', null, { connection: redis, prefix, autorun: false });
     const org = randomUUID();
     const traceId = randomUUID();
     const kept = await intake.reserve(
@@ -494,6 +494,7 @@ describe('recoverKeptLogs: a completion log its worker did not write', () => {
       await expect
         .poll(() => producer.queue.getJob(`kept-${kept[0]!.seq}`), { timeout: 20_000, interval: 200 })
         .toBeTruthy();
+      // The rest of that check: the lost-job check, then the release of forgotten marks.
       await sleep(500);
       expect(await spanBacklog(redis, keys)).toBe(1);
       expect(await redis.exists(keys.backlogForgotten)).toBe(0);

@@ -44,7 +44,7 @@ export async function takeSequenceNumbers(
 ): Promise<number[]> {
   const eventKeys = events.flatMap((e) => [
     keys.pendingSpan(e.organization_id, e.trace_id),
-    // No root: the span's own set again (a set holds a member once). Not '': a Redis Cluster refuses a script
+    // No root: the span's own set again, which the script marks once. Not '': a Redis Cluster refuses a script
     // whose keys are not all in one slot, and '' is in another.
     e.pending_root
       ? keys.pendingRoot(e.organization_id, e.pending_root)
