@@ -6,12 +6,18 @@ import {
   dashboard,
   ensureSpanPartitions,
   findSpanText,
+  findTraceTextOf,
   foldTraceGroups,
   foldTraceHours,
   getOrCreateProject,
+  recordsOfRoots,
   rootListingSql,
   spanPartitionOf,
+  spanTextsOfRoots,
   traceGroups,
+  traceRowsOf,
+  traceSkeleton,
+  traceSpansContaining,
   type RootQuery,
   type Sql,
 } from '@sightline/db';
@@ -425,4 +431,40 @@ describe('query plans of the write path and of reads by id', () => {
     const [{ depth }] = await sql<{ depth: number }[]>`select depth from spans where trace_id = ${child}`;
     expect(depth).toBe(1);
   });
+
+  it("reads a trace's skeleton, its log, a search in it, its row and its export from the trace's partition alone", async () => {
+    // A month of day partitions, as a deployment keeps: by the root's id alone, each read probed every one.
+    const old = new Date(Date.now() - 20 * 86_400_000);
+    await ensureSpanPartitions(sql, { from: new Date(Date.now() - 30 * 86_400_000) });
+    const [root, step, call] = [randomUUID(), randomUUID(), randomUUID()];
+    await sql`
+      insert into spans (organization_id, trace_id, project_id, root_trace_id, parent_trace_id, created, depth,
+                         execution_order, trace_name, output, part_at)
+      values (${org}, ${root}, ${project}, ${root}, ${root}, true, 0, 0, 'agent', 'done', ${old}),
+             (${org}, ${step}, ${project}, ${root}, ${root}, true, 1, 1, 'step', 'the weather', ${old}),
+             (${org}, ${call}, ${project}, ${root}, ${step}, true, 2, 2, 'call', 'sunny', ${old})`;
+    const reads: Record<string, unknown> = {};
+    const plans = await executedPlans(async (one) => {
+      reads.skeleton = JSON.parse(String(await traceSkeleton(one, org, call)));
+      reads.log = await findTraceTextOf(one, org, step);
+      reads.search = await traceSpansContaining(one, org, root, 'sunny');
+      reads.row = JSON.parse(await traceRowsOf(one, org, [root]));
+      reads.spans = await spanTextsOfRoots(one, org, [root]);
+      reads.records = await recordsOfRoots(one, org, [root], 'values');
+    });
+    // What each read answers: the whole trace, found from any of its spans.
+    expect((reads.skeleton as { spans: { trace_id: string }[] }).spans.map((s) => s.trace_id)).toEqual([
+      root,
+      step,
+      call,
+    ]);
+    expect((reads.log as { trace_id: string[] }).trace_id.sort()).toEqual([root, step, call].sort());
+    expect(reads.search).toEqual([call]);
+    expect(reads.row).toMatchObject([{ trace_id: root, span_count: 3 }]);
+    expect((reads.spans as { trace_id: string[] }).trace_id.sort()).toEqual([root, step, call].sort());
+    expect([...(reads.records as Map<string, Buffer>).keys()]).toEqual([root]);
+    const read = plans.filter((p) => /on spans_\w+ \w+\s+\(cost/.test(p));
+    expect(read.length).toBeGreaterThanOrEqual(6);
+    for (const p of read) expect(new Set(partitionsRead(p)), p).toEqual(new Set([spanPartitionOf(old)]));
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { ROW_PREVIEW_CHARS } from '@sightline/schemas';
 import type { Sql } from './client';
 import { searchPlanOf } from './search';
-import { partOf } from './span-json';
+import { partOf, spansByKey } from './span-json';
 import { countRoots, rootIds, type RootQuery } from './root-listing';
 import { startsSince } from './trace-start';
 import { traceTotal } from './trace-total';
@@ -147,15 +147,15 @@ export async function traceRowsOf(
     select coalesce(json_agg(json_build_object(${payloadMembers} ${contentMembers} ${metadataMembers}
       'trace_id', s.trace_id, 'project_uuid', s.project_id, 'trace_name', s.trace_name,
       'start_timestamp', ${sql.unsafe(utc('coalesce(s.start_ts, s.created_at)'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
-      'latency', s.latency, 'input_tokens', ${sql.unsafe(traceTotal('s', 'input_tokens'))}, 'output_tokens', ${sql.unsafe(traceTotal('s', 'output_tokens'))},
-      'total_tokens', ${sql.unsafe(traceTotal('s', 'total_tokens'))}, 'cost', ${sql.unsafe(traceTotal('s', 'cost'))}, 'status', s.status, 'error', s.error, 'scores', coalesce(s.scores, '[]'::jsonb),
+      'latency', s.latency, 'input_tokens', ${sql.unsafe(traceTotal('s', 'input_tokens', { inPartition: true }))}, 'output_tokens', ${sql.unsafe(traceTotal('s', 'output_tokens', { inPartition: true }))},
+      'total_tokens', ${sql.unsafe(traceTotal('s', 'total_tokens', { inPartition: true }))}, 'cost', ${sql.unsafe(traceTotal('s', 'cost', { inPartition: true }))}, 'status', s.status, 'error', s.error, 'scores', coalesce(s.scores, '[]'::jsonb),
       'feedback_score', s.feedback_score, 'tags', coalesce(s.tags, '{}'), 'end_user_identifier', s.end_user_identifier,
       'session_id', s.session_id, 'experiment_uuid', s.experiment_uuid,
       'usage_estimated', coalesce(s.trace_usage_estimated, false),
-      'span_count', (select count(*) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id and c.created)
-    ) order by ord.n), '[]')::text as rows
-    from unnest(${sql.array(ids)}::uuid[]) with ordinality as ord(id, n)
-    join spans s on s.organization_id = ${organizationId} and s.trace_id = ord.id and s.created`;
+      'span_count', (select count(*) from spans c where c.organization_id = s.organization_id and c.root_trace_id = s.trace_id
+        and c.part_at = s.part_at and c.created)
+    ) order by r.n), '[]')::text as rows
+    from ${spansByKey(sql, organizationId, ids, 'trace_id')}`;
   return rows;
 }
 
@@ -169,11 +169,12 @@ export async function traceSkeleton(sql: Sql, organizationId: string, traceId: s
   // The spans are sorted as narrow rows (the kind picked out of their JSON first) and aggregated in that order:
   // an ordered aggregate would sort the built objects, with each span's metadata, a quarter of the time here.
   // The envelope is written here: built by json_build_object around the spans' JSON, that JSON would be copied
-  // through PostgreSQL's output once more, a fifth of the time.
+  // through PostgreSQL's output once more, a fifth of the time. A trace's spans all sit in the partition of
+  // the span asked for (span-writes.ts places them there): naming it reads one day, not every day's index.
   const [row] = (await sql`
     select t.root_trace_id,
       (select r.experiment_uuid from spans r
-        where r.organization_id = t.organization_id and r.trace_id = t.root_trace_id and r.created) as experiment_uuid,
+        where r.organization_id = t.organization_id and r.trace_id = t.root_trace_id and r.part_at = t.part_at and r.created) as experiment_uuid,
       (select json_agg(json_build_object(
         'trace_id', s.trace_id, 'parent_trace_id', s.parent_trace_id, 'trace_name', s.trace_name, 'kind', s.kind,
         'start_timestamp', ${sql.unsafe(utc('s.start_ts'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
@@ -186,7 +187,8 @@ export async function traceSkeleton(sql: Sql, organizationId: string, traceId: s
           coalesce(s.start_ts, s.created_at) as start_ts, s.end_ts, s.latency, s.status, s.input_tokens, s.output_tokens,
           s.total_tokens, s.cost, coalesce(s.usage_estimated, false) as usage_estimated, coalesce(s.depth, 0) as depth,
           coalesce(s.execution_order, 0) as execution_order
-        from spans s where s.organization_id = t.organization_id and s.root_trace_id = t.root_trace_id and s.created
+        from spans s where s.organization_id = t.organization_id and s.root_trace_id = t.root_trace_id
+          and s.part_at = t.part_at and s.created
         order by s.execution_order nulls last, s.start_ts nulls last, s.trace_id
       ) s)::text as spans
     from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created

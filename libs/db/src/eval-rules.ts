@@ -190,7 +190,7 @@ export async function settlingRoots(
     select r.trace_id, (r.end_ts is not null or r.output is not null) as ended, r.experiment_uuid is not null as experiment,
       extract(epoch from now() - (
         select max(s.updated_at) from spans s
-        where s.organization_id = r.organization_id and s.root_trace_id = r.trace_id
+        where s.organization_id = r.organization_id and s.root_trace_id = r.trace_id and s.part_at = r.part_at
           and not coalesce(s.metadata ? ${JUDGE_CALL}, false)))::float8 as quiet_seconds
     from spans r where r.organization_id = ${organizationId} and r.trace_id = any(${sql.array(rootIds)}::uuid[]) and r.created`;
 }

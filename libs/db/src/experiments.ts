@@ -113,7 +113,8 @@ export async function* rootStats(
       cross join lateral (
         select coalesce(sum(s.input_tokens), 0)::bigint as input_tokens, coalesce(sum(s.output_tokens), 0)::bigint as output_tokens,
                coalesce(sum(s.total_tokens), 0)::bigint as total_tokens, coalesce(sum(s.cost), 0)::float8 as cost
-        from spans s where s.organization_id = r.organization_id and s.root_trace_id = r.trace_id and s.created
+        from spans s where s.organization_id = r.organization_id and s.root_trace_id = r.trace_id and s.part_at = r.part_at
+          and s.created
       ) t
       where r.organization_id = ${organizationId} and r.experiment_uuid = ${uuid} and r.trace_id > ${after} and r.created and r.depth = 0
       order by r.trace_id

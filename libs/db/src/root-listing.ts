@@ -62,9 +62,9 @@ const NARROW_COLUMNS = new Set([
   'tags',
   'scores',
 ]);
-/** What a walk's candidate roots carry for every order above. */
+/** What a walk's candidate roots carry for every order above, and the partition its search reads. */
 const WALK_COLUMNS =
-  's.organization_id, s.trace_id, s.start_ts, s.latency, s.trace_name, s.trace_cost, s.trace_tokens, s.feedback_score';
+  's.organization_id, s.trace_id, s.part_at, s.start_ts, s.latency, s.trace_name, s.trace_cost, s.trace_tokens, s.feedback_score';
 
 export type RootQuery = {
   organizationId: string;

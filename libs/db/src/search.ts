@@ -104,9 +104,10 @@ export function searchConditions(search: string, plan: SearchPlan, bind: (value:
   // Root by root, a span's text is first matched (ignoring case) against each word of the terms, about
   // a third of the cost of its tsvector, which is then made only for the spans holding all the words.
   // A scalar subquery with LIMIT is tested root by root: as EXISTS, the planner would turn it into a join
-  // reading every span that holds the words through the index, the very cost a walk is for.
+  // reading every span that holds the words through the index, the very cost a walk is for. The root `s`
+  // (a span: a search is never read from trace_roots) names its partition, which holds its whole trace.
   const ofRoot = (terms: string[]) =>
-    `coalesce((select true from spans x where x.root_trace_id = s.trace_id and ${DOCUMENT_TEXT} ilike all(${wordPatterns(terms)}) and ${holding(terms)} limit 1), false)`;
+    `coalesce((select true from spans x where x.root_trace_id = s.trace_id and x.part_at = s.part_at and ${DOCUMENT_TEXT} ilike all(${wordPatterns(terms)}) and ${holding(terms)} limit 1), false)`;
   const conditions = exclude.map((term) => `not ${ofRoot([term])}`);
   if (!include.length) return conditions;
   // The index's matches as one array: written as `in (subquery)`, the planner walked the roots instead.

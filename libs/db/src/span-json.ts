@@ -184,8 +184,7 @@ function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect, form: Span
 
 const rootsQuery = (sql: Sql, organizationId: string, rootIds: readonly string[], columns: string) => sql`
   select ${sql.unsafe(columns)}
-  from spans s left join projects p on p.id = s.project_id
-  where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[]) and s.created`;
+  from ${spansByKey(sql, organizationId, rootIds, 'root_trace_id')} left join projects p on p.id = s.project_id`;
 
 // Serializing is most of the cost of reading a large trace, and one backend does it on one core: a large
 // trace is read in parts, in parallel, each part the spans whose id hashes to it.
@@ -203,8 +202,12 @@ export async function findTraceTextOf(
   dialect: TreeDialect = API_TREES,
 ): Promise<SpanTexts | null> {
   // The size only sets the number of parts: it counts the trace's index entries, without reading the rows.
-  const [trace] = await sql<{ root: string; size: number }[]>`
-    select t.root_trace_id as root, (select count(*)::int from spans where organization_id = t.organization_id and root_trace_id = t.root_trace_id) as size
+  // Every span of the trace is in the partition of the one asked for (span-writes.ts places them there), so
+  // each read names it (as text: microseconds kept) and reads one day's index, not every day's.
+  const [trace] = await sql<{ root: string; part: string; size: number }[]>`
+    select t.root_trace_id as root, t.part_at::text as part,
+      (select count(*)::int from spans c where c.organization_id = t.organization_id and c.root_trace_id = t.root_trace_id
+        and c.part_at = t.part_at) as size
     from spans t
     where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created
       and t.part_at = ${partOf(sql, organizationId, traceId)}`;
@@ -214,7 +217,8 @@ export async function findTraceTextOf(
     sql`
     select ${sql.unsafe(textColumns(dialect))}
     from spans s left join projects p on p.id = s.project_id
-    where s.organization_id = ${organizationId} and s.root_trace_id = ${trace.root} and s.created
+    where s.organization_id = ${organizationId} and s.root_trace_id = ${trace.root}
+      and s.part_at = ${trace.part}::timestamptz and s.created
       ${parts > 1 ? sql`and (uuid_hash(s.trace_id) & 2147483647) % ${parts} = ${part}` : sql``}`.raw();
   const rows = await Promise.all(Array.from({ length: parts }, (_, part) => read(part)));
   return toSpanTexts(rows.flat() as never, dialect);
@@ -245,9 +249,8 @@ export async function recordsOfRoots(
   const rows = rootIds.length
     ? ((await sql`
     select s.trace_id, ${sql.unsafe(form === 'csv' ? CSV_RECORD : VALUES)} as record
-    from spans s left join projects p on p.id = s.project_id
-    where s.organization_id = ${organizationId} and s.root_trace_id = any(${sql.array(rootIds as string[])}::uuid[])
-      and s.trace_id = s.root_trace_id and s.created`.raw()) as unknown as [Buffer, Buffer][])
+    from ${spansByKey(sql, organizationId, rootIds, 'trace_id')} left join projects p on p.id = s.project_id
+    where s.trace_id = s.root_trace_id`.raw()) as unknown as [Buffer, Buffer][])
     : [];
   return new Map(rows.map(([id, record]) => [id.toString('latin1'), record]));
 }
@@ -258,6 +261,26 @@ export async function recordsOfRoots(
  */
 export const partOf = (sql: Sql, organizationId: string, traceId: string) =>
   sql`(select k.part_at from span_parts k where k.organization_id = ${organizationId} and k.trace_id = ${traceId})`;
+
+/**
+ * SQL: a relation `s` of the organization's created spans whose `key` (their own id, or their root's) is
+ * among `ids`, `r.n` the id's place in `ids`. Each id is read in its own partition, found in the key table
+ * (a trace lives in one): by the ids alone every day's index is probed for each, and a batch of 100 roots
+ * over a month of day partitions read 9,800 buffers and took 30 ms to plan and run, against 1,200 and 4 ms.
+ * OFFSET 0 keeps the planner from flattening the lookup into one join over every partition.
+ */
+export const spansByKey = (
+  sql: Sql,
+  organizationId: string,
+  ids: readonly string[],
+  key: 'trace_id' | 'root_trace_id',
+) => sql`
+  unnest(${sql.array(ids as string[])}::uuid[]) with ordinality as r(id, n)
+  cross join lateral (
+    select * from spans s
+    where s.organization_id = ${organizationId} and s.${sql.unsafe(key)} = r.id and s.created
+      and s.part_at = (select k.part_at from span_parts k where k.organization_id = ${organizationId} and k.trace_id = r.id)
+    offset 0) s`;
 
 /** One span's JSON in api.md's shape, without its children; null when the organization has no such span. */
 export async function findSpanText(sql: Sql, organizationId: string, traceId: string): Promise<string | null> {

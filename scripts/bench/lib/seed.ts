@@ -1,7 +1,7 @@
 // Realistic spans written straight into PostgreSQL with generate_series, for benchmarks that need a large
 // table before the API starts. Values come from hashes of the row numbers instead of random(), so that
 // every run seeds the same data; ids are md5-derived, so that a span can name its parent.
-import type { Sql } from '@sightline/db';
+import { ensureSpanPartitions, type Sql } from '@sightline/db';
 
 const uuidOf = (name: string) => `md5(${name})::uuid`;
 
@@ -45,6 +45,8 @@ const SEEDED_VERSIONS = JSON.stringify({
  * characters, metadata with five keys (a customer id among 1000, env, region, app version, step) and
  * tags; span 2 is the LLM call with configuration, tokens and cost; roots carry two scores and, as the span
  * writer stores them (storeTraceTotals), their trace's totals (cost, tokens, calls by model): span 2's.
+ * Each trace is in the day partition of its root's start, as if stored as it ran: a month of traffic spans
+ * a month of partitions, which every read of one trace must not probe one by one.
  */
 export async function seedTraces(
   sql: Sql,
@@ -57,6 +59,10 @@ export async function seedTraces(
   },
 ): Promise<void> {
   const batch = o.batch ?? 25_000;
+  const [{ oldest }] = await sql<
+    { oldest: Date }[]
+  >`select now() - ${o.traces}::int * interval '12.96 seconds' as oldest`;
+  await ensureSpanPartitions(sql, { from: oldest });
   for (let first = 1; first <= o.traces; first += batch) {
     const last = Math.min(o.traces, first + batch - 1);
     await sql.unsafe(
@@ -65,7 +71,7 @@ export async function seedTraces(
                          inputs, output, start_ts, end_ts, status, error, configuration, metadata, tags, depth,
                          execution_order, latency, input_tokens, output_tokens, total_tokens, cost, trace_tokens,
                          trace_cost, trace_input_tokens, trace_output_tokens, trace_models, scores,
-                         end_user_identifier, session_id, versions)
+                         end_user_identifier, session_id, versions, part_at)
       select $1::uuid, ${uuidOf("i || '/' || c")}, $2::uuid, ${uuidOf("i || '/0'")},
              ${uuidOf("i || '/' || case c when 3 then 2 else 0 end")}, true,
              case c when 0 then (array['chat', 'rag-query', 'summarize', 'classify'])[1 + i % 4]
@@ -91,8 +97,9 @@ export async function seedTraces(
              case when c = 0 then jsonb_build_array(jsonb_build_object('model', 'gpt-4o-mini', 'calls', 1, 'cost', call_cost)) end,
              case when c = 0 then jsonb_build_array(jsonb_build_object('name', 'accuracy', 'score', (h % 1000) / 1000.0),
                                                     jsonb_build_object('name', 'relevance', 'score', ((h / 1000) % 1000) / 1000.0)) end,
-             'user-' || (h % 5000), 'session-' || (i / 4), ($5::text)::jsonb
+             'user-' || (h % 5000), 'session-' || (i / 4), ($5::text)::jsonb, stored_at
       from (select i, c, h, 450 + h % 800 + h % 300 as call_tokens, (450 + h % 1100) * 0.000001 as call_cost,
+                   now() - i * interval '12.96 seconds' as stored_at,
                    now() - i * interval '12.96 seconds' + c * interval '50 ms' as start_ts,
                    (abs(hashint4(i * 5 + c)) % 5000) / 1000.0 as latency
             from generate_series($3::int, $4::int) i cross join generate_series(0, 4) c
