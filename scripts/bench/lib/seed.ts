@@ -4,6 +4,8 @@
 import { ensureSpanPartitions, type Sql } from '@sightline/db';
 
 const uuidOf = (name: string) => `md5(${name})::uuid`;
+/** The days seedTraces spreads its traces over, as the issue's ten million spans are (issue 38). */
+const SEED_DAYS = 30;
 
 // Every field the seed writes, as if one create event had set it: the span writer reads back only the
 // fields a row's versions name, so a later write (an evaluation's scores) must find them there.
@@ -40,8 +42,8 @@ const SEEDED_VERSIONS = JSON.stringify({
 
 /**
  * Traces of 5 spans: a root (span 0) with children 1, 2 and 4, and span 3 under span 2. Roots are named
- * among 4 names and children among 4 others; trace i starts 12.96 s before trace i - 1 (200k traces cover
- * 30 days). One trace in 10 failed. Every span has inputs (two chat messages), an output of about 250
+ * among 4 names and children among 4 others; the traces' starts are evenly spaced over the last 30 days,
+ * whatever their number (200k traces: one every 12.96 s; 2M: one every 1.296 s). One trace in 10 failed. Every span has inputs (two chat messages), an output of about 250
  * characters, metadata with five keys (a customer id among 1000, env, region, app version, step) and
  * tags; span 2 is the LLM call with configuration, tokens and cost; roots carry two scores and, as the span
  * writer stores them (storeTraceTotals), their trace's totals (cost, tokens, calls by model): span 2's.
@@ -59,10 +61,8 @@ export async function seedTraces(
   },
 ): Promise<void> {
   const batch = o.batch ?? 25_000;
-  const [{ oldest }] = await sql<
-    { oldest: Date }[]
-  >`select now() - ${o.traces}::int * interval '12.96 seconds' as oldest`;
-  await ensureSpanPartitions(sql, { from: oldest });
+  const spacingSeconds = (SEED_DAYS * 86_400) / o.traces;
+  await ensureSpanPartitions(sql, { from: new Date(Date.now() - (SEED_DAYS + 1) * 86_400_000) });
   for (let first = 1; first <= o.traces; first += batch) {
     const last = Math.min(o.traces, first + batch - 1);
     await sql.unsafe(
@@ -99,12 +99,12 @@ export async function seedTraces(
                                                     jsonb_build_object('name', 'relevance', 'score', ((h / 1000) % 1000) / 1000.0)) end,
              'user-' || (h % 5000), 'session-' || (i / 4), ($5::text)::jsonb, stored_at
       from (select i, c, h, 450 + h % 800 + h % 300 as call_tokens, (450 + h % 1100) * 0.000001 as call_cost,
-                   now() - i * interval '12.96 seconds' as stored_at,
-                   now() - i * interval '12.96 seconds' + c * interval '50 ms' as start_ts,
+                   now() - i * $6::float8 * interval '1 second' as stored_at,
+                   now() - i * $6::float8 * interval '1 second' + c * interval '50 ms' as start_ts,
                    (abs(hashint4(i * 5 + c)) % 5000) / 1000.0 as latency
             from generate_series($3::int, $4::int) i cross join generate_series(0, 4) c
             cross join lateral (select abs(hashint4(i)) as h) hash) g`,
-      [o.organizationId, o.projectId, first, last, SEEDED_VERSIONS],
+      [o.organizationId, o.projectId, first, last, SEEDED_VERSIONS, spacingSeconds],
     );
     o.onProgress?.(last * 5);
   }
