@@ -86,7 +86,11 @@ async function failover(waitReplicas: number, spanWriteShards = 1) {
   await cluster.cutReplication(master);
   worker.child.kill('SIGSTOP');
   const isolatedAt = Date.now();
+  // A second at least, and until a write sent since has been answered. With each write waiting out its
+  // replica's copy (300 ms), the lanes' writes can queue behind each other's WAIT past the second, and a
+  // window without a write would prove nothing about the writes it holds.
   await sleep(1000);
+  while (!load.records.some((r) => r.sentAt >= isolatedAt) && Date.now() < isolatedAt + 15_000) await sleep(50);
   const killedAt = Date.now();
   await master.process.signal('SIGKILL');
   replica.process.child.kill('SIGCONT');
