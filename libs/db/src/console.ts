@@ -1,7 +1,7 @@
 import { ROW_PREVIEW_CHARS } from '@sightline/schemas';
 import type { Sql } from './client';
 import { searchPlanOf } from './search';
-import { partOf, spansByKey } from './span-json';
+import { partOfSpan, spansByKey } from './span-json';
 import { countRoots, rootIds, type RootQuery } from './root-listing';
 import { startsSince } from './trace-start';
 import { traceTotal } from './trace-total';
@@ -171,10 +171,13 @@ export async function traceSkeleton(sql: Sql, organizationId: string, traceId: s
   // The envelope is written here: built by json_build_object around the spans' JSON, that JSON would be copied
   // through PostgreSQL's output once more, a fifth of the time. A trace's spans all sit in the partition of
   // the span asked for (span-writes.ts places them there): naming it reads one day, not every day's index.
+  const part = await partOfSpan(sql, organizationId, traceId);
+  if (part === null) return null;
   const [row] = (await sql`
     select t.root_trace_id,
       (select r.experiment_uuid from spans r
-        where r.organization_id = t.organization_id and r.trace_id = t.root_trace_id and r.part_at = t.part_at and r.created) as experiment_uuid,
+        where r.organization_id = t.organization_id and r.trace_id = t.root_trace_id and r.part_at = ${part}::timestamptz
+          and r.created) as experiment_uuid,
       (select json_agg(json_build_object(
         'trace_id', s.trace_id, 'parent_trace_id', s.parent_trace_id, 'trace_name', s.trace_name, 'kind', s.kind,
         'start_timestamp', ${sql.unsafe(utc('s.start_ts'))}, 'end_timestamp', ${sql.unsafe(utc('s.end_ts'))},
@@ -188,15 +191,11 @@ export async function traceSkeleton(sql: Sql, organizationId: string, traceId: s
           s.total_tokens, s.cost, coalesce(s.usage_estimated, false) as usage_estimated, coalesce(s.depth, 0) as depth,
           coalesce(s.execution_order, 0) as execution_order
         from spans s where s.organization_id = t.organization_id and s.root_trace_id = t.root_trace_id
-          and s.part_at = t.part_at and s.created
+          and s.part_at = ${part}::timestamptz and s.created
         order by s.execution_order nulls last, s.start_ts nulls last, s.trace_id
       ) s)::text as spans
     from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created
-      and t.part_at = ${partOf(sql, organizationId, traceId)}`.raw()) as unknown as [
-    Buffer,
-    Buffer | null,
-    Buffer | null,
-  ][];
+      and t.part_at = ${part}::timestamptz`.raw()) as unknown as [Buffer, Buffer | null, Buffer | null][];
   if (!row) return null;
   const [root, experiment, spans] = row;
   const head = `{"root_trace_id":"${root.toString('latin1')}","experiment_uuid":${experiment ? `"${experiment.toString('latin1')}"` : 'null'},"spans":`;

@@ -1,6 +1,6 @@
 import { containsPattern } from '@sightline/core';
 import type { Sql } from './client';
-import { partOf } from './span-json';
+import { partOfSpan } from './span-json';
 
 /**
  * The ids of the spans of the trace holding `traceId` whose name, inputs, output or metadata contain `text`
@@ -17,15 +17,18 @@ export async function traceSpansContaining(
 ): Promise<string[] | null> {
   const plain = containsPattern(text);
   const json = containsPattern(JSON.stringify(text).slice(1, -1));
+  const part = await partOfSpan(sql, organizationId, traceId);
+  if (part === null) return null;
   const [row] = await sql<{ ids: string[] }[]>`
     select array(
       select s.trace_id::text from spans s
-      where s.organization_id = t.organization_id and s.root_trace_id = t.root_trace_id and s.part_at = t.part_at and s.created
+      where s.organization_id = t.organization_id and s.root_trace_id = t.root_trace_id
+        and s.part_at = ${part}::timestamptz and s.created
         and (s.trace_name ilike ${plain} or s.output ilike ${plain}
              or s.inputs::text ilike ${json} or s.metadata::text ilike ${json})
       order by s.execution_order nulls last, s.start_ts nulls last, s.trace_id
     ) as ids
     from spans t where t.organization_id = ${organizationId} and t.trace_id = ${traceId} and t.created
-      and t.part_at = ${partOf(sql, organizationId, traceId)}`;
+      and t.part_at = ${part}::timestamptz`;
   return row?.ids ?? null;
 }

@@ -1,4 +1,6 @@
 // The load generator: autocannon, in this process. Each request can carry a freshly made body.
+import { request as httpRequest } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 
 export type LoadOptions = {
@@ -89,24 +91,46 @@ export type TimedRequest = {
 
 /**
  * Latencies (ms) of `count` requests sent one after another, each timed from send to the last byte of the
- * body, after `warmup` untimed ones. Sequential on purpose: it measures the service time of one request,
- * not queueing. Any answer other than 200 throws, so that an error page is never timed as a result.
+ * body, decompressed, after `warmup` untimed ones. Sequential on purpose: it measures the service time of one
+ * request, not queueing. Any answer other than 200 throws, so that an error page is never timed as a result.
+ *
+ * The client accepts brotli and gzip, as a browser does, and inflates the body in one native call, as a
+ * browser does off its page's thread. Node's fetch inflates through web streams in JavaScript: on a 14 MB
+ * trace log it took 390 ms where the answer itself took 190 (184 uncompressed, 266 inflated in one call).
  */
 export async function timeSequential(request: TimedRequest, count: number, warmup = 0): Promise<number[]> {
   const latencies: number[] = [];
   for (let i = 0; i < warmup + count; i++) {
     const t0 = performance.now();
-    const res = await fetch(request.url, {
-      method: request.method ?? 'GET',
-      headers: request.headers,
-      body: request.body,
-    });
-    await res.arrayBuffer();
+    const status = await send(request);
     const ms = performance.now() - t0;
-    if (res.status !== 200) throw new Error(`${request.method ?? 'GET'} ${request.url} answered ${res.status}`);
+    if (status !== 200) throw new Error(`${request.method ?? 'GET'} ${request.url} answered ${status}`);
     if (i >= warmup) latencies.push(ms);
   }
   return latencies;
+}
+
+const INFLATE: Record<string, (body: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync };
+
+/** Sends one request; resolves with its status once the whole body is read and inflated. */
+function send({ url, method = 'GET', headers, body }: TimedRequest): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers: { 'accept-encoding': 'br, gzip', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        try {
+          INFLATE[res.headers['content-encoding'] ?? '']?.(Buffer.concat(chunks));
+          resolve(res.statusCode!);
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** Sends a request in a loop, pausing `pauseMs` between them and recording each latency, until stopped. */
