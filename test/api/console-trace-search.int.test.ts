@@ -157,8 +157,12 @@ describe('compressed answers', () => {
     expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 4);
     expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString())).toEqual(json);
 
-    const gzip = await skeleton('gzip');
+    // Compressed whole, it says its length, so that a client can show its progress.
+    expect(br.headers['content-length']).toBe(String(br.rawPayload.length));
+
+    const gzip = await skeleton('br;q=0, gzip');
     expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gzip.headers['content-length']).toBe(String(gzip.rawPayload.length));
     expect(JSON.parse(gunzipSync(gzip.rawPayload).toString())).toEqual(json);
 
     const identity = await skeleton('identity');
