@@ -29,10 +29,9 @@ const COMPRESS = {
 };
 
 async function compressWhole(req: FastifyRequest, reply: FastifyReply, payload: unknown) {
-  const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  const size = typeof payload === 'string' ? Buffer.byteLength(payload) : Buffer.isBuffer(payload) ? payload.length : 0;
   if (
-    !Buffer.isBuffer(body) ||
-    body.length < ONE_CALL_BYTES ||
+    size < ONE_CALL_BYTES ||
     reply.hasHeader('content-encoding') ||
     reply.statusCode === 206 ||
     req.headers['x-no-compression'] !== undefined ||
@@ -42,6 +41,7 @@ async function compressWhole(req: FastifyRequest, reply: FastifyReply, payload: 
   const encoding = negotiate(req.headers['accept-encoding']?.toLowerCase() ?? '', ['br', 'gzip']) as
     keyof typeof COMPRESS | undefined;
   if (!encoding) return payload;
+  const body = typeof payload === 'string' ? Buffer.from(payload) : (payload as Buffer);
   const vary = reply.getHeader('vary');
   if (!vary) reply.header('vary', 'accept-encoding');
   else if (!/accept-encoding/i.test(String(vary))) reply.header('vary', `${String(vary)}, accept-encoding`);
