@@ -416,7 +416,7 @@ describe('query plans of the write path and of reads by id', () => {
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(/Index Scan (using|on) span_parts_pkey/);
     const read = plans.filter((p) => p.includes('join spans s on s.organization_id = q.org'));
-    const byId = plans.filter((p) => p.includes("'{' ||") && p.includes('from span_parts k'));
+    const byId = plans.filter((p) => p.includes("'{' ||") && p.includes('left join projects p'));
     expect(read).toHaveLength(1);
     expect(byId).toHaveLength(1);
     for (const p of [...read, ...byId]) {
@@ -424,6 +424,7 @@ describe('query plans of the write path and of reads by id', () => {
       expect(p).toMatch(/Index Scan using spans_\d+_pkey/);
       expect(partitionsRead(p)).toEqual([oldName]);
     }
+    expect(partitionsPlanned(byId[0]!)).toEqual([oldName]);
     // The trace's own statements (ordering its spans) read its partition alone too.
     const ordering = plans.filter((p) => p.includes('with recursive tree'));
     expect(ordering.length).toBeGreaterThan(0);

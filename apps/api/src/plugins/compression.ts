@@ -20,12 +20,14 @@ const BROTLI_QUALITY = 1;
  * on the event loop, which takes less than a crossing.
  */
 const ONE_CALL_BYTES = 64 * 1024;
+const brotliOnPool = promisify(brotliCompress),
+  gzipOnPool = promisify(gzip);
 const COMPRESS = {
   br: (body: Buffer) =>
-    promisify(brotliCompress)(body, {
+    brotliOnPool(body, {
       params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
     }),
-  gzip: (body: Buffer) => promisify(gzip)(body),
+  gzip: (body: Buffer) => gzipOnPool(body),
 };
 
 async function compressWhole(req: FastifyRequest, reply: FastifyReply, payload: unknown) {
