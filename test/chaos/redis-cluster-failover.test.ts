@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { FakeOpenAI } from '../fakes/fake-openai';
 import { createChaosStack, sleep, type ChaosStack } from '../support/private-services';
-import { recordFigures, seconds } from './lib/figures';
+import { recordFigures, seconds, unexpectedErrors } from './lib/figures';
 import { apiClient } from './lib/http';
 import { completionLoad, latency, spanLoad, tally, type CompletionRecord } from './lib/load';
 
@@ -145,6 +145,7 @@ async function failover(waitReplicas: number, spanWriteShards = 1) {
       replica_promoted_after_kill_s: seconds(promotedAt - killedAt),
       writes_acknowledged_again_after_kill_s: acknowledgedAgainAt && seconds(acknowledgedAgainAt - killedAt),
       all_writes: tally(load.records),
+      api_unexpected_errors: unexpectedErrors(api.output()),
       spans_acknowledged: load.acked.length,
       spans_acknowledged_and_stored: stored,
       spans_acknowledged_and_lost: load.acked.length - stored,
@@ -166,8 +167,7 @@ describe('a Redis Cluster master killed under span writes', () => {
 
     for (const { figures, acknowledgedAgainAt } of [alone, waited]) {
       expect(acknowledgedAgainAt).toBeDefined();
-      // While the cluster fails over, writes are refused honestly: 503, never a 500.
-      expect(Object.keys(figures.all_writes).sort()).toEqual(['200', '503']);
+      expectHonestWrites(figures);
       // Nothing written twice: a span row per acknowledged span that was stored.
       expect(figures.span_rows_of_acknowledged).toBe(figures.spans_acknowledged_and_stored);
       expectHonestCompletions(figures.completions);
@@ -176,7 +176,7 @@ describe('a Redis Cluster master killed under span writes', () => {
     expect(alone.figures.writes_while_replica_stopped['200']).toBeGreaterThan(0);
     expect(alone.figures.spans_acknowledged_and_lost).toBeGreaterThan(0);
     // Closed: the same second answered 503 (no replica's copy within 300 ms), and nothing is lost.
-    expect(waited.figures.writes_while_replica_stopped['200'] ?? 0).toBe(0);
+    expect(Object.keys(waited.figures.writes_while_replica_stopped)).toEqual(['503']);
     expect(waited.isolated.length).toBeGreaterThan(0);
     expect(waited.figures.spans_acknowledged_and_lost).toBe(0);
   });
@@ -185,13 +185,23 @@ describe('a Redis Cluster master killed under span writes', () => {
     const sharded = await failover(1, 3);
     recordFigures('redis-cluster-failover-wait-replica-3-shards', sharded.figures);
     expect(sharded.acknowledgedAgainAt).toBeDefined();
-    expect(Object.keys(sharded.figures.all_writes).sort()).toEqual(['200', '503']);
+    expectHonestWrites(sharded.figures);
     expect(sharded.figures.span_rows_of_acknowledged).toBe(sharded.figures.spans_acknowledged_and_stored);
     expect(sharded.figures.spans_acknowledged).toBeGreaterThan(0);
     expect(sharded.figures.spans_acknowledged_and_lost).toBe(0);
     expectHonestCompletions(sharded.figures.completions);
   });
 });
+
+/**
+ * While the cluster fails over, a write is acknowledged (200) or refused honestly (503), never a 500 (its
+ * cause named here if one came). A refusal is not required: the client's retries can outlast a quick
+ * promotion, and then every write waits for the new master and is acknowledged.
+ */
+function expectHonestWrites(figures: { all_writes: Record<string, number>; api_unexpected_errors: object }) {
+  expect(figures.api_unexpected_errors).toEqual({});
+  expect(Object.keys(figures.all_writes).filter((status) => status !== '503')).toEqual(['200']);
+}
 
 /** Every caller heard (a 200 or an honest 503, never a 500 or silence), and nothing was called twice or denied. */
 function expectHonestCompletions(c: Awaited<ReturnType<typeof completionFigures>>) {

@@ -224,7 +224,7 @@ export function composeRedisPersistence(): Required<RedisOptions> {
 }
 
 /** A Redis of its own, on an append-only file in its own directory: it can be stopped, killed and restarted on it. */
-class PrivateRedis {
+export class PrivateRedis {
   process: ManagedProcess | null = null;
   private constructor(
     readonly dir: string,

@@ -14,3 +14,15 @@ export function recordFigures(fault: string, figures: Record<string, unknown>): 
 }
 
 export const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+/** The messages of the errors a process logged as unexpected (answered 500), by count: what a 500 was. */
+export function unexpectedErrors(output: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of output.split('\n')) {
+    if (!line.includes('"unexpected error"')) continue;
+    const { err } = JSON.parse(line) as { err?: { type?: string; message?: string } };
+    const what = `${err?.type ?? 'Error'}: ${err?.message ?? '(no message)'}`;
+    counts[what] = (counts[what] ?? 0) + 1;
+  }
+  return counts;
+}
