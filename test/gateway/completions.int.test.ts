@@ -54,6 +54,12 @@ describe('POST /completion', () => {
     expect(body.latency).toBeGreaterThan(0);
   });
 
+  it('writes no start mark for a call from the completion queue: at a deadline the API reads its job state', async () => {
+    const res = await complete({ llm_configuration: openaiConfig('unmarked') });
+    expect(res.json().status).toBe('success');
+    expect(await gw.stack.app.redis.keys(`${gw.stack.prefix}:completion-started:*`)).toEqual([]);
+  });
+
   it('maps llm_configuration onto the provider request', async () => {
     await complete({
       llm_configuration: {

@@ -29,8 +29,9 @@ export function redisKeys(prefix: string) {
     /** Namespace of the lanes' tokens-a-minute counters. */
     laneTokens: `${prefix}:lane-tpm`,
     /**
-     * Set once a completion's call starts (never after its deadline): at the deadline, the API answers "not
-     * called" only for a completion without it, and waits for the worker's answer otherwise.
+     * Set once the call of a completion waiting in a lane starts (never after its deadline): at the deadline,
+     * the API answers "not called" for a completion moved to a lane only without it, and waits for the
+     * worker's answer otherwise. A completion never moved is read by its job's state instead.
      */
     completionStarted: (replyTo: string) => `${prefix}:completion-started:${replyTo}`,
     /**

@@ -95,24 +95,42 @@ export default fp(
      * has passed is never started afterwards, so its caller is answered then: `status: "error"` with the
      * provider's last refusal.
      */
+    /**
+     * Whether the job's call may have gone to its provider. In the completion queue, unless the job is still
+     * waiting there: BullMQ's own state, which costs the worker nothing per call. Once moved to a lane (the
+     * worker marks that first), only the mark its lane's worker sets as it admits the call says so.
+     */
+    async function mayHaveStarted(job: CompletionJob, jobId: string | undefined): Promise<boolean> {
+      if (jobId === undefined) return false;
+      const [state, inLane, started] = await Promise.all([
+        app.completionJobs.queue.getJobState(jobId),
+        app.redis.exists(app.keys.laneWaitError(job.reply_to)),
+        app.redis.exists(app.keys.completionStarted(job.reply_to)),
+      ]);
+      return inLane ? started === 1 : !NOT_TAKEN.has(state);
+    }
+
     async function run(
       job: CompletionJob,
       onChunk?: (text: string) => void,
       signal?: AbortSignal,
     ): Promise<CompletionResponse> {
       const deadline = new AbortController();
+      let jobId: string | undefined;
       // A job still waiting at its deadline is never started: its caller is answered now. One whose call
       // started (on a loaded worker, its answer can come later than the grace) is waited for: its call is
       // bounded by the same deadline, and its answer says what happened.
       const timer = setTimeout(
         async () => {
-          const started = await app.redis.exists(app.keys.completionStarted(job.reply_to)).catch(() => 0);
-          if (!started) deadline.abort();
+          if (!(await mayHaveStarted(job, jobId).catch(() => false))) deadline.abort();
         },
         job.deadline_ms! - Date.now() + DEADLINE_GRACE_MS,
       );
+      const enqueue = async () => {
+        jobId = (await app.completionJobs.add(job)).id;
+      };
       try {
-        return await app.awaitReply(job.reply_to, () => app.completionJobs.add(job), {
+        return await app.awaitReply(job.reply_to, enqueue, {
           schema: CompletionResponseSchema,
           timeoutMs: waitBudgetMs,
           timeoutMessage: 'no completion result in time: the workers may be overloaded or down',
@@ -133,6 +151,9 @@ export default fp(
   },
   { name: 'completions', dependencies: ['sql', 'queues', 'replies', 'projects'] },
 );
+
+/** A completion job's states before a worker takes it (see mayHaveStarted). */
+const NOT_TAKEN = new Set<string>(['waiting', 'prioritized', 'delayed', 'waiting-children']);
 
 /** The answer to a completion that was never called. */
 function unanswered(job: CompletionJob, error: string): CompletionResponse {

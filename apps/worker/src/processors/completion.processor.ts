@@ -35,9 +35,10 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
         const gate = deps.lanes.gate(deadline, job);
         const admit: typeof gate.admit = async (lane, request) => {
           const admission = await gate.admit(lane, request);
-          // The call goes to its provider now. Not waited for: sent before anything the call sends, it is in
-          // Redis long before the deadline at which the API reads it.
-          if (admission.go)
+          // The call of a job in a lane goes to its provider now: the API, which knows only the job it queued
+          // (BullMQ's state tells it whether that one was taken), reads this mark at the deadline. Not waited
+          // for: sent before anything the call sends, it is in Redis long before then.
+          if (admission.go && job.lane)
             void deps.redis
               .set(deps.keys.completionStarted(job.reply_to), '1', 'PX', deadline - Date.now() + STARTED_KEPT_MS)
               .catch(() => {});
