@@ -284,7 +284,9 @@ const sweep = (fields: string[], extra: Partial<Filter> = {}) =>
     ),
   );
 
-describe('SQL injection through the filters of POST /get_trace_logs', () => {
+// Each sweep sends every operator with every injected value: hundreds of requests, 12 s alone here and past
+// 30 s beside another test file in CI. The limit bounds a hang, not the speed.
+describe('SQL injection through the filters of POST /get_trace_logs', { timeout: 120_000 }, () => {
   it('filter_value of every text field: literal matches only', async () => {
     const filters = sweep(TEXT_FIELDS);
     check(filters, await listAll(filters), (f) =>
