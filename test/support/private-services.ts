@@ -343,6 +343,23 @@ export class PrivateRedisCluster {
         if (tries > 600) throw new Error('a redis cluster replica never finished its first sync');
         await sleep(50);
       }
+      // And every node must name each replica's master: shardOf reads one node's view, and gossip carries a
+      // replica's role to the others a moment after it has synced (a test found its shard without replicas).
+      const replicasKnown = async () => {
+        const views = await Promise.all(ports.map((port) => cli(port, 'cluster', 'nodes')));
+        return views.every(
+          (view) =>
+            view
+              .split('\n')
+              .map((line) => line.split(' '))
+              .filter((f) => f[2]?.includes('slave') && f[3] !== '-').length ===
+            masters * replicasPerMaster,
+        );
+      };
+      for (let tries = 0; !(await replicasKnown()); tries++) {
+        if (tries > 600) throw new Error("a redis cluster node never learnt every replica's master");
+        await sleep(50);
+      }
     } catch (err) {
       cluster.forceStop();
       throw err;
