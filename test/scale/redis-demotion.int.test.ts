@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isRedisAway, waitForReplicas } from '@sightline/runtime';
-import { PrivateRedis } from '../support/private-services';
+import { PrivateRedis, sleep } from '../support/private-services';
 
 // A master demoted while the intake waits for its replicas' copies (WAIT): in a cluster's failover, the
 // killed master restarted still believing it serves its slots takes a write, then learns it is a replica.
@@ -37,7 +37,7 @@ describe('a master demoted while a write waits for its replicas', () => {
       (err: Error) => err,
     );
     // Once Redis holds the WAIT blocked.
-    while (!/blocked_clients:1/.test(await admin.info('clients'))) await new Promise((r) => setTimeout(r, 20));
+    while (!/blocked_clients:1/.test(await admin.info('clients'))) await sleep(20);
     await admin.replicaof('127.0.0.1', String(other.port));
 
     const err = await waited;

@@ -91,11 +91,6 @@ export default fp(
     }
 
     /**
-     * Waits for the job's answer. A job still waiting (for its provider's limit or pause) when its deadline
-     * has passed is never started afterwards, so its caller is answered then: `status: "error"` with the
-     * provider's last refusal.
-     */
-    /**
      * Whether the job's call may have gone to its provider. In the completion queue, unless the job is still
      * waiting there: BullMQ's own state, which costs the worker nothing per call. Once moved to a lane (the
      * worker marks that first), only the mark its lane's worker sets as it admits the call says so.
@@ -110,6 +105,11 @@ export default fp(
       return inLane ? started === 1 : !NOT_TAKEN.has(state);
     }
 
+    /**
+     * Waits for the job's answer. A job still waiting (for its provider's limit or pause) when its deadline
+     * has passed is never started afterwards, so its caller is answered then: `status: "error"` with the
+     * provider's last refusal.
+     */
     async function run(
       job: CompletionJob,
       onChunk?: (text: string) => void,
