@@ -44,4 +44,26 @@ describe('a master demoted while a write waits for its replicas', () => {
     expect(err?.message).toMatch(/^UNBLOCKED/);
     expect(isRedisAway(err)).toBe(true);
   });
+
+  // The same restarted master, demoted already, still sent a write script by a client whose map of the slots
+  // is older (seen in CI: a span write answered 500 in a failover).
+  it('refuses a script’s write on the replica it became, with an error read as Redis away, and makes none of it', async () => {
+    const [demoted, master] = await Promise.all([
+      PrivateRedis.create(join(dir, 'c')),
+      PrivateRedis.create(join(dir, 'd')),
+    ]);
+    servers.push(demoted, master);
+    const client = new Redis(demoted.url);
+    clients.push(client);
+    await client.replicaof('127.0.0.1', String(master.port));
+
+    const script = "redis.call('GET', KEYS[1]); redis.call('SET', KEYS[1], 'written'); return 1";
+    const err = await client.eval(script, 1, 'k').then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err?.message).toMatch(/^READONLY/);
+    expect(isRedisAway(err)).toBe(true);
+    expect(await client.get('k')).toBeNull();
+  });
 });

@@ -30,12 +30,13 @@ export function isConnectionError(err: unknown): boolean {
 
 // ioredis's words for a command it could not send (no offline queue, a closed or lost connection, retries
 // spent); and a cluster's, in capitals as Redis sends them, for a slot without a master while it fails
-// over, or a node still loading its data; a replica's to a WAIT sent to it as to the master it was; and a
-// master's to a WAIT it held when it was demoted (a killed master restarted, then told it is a replica).
+// over, or a node still loading its data; a replica's to a WAIT, or to a write, sent to it as to the master it
+// was (a write it refuses is not made: a script stops at its first write, before any); and a master's to a
+// WAIT it held when it was demoted (a killed master restarted, then told it is a replica).
 const CLIENT_GAVE_UP =
   /enableOfflineQueue|Connection is closed|Stream isn't writeable|ECONNREFUSED|MaxRetriesPerRequest/i;
 const CLUSTER_AWAY =
-  /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|UNBLOCKED)\b|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|WAIT cannot be used with replica instances/;
+  /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|UNBLOCKED|READONLY)\b|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|WAIT cannot be used with replica instances/;
 
 /** A command that failed because Redis, or the part of a cluster it needed, is out of reach for now. */
 export function isRedisAway(err: unknown): boolean {
