@@ -6,11 +6,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isRedisAway, waitForReplicas } from '@sightline/runtime';
 import { PrivateRedis, sleep } from '../support/private-services';
 
-// A master demoted while the intake waits for its replicas' copies (WAIT): in a cluster's failover, the
-// killed master restarted still believing it serves its slots takes a write, then learns it is a replica.
-// Redis then ends the blocked WAIT with an error of its own. The intake must read it as Redis away for a
-// moment (a 503 and a retry), never as a fault of the request (a 500).
-describe('a master demoted while a write waits for its replicas', () => {
+// In a cluster's failover, the killed master restarted still believes it serves its slots and takes a write,
+// then learns it is a replica; and clients whose map of the slots is older still send it writes. Redis answers
+// each with an error of its own. The intake must read them as Redis away for a moment (a 503 and a retry),
+// never as a fault of the request (a 500).
+describe('a master demoted in a failover', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sightline-demotion-'));
   const servers: PrivateRedis[] = [];
   const clients: Redis[] = [];
@@ -19,16 +19,19 @@ describe('a master demoted while a write waits for its replicas', () => {
     for (const server of servers) await server.kill();
     rmSync(dir, { recursive: true, force: true });
   });
+  /** Two private servers, stopped after the tests, and a client of the first. */
+  async function twoServers(names: [string, string]): Promise<[PrivateRedis, PrivateRedis, Redis]> {
+    const [first, second] = await Promise.all(names.map((name) => PrivateRedis.create(join(dir, name))));
+    servers.push(first!, second!);
+    const client = new Redis(first!.url);
+    clients.push(client);
+    return [first!, second!, client];
+  }
 
   it('ends the wait with an error read as Redis away', async () => {
-    const [master, other] = await Promise.all([
-      PrivateRedis.create(join(dir, 'a')),
-      PrivateRedis.create(join(dir, 'b')),
-    ]);
-    servers.push(master, other);
-    const writer = new Redis(master.url);
+    const [master, other, writer] = await twoServers(['a', 'b']);
     const admin = new Redis(master.url);
-    clients.push(writer, admin);
+    clients.push(admin);
 
     await writer.set('k', 'v');
     // No replica: the wait holds until its timeout, long past the demotion.
@@ -45,16 +48,10 @@ describe('a master demoted while a write waits for its replicas', () => {
     expect(isRedisAway(err)).toBe(true);
   });
 
-  // The same restarted master, demoted already, still sent a write script by a client whose map of the slots
-  // is older (seen in CI: a span write answered 500 in a failover).
+  // The restarted master, a replica already, sent the span-write script by a client whose map of the slots is
+  // older (seen in CI: a span write answered 500 in a failover).
   it('refuses a script’s write on the replica it became, with an error read as Redis away, and makes none of it', async () => {
-    const [demoted, master] = await Promise.all([
-      PrivateRedis.create(join(dir, 'c')),
-      PrivateRedis.create(join(dir, 'd')),
-    ]);
-    servers.push(demoted, master);
-    const client = new Redis(demoted.url);
-    clients.push(client);
+    const [, master, client] = await twoServers(['c', 'd']);
     await client.replicaof('127.0.0.1', String(master.port));
 
     const script = "redis.call('GET', KEYS[1]); redis.call('SET', KEYS[1], 'written'); return 1";
