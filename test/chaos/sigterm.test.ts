@@ -73,6 +73,9 @@ describe('SIGTERM under load', () => {
     );
     const after = await stack.jobCounts();
     const completed = await completion;
+    // Its log, written by the worker that answered it before that worker exited (not left to the next one's upkeep).
+    const completionTrace = completed.kind === 'response' ? (JSON.parse(completed.body) as { trace_id: string }) : null;
+    const completionLogStored = completionTrace ? await stack.storedCount([completionTrace.trace_id]) : 0;
     await sleep(500);
     await Promise.all(loads.map((l) => l.stop()));
     Object.assign(load, { records: loads.flatMap((l) => l.records), acked: loads.flatMap((l) => l.acked) });
@@ -98,6 +101,7 @@ describe('SIGTERM under load', () => {
       jobs_after_exit: { waiting: after.wait, active: after.active, delayed: after.delayed },
       requests_in_flight_at_sigterm: tally(inFlight),
       completion_in_flight_at_sigterm: outcomeOf(completed),
+      completion_log_stored_at_exit: completionLogStored,
       requests: { connection_per_request: tally(loads[0].records), kept_alive: tally(loads[1].records) },
       requests_begun_by_api: begun.size,
       begun_but_cut: cut.length,
@@ -124,6 +128,7 @@ describe('SIGTERM under load', () => {
     // The completion was in flight at the signal (its provider had it, and answers 3 s later); span
     // requests usually are too, but their timing is the load's, so only theirs is not asserted.
     expect(completionDoneAt - termAt).toBeGreaterThan(1000);
+    expect(completionLogStored).toBe(1);
     expect(inFlight.filter((r) => !/^\d+$/.test(r.outcome))).toEqual([]);
     expect(begun.size).toBeGreaterThan(100);
     expect(cut).toEqual([]);

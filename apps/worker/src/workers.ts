@@ -30,6 +30,7 @@ import { createBudgetGuard } from './gateway/budgets';
 import { CallsInFlight } from './gateway/calls-in-flight';
 import { checkLimitVariables } from './gateway/lane-config';
 import { LaneScheduler } from './gateway/lane-scheduler';
+import { UnwrittenLogs } from './gateway/unwritten-logs';
 import { createSavedKeys } from './gateway/saved-keys';
 import { completionProcessor } from './processors/completion.processor';
 import { evalProcessor } from './processors/eval.processor';
@@ -92,6 +93,11 @@ function startMetrics(env: WorkerEnv, log: Logger): ReturnType<typeof serveMetri
 
 /** Roots a backfill walks at a time: one write of their scores, one move of its cursor. */
 const BACKFILL_PAGE = 1000;
+/**
+ * Completion logs a worker writes at once before a completion's job waits for its own (unwritten-logs.ts):
+ * well above what a busy worker has in flight (hundreds of calls a second, each written in tens of ms).
+ */
+const MAX_UNWRITTEN_LOGS = 1000;
 
 /** Starts one BullMQ worker per queue; `close` lets each finish what it holds, then closes the producers. */
 export function startWorkers({ sql, redis, env, log, providerEnv = process.env, watchRedis }: WorkerDeps) {
@@ -194,7 +200,8 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
     },
   });
   const budgetMs = callBudgetMs(env.COMPLETION_TIMEOUT_MS, env.PROVIDER_MAX_RETRIES);
-  const completions = completionProcessor({ redis, keys, gateway, lanes, budgetMs });
+  const unwrittenLogs = new UnwrittenLogs(MAX_UNWRITTEN_LOGS);
+  const completions = completionProcessor({ redis, keys, gateway, lanes, budgetMs, unwrittenLogs });
   const judgeCalls = {
     waiter: createReplyWaiter(
       watch(connectSubscriber(redis, keys.seq, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })),
@@ -267,6 +274,8 @@ export function startWorkers({ sql, redis, env, log, providerEnv = process.env, 
     await Promise.all(workers.filter((w) => w !== completionWorker).map((w) => w.close()));
     await completionWorker.close();
     await lanes.close();
+    // Their failed writes are queued as span-write jobs: before the producers close.
+    await unwrittenLogs.settled();
     await scheduling;
     await Promise.all([
       ...spanWrites.map((producer) => producer.close()),

@@ -4,16 +4,25 @@ import { budgetRanOut, createReplier, type RedisKeys } from '@sightline/queues';
 import type { CompletionResponse } from '@sightline/schemas';
 import type { Completed, Gateway, Requeue } from '../gateway';
 import type { LaneScheduler } from '../gateway/lane-scheduler';
+import type { UnwrittenLogs } from '../gateway/unwritten-logs';
 import type { Processor } from '../register-worker';
 
-type Deps = { redis: Redis; keys: RedisKeys; gateway: Gateway; lanes: LaneScheduler; budgetMs: number };
+type Deps = {
+  redis: Redis;
+  keys: RedisKeys;
+  gateway: Gateway;
+  lanes: LaneScheduler;
+  budgetMs: number;
+  unwrittenLogs: UnwrittenLogs;
+};
 
 /** How long past its deadline a completion's start is remembered: longer than the API waits for any answer. */
 const STARTED_KEPT_MS = 60_000;
 
 /**
  * Relays a completion job to the gateway: chunks and the answer go out on the job's reply channel, then
- * the log is written. Whatever fails, the caller hears of it at once rather than at its timeout.
+ * the log is written (the job need not wait for that: see unwritten-logs.ts). Whatever fails, the caller
+ * hears of it at once rather than at its timeout.
  *
  * The same processor runs the completion queue and the lanes' queues (a job in a lane carries its lane):
  * a call that must wait for its provider's limit or pause goes to (or back to) its lane's queue instead of
@@ -65,7 +74,11 @@ export function completionProcessor(deps: Deps): Processor<'completion'> {
         completed = result;
       }
       answered = true;
-      await deps.gateway.writeLog(completed.log);
+      // Written after the job ends (unwritten-logs.ts): a failure leaves the log in the journal, for the upkeep.
+      const written = deps.gateway
+        .writeLog(completed.log)
+        .catch((err: Error) => logger.warn({ err: err.message }, "a completion's log is left to the upkeep"));
+      await deps.unwrittenLogs.add(written);
       // The lane's bookkeeping (its pause after a refusal, its learned concurrency) after the caller has
       // its answer, which a failure here cannot take back.
       await Promise.all([
