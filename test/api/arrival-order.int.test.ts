@@ -178,6 +178,32 @@ describe('read-your-writes', () => {
     expect((await call(stack.app, key, 'GET', `/trace_log/${root}`)).json().children_ids).toEqual([child]);
   });
 
+  it("marks a root span in its own pending set only, a child in its own and its root's, and clears them all", async () => {
+    const root = randomUUID(),
+      child = randomUUID();
+    const { redis, keys } = stack.app;
+    await call(stack.app, key, 'POST', '/trace_log', { trace_id: root, project_name: 'ryw' });
+    await call(stack.app, key, 'POST', '/trace_log', {
+      trace_id: child,
+      root_trace_id: root,
+      parent_trace_id: root,
+      project_name: 'ryw',
+    });
+    const jobs = await takeQueuedJobs();
+    const [org] = jobs.flatMap((j) => j.events.map((e) => e.organization_id));
+    const marks = async () =>
+      Promise.all([
+        redis.scard(keys.pendingSpan(org, root)),
+        redis.scard(keys.pendingRoot(org, root)),
+        redis.scard(keys.pendingSpan(org, child)),
+      ]);
+    // A read of the trace waits on the root's own set for the root (a second mark, in its root set, would cost
+    // three more Redis commands for nothing), and on its root set for the child.
+    expect(await marks()).toEqual([1, 1, 1]);
+    for (const job of jobs) await process(job);
+    expect(await marks()).toEqual([0, 0, 0]);
+  });
+
   it('the wait is bounded: with no worker, GET answers 503 after about 2 s, never 404', async () => {
     const trace_id = randomUUID();
     await call(stack.app, key, 'POST', '/trace_log', { trace_id, project_name: 'ryw' });

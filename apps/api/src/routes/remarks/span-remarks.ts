@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { findSpanForRemarks } from '@sightline/db';
-import { waitUntilWritten } from '@sightline/queues';
+import { pendingRootOf, waitUntilWritten } from '@sightline/queues';
 import type { Remarks } from '@sightline/schemas';
 import { AppError, notFound } from '../../errors';
 
@@ -42,7 +42,7 @@ export const remark = (
         kind: 'remark',
         organization_id: req.organizationId,
         trace_id: traceId,
-        pending_root: root,
+        ...pendingRootOf(traceId, root),
         fields: {},
         remarks,
       },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { pendingRootOf } from '@sightline/queues';
 import { AcceptedSpanSchema, errorResponses, TraceLogCreateSchema, TraceLogUpdateSchema } from '@sightline/schemas';
 import { createEvent, pickFields, sampledIn } from './events';
 
@@ -49,7 +50,7 @@ export default async function traceLogWriteRoutes(base: FastifyInstance) {
             kind: 'update',
             organization_id: req.organizationId,
             trace_id,
-            ...(root_trace_id && { pending_root: root_trace_id }),
+            ...pendingRootOf(trace_id, root_trace_id),
             fields: pickFields(field_name_to_value_map),
           },
         ],
