@@ -49,6 +49,15 @@ async function takeQueuedJobs(): Promise<QueuePayload<'span-write'>[]> {
   return jobs.map((j) => j.data);
 }
 
+/** A span under `root` (its parent too). */
+const postChild = (root: string, child: string, project_name: string) =>
+  call(stack.app, key, 'POST', '/trace_log', {
+    trace_id: child,
+    root_trace_id: root,
+    parent_trace_id: root,
+    project_name,
+  });
+
 const storedState = async (trace_id: string) => {
   const rows =
     await sql`select status, error, output, feedback_score, target, created from spans where trace_id = ${trace_id}`;
@@ -113,12 +122,7 @@ describe('arrival order does not matter', () => {
     const root = randomUUID(),
       child = randomUUID();
     await call(stack.app, key, 'POST', '/trace_log', { trace_id: root, project_name: 'order' });
-    await call(stack.app, key, 'POST', '/trace_log', {
-      trace_id: child,
-      root_trace_id: root,
-      parent_trace_id: root,
-      project_name: 'order',
-    });
+    await postChild(root, child, 'order');
     const [parentJob, childJob] = await takeQueuedJobs();
     await process(childJob);
     await process(parentJob);
@@ -166,12 +170,7 @@ describe('read-your-writes', () => {
       child = randomUUID();
     await call(stack.app, key, 'POST', '/trace_log', { trace_id: root, project_name: 'ryw' });
     for (const job of await takeQueuedJobs()) await process(job);
-    await call(stack.app, key, 'POST', '/trace_log', {
-      trace_id: child,
-      root_trace_id: root,
-      parent_trace_id: root,
-      project_name: 'ryw',
-    });
+    await postChild(root, child, 'ryw');
     setTimeout(async () => {
       for (const job of await takeQueuedJobs()) await process(job);
     }, 300);
@@ -183,12 +182,7 @@ describe('read-your-writes', () => {
       child = randomUUID();
     const { redis, keys } = stack.app;
     await call(stack.app, key, 'POST', '/trace_log', { trace_id: root, project_name: 'ryw' });
-    await call(stack.app, key, 'POST', '/trace_log', {
-      trace_id: child,
-      root_trace_id: root,
-      parent_trace_id: root,
-      project_name: 'ryw',
-    });
+    await postChild(root, child, 'ryw');
     const jobs = await takeQueuedJobs();
     const [org] = jobs.flatMap((j) => j.events.map((e) => e.organization_id));
     const marks = async () =>
