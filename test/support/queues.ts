@@ -1,10 +1,11 @@
 import { Queue } from 'bullmq';
-import { queues as registry } from '@sightline/queues';
+import { journal, queues as registry } from '@sightline/queues';
 import type { TestStack } from './app';
 import { testRedis } from './services';
 
 /**
- * Waits until no queue of the stack holds work (waiting, active, delayed), twice in a row since one job
+ * Waits until no queue of the stack holds work (waiting, active, delayed) and no completion's log is left
+ * to write (a job ends at its answer, and its log's write may queue more work), twice in a row since one job
  * may enqueue another, and answers the failed jobs with their reasons: work accepted with a 200 and then
  * lost on the worker's side shows up there.
  */
@@ -25,7 +26,15 @@ export async function drainQueues(
           return { ...c, delayed: Math.max(0, c.delayed - (await q.getJobSchedulersCount())) };
         }),
       );
-      const busy = counts.reduce((n, c) => n + Object.values(c).reduce((a, b) => a + b, 0), 0);
+      const keptLogs = await Promise.all(
+        stack.app.spanShards.all.map(
+          async (shard) =>
+            (await connection.hkeys(journal(shard.keys).events)).filter((f) => f.endsWith(':log')).length,
+        ),
+      );
+      const busy =
+        counts.reduce((n, c) => n + Object.values(c).reduce((a, b) => a + b, 0), 0) +
+        keptLogs.reduce((a, b) => a + b, 0);
       idleRounds = busy ? 0 : idleRounds + 1;
       if (busy && Date.now() > deadline)
         throw new Error(`queues still busy after ${timeoutMs} ms: ${JSON.stringify(counts)}`);
