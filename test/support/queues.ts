@@ -37,7 +37,7 @@ export async function drainQueues(
         keptLogs.reduce((a, b) => a + b, 0);
       idleRounds = busy ? 0 : idleRounds + 1;
       if (busy && Date.now() > deadline)
-        throw new Error(`queues still busy after ${timeoutMs} ms: ${JSON.stringify(counts)}`);
+        throw new Error(`queues still busy after ${timeoutMs} ms: ${JSON.stringify({ counts, keptLogs })}`);
       await new Promise((r) => setTimeout(r, busy ? 200 : 100));
     }
     const failed = await Promise.all(

@@ -24,10 +24,6 @@ type SpanCreate = {
 };
 
 /**
- * The event that creates a span. A span without a root is its own root, one without a parent its own
- * parent; the event is pending under its trace's root, so that a read of the trace waits for it.
- */
-/**
  * The `pending_root` of an event of span `traceId` in the trace rooted at `root`: the root's pending set, which
  * a read of the whole trace waits on. None for the root span itself: that read waits on the span's own set
  * too (span-shards.ts, pendingKeys), so a second mark would cost every trace's root three more Redis commands
@@ -37,6 +33,10 @@ type SpanCreate = {
 export const pendingRootOf = (traceId: string, root: string | null | undefined) =>
   root && root !== traceId ? { pending_root: root } : {};
 
+/**
+ * The event that creates a span. A span without a root is its own root, one without a parent its own
+ * parent; the event is pending under its trace's root (pendingRootOf), so that a read of the trace waits for it.
+ */
 export function spanCreateEvent({
   organization_id,
   trace_id,

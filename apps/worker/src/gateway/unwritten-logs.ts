@@ -20,7 +20,8 @@ export class UnwrittenLogs {
   /** Takes a log's write, which must not reject; resolves at once, or once it is written when too many are. */
   async add(write: Promise<void>): Promise<void> {
     this.#writes.add(write);
-    void write.finally(() => this.#writes.delete(write));
+    const done = () => this.#writes.delete(write);
+    void write.then(done, done);
     if (this.#writes.size > this.#max) await write;
   }
 
