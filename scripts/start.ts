@@ -7,6 +7,7 @@ import { addApiKey, createSql, ensureOrganization, migrate } from '@sightline/db
 import type { Address } from 'node:cluster';
 import { createLogger, exitUnlessReachable, serveClusterMetrics } from '@sightline/runtime';
 import { loadEnv, StartEnv } from '@sightline/schemas';
+import { ensureServerBuilt, serverEntry } from './build-server';
 
 const env = loadEnv(StartEnv);
 const log = createLogger('start', env.LOG_LEVEL);
@@ -25,6 +26,7 @@ const roles: Role[] = env.START_ROLE === 'all' ? ['api', 'worker'] : [env.START_
 const counts = { api: env.API_PROCESSES, worker: env.WORKER_PROCESSES };
 // The API serves the built console; a missing or stale build is made now, never a dev server.
 if (roles.includes('api')) await buildConsole();
+await ensureServerBuilt((msg) => log.info(msg));
 
 /**
  * Runs scripts/build-web.ts in a process of its own: Vite holds about 1 GB while it builds, which this
@@ -39,10 +41,11 @@ async function buildConsole(): Promise<void> {
   process.exit(code || 1);
 }
 
-const entry = (file: string) => fileURLToPath(new URL(`../apps/${file}`, import.meta.url));
-// API processes are this process's cluster workers: they share PORT (this process accepts each connection
-// and hands it to one in turn), and a scrape of /metrics on any of them reports all of them together.
-cluster.setupPrimary({ exec: entry('api/src/server.ts'), execArgv: ['--import', 'tsx'] });
+// The API and worker processes run the built server (scripts/build-server.ts): plain JavaScript, with no
+// TypeScript loader in them. API processes are this process's cluster workers: they share PORT (this process
+// accepts each connection and hands it to one in turn), and a scrape of /metrics on any of them reports all of
+// them together.
+cluster.setupPrimary({ exec: serverEntry('api'), execArgv: [] });
 if (roles.includes('api')) serveClusterMetrics();
 
 /** The host in a URL a browser on this machine can open: a wildcard address listens on localhost too. */
@@ -70,7 +73,7 @@ cluster.once('listening', (_worker, { address, port }: Address) => {
 function launch(role: Role, n: number): ChildProcess {
   if (role === 'api') return cluster.fork({ SIGHTLINE_METRICS_FROM_PRIMARY: '1' }).process;
   const metricsPort = env.METRICS_PORT === undefined ? {} : { METRICS_PORT: String(env.METRICS_PORT + n) };
-  return spawn(process.execPath, ['--import', 'tsx', entry('worker/src/main.ts')], {
+  return spawn(process.execPath, [serverEntry('worker')], {
     stdio: 'inherit',
     env: { ...process.env, ...metricsPort },
   });

@@ -11,6 +11,7 @@ import { addApiKey, createSql, ensureOrganization, migrate, type Sql } from '@si
 import { spanShards } from '@sightline/queues';
 import { connectRedis, spanShardPrefixes } from '@sightline/runtime';
 import { BaseEnv } from '@sightline/schemas';
+import { ensureServerBuilt, serverEntry } from '../../build-server';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -29,7 +30,16 @@ export function spawnNode(
   args: string[] = [],
   nodeArgs: string[] = [],
 ): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+  return spawnWith([...nodeArgs, '--import', 'tsx', script, ...args], env);
+}
+
+/** A process of the built server (scripts/build-server.ts), as `npm start` runs it. */
+function spawnServer(name: 'api' | 'worker', env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  return spawnWith([...nodeArgs, serverEntry(name)], env);
+}
+
+function spawnWith(argv: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, argv, {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -176,9 +186,10 @@ export async function createBenchStack(
     /** Starts the API and (unless `worker: false`) the worker, and waits until the API answers. */
     async start({ worker: withWorker = true }: { worker?: boolean } = {}) {
       const apiEnv = { ...env, PORT: String(port), ...options.apiEnv };
+      await ensureServerBuilt();
       api = options.apiProcesses
         ? spawnNode('scripts/start.ts', { ...apiEnv, START_ROLE: 'api', API_PROCESSES: String(options.apiProcesses) })
-        : spawnNode('apps/api/src/server.ts', apiEnv, [], options.apiNodeArgs ?? profileArgs('API'));
+        : spawnServer('api', apiEnv, options.apiNodeArgs ?? profileArgs('API'));
       children.push(api);
       if (withWorker) await this.startWorker();
       await waitForHttp(`http://127.0.0.1:${port}/healthz`);
@@ -190,10 +201,9 @@ export async function createBenchStack(
         const metrics: Record<string, string> = options.workerMetricsPort
           ? { METRICS_PORT: String(options.workerMetricsPort + n) }
           : {};
-        const worker = spawnNode(
-          'apps/worker/src/main.ts',
+        const worker = spawnServer(
+          'worker',
           { ...env, ...options.workerEnv, ...metrics },
-          [],
           options.workerNodeArgs ?? profileArgs('WORKER'),
         );
         workers.push(worker);
