@@ -2,11 +2,12 @@
 // is missing or older than its sources. `npm start` runs its processes from this build: under tsx, each process
 // (and each pool thread) also carried the TypeScript loader, about 60 MB of every API process at rest. Run alone
 // (`tsx scripts/build-server.ts`) it does the same, for images that build ahead of time.
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, stop, type Plugin } from 'esbuild';
 import { createLogger } from '@sightline/runtime';
+import { newestMtime, swapIn } from './builds';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_DIST = join(ROOT, 'dist', 'server');
@@ -32,13 +33,6 @@ const SOURCES = [
   join(ROOT, 'package-lock.json'),
   fileURLToPath(import.meta.url),
 ];
-
-function newestMtime(path: string): number {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
-}
 
 function serverIsStale(): boolean {
   const built = Object.keys(ENTRIES).map((name) => join(SERVER_DIST, `${name}.js`));
@@ -67,10 +61,6 @@ const ownModules: Plugin = {
   },
 };
 
-/**
- * Builds into a directory of its own and then swaps it in, so that a process already running the old build (or
- * another start building at the same time) never loads a half-written one.
- */
 async function buildServer(log: (msg: string) => void): Promise<void> {
   const started = Date.now();
   const out = `${SERVER_DIST}.tmp-${process.pid}`;
@@ -94,10 +84,7 @@ async function buildServer(log: (msg: string) => void): Promise<void> {
   } finally {
     await stop();
   }
-  const old = `${SERVER_DIST}.old-${process.pid}`;
-  if (existsSync(SERVER_DIST)) renameSync(SERVER_DIST, old);
-  renameSync(out, SERVER_DIST);
-  rmSync(old, { recursive: true, force: true });
+  swapIn(out, SERVER_DIST);
   log(`server built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

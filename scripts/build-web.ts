@@ -2,10 +2,11 @@
 // `npm start` runs it (in a process of its own) before starting the API, so a fresh clone serves a built
 // console and never a dev server; run alone (`tsx scripts/build-web.ts`) it does the same, for images that
 // build ahead of time.
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@sightline/runtime';
+import { newestMtime, swapIn } from './builds';
 
 const WEB = fileURLToPath(new URL('../apps/web', import.meta.url));
 const DIST = join(WEB, 'dist');
@@ -19,23 +20,12 @@ const SOURCES = [
   fileURLToPath(new URL('../libs/core/src/filters.ts', import.meta.url)),
 ];
 
-function newestMtime(path: string): number {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
-}
-
 function consoleIsStale(): boolean {
   const index = join(DIST, 'index.html');
   if (!existsSync(index)) return true;
   return Math.max(...SOURCES.map(newestMtime)) > statSync(index).mtimeMs;
 }
 
-/**
- * Builds into a directory of its own and then swaps it in, so that an API already serving the old build
- * (or another start building at the same time) never sees a half-written dist.
- */
 async function buildConsole(log: (msg: string) => void = console.log): Promise<void> {
   const { build } = await import('vite');
   const out = join(WEB, `dist.tmp-${process.pid}`);
@@ -47,10 +37,7 @@ async function buildConsole(log: (msg: string) => void = console.log): Promise<v
     logLevel: 'warn',
     build: { outDir: out, emptyOutDir: true },
   });
-  const old = join(WEB, `dist.old-${process.pid}`);
-  if (existsSync(DIST)) renameSync(DIST, old);
-  renameSync(out, DIST);
-  rmSync(old, { recursive: true, force: true });
+  swapIn(out, DIST);
   log(`web console built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
