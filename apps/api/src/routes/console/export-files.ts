@@ -1,5 +1,6 @@
 import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { compressSync } from 'snappy';
+import { ParquetFooter } from './parquet-footer';
 import { renderChildren, renderTrees, treeOrder } from '@sightline/core';
 import { CSV_HEADER, SPAN_FIELDS, type ExportBatch, type ExportReading } from '@sightline/db';
 import type { TraceExportFormat, TraceExportShape } from '@sightline/schemas';
@@ -32,14 +33,14 @@ const spansInOrder = ({ rootIds, spans }: ExportBatch) => treeOrder(spans, rootI
 
 const BRACES = { open: 0x7b, close: 0x7d };
 
+const sizeOf = (texts: Uint8Array[]) => texts.reduce((sum, t) => sum + t.length, 0);
+
 /**
  * Lines of texts, copied once into one buffer, each between `wrap`'s bytes when given; with `perLine`, that many
  * texts make a line, joined by nothing.
  */
 function lines(texts: Uint8Array[], wrap?: { open: number; close: number }, perLine = 1): Buffer {
-  let length = 0;
-  for (const t of texts) length += t.length;
-  length += (texts.length / perLine) * (wrap ? 3 : 1);
+  const length = sizeOf(texts) + (texts.length / perLine) * (wrap ? 3 : 1);
   const out = Buffer.allocUnsafe(length);
   let at = 0;
   for (const [i, t] of texts.entries()) {
@@ -146,14 +147,14 @@ const PARQUET_TYPE = {
   boolean: 'BOOLEAN',
 } as const;
 
-// Rows a row group holds at least (the last one aside): readers skip and read a file by its row groups. The
-// writer keeps every row group's metadata until the footer, so fewer groups hold less; a larger group keeps more
-// values alive while it fills, and they outlive V8's young generation. 500 measured best (a million spans).
-const ROW_GROUP_ROWS = 500;
+// The size, in the texts its rows came from, that closes a row group: readers skip and read a file by its row
+// groups, and the values of a group being filled are held as JavaScript values, which outlive V8's young
+// generation. About one batch of the by-span export (500 spans), and one of the by-trace one (100 traces).
+const ROW_GROUP_BYTES = 512 * 1024;
 
 // Columns written without min/max statistics. Readers skip row groups by time and by numbers; bounds of ids,
-// names and JSON texts skip nothing in an export in time order, and a bound per text column of every row group,
-// kept until the footer, held about 100 MB over a million rows (measured with the writer alone).
+// names and JSON texts skip nothing in an export in time order, and they cost the writer time and memory (measured
+// in docs/benchmarks-notes.md, "Trace export").
 const PARQUET_UNSTATED = new Set<Field['type']>(['uuid', 'text', 'jsonb', 'text[]']);
 
 /**
@@ -163,50 +164,59 @@ const PARQUET_UNSTATED = new Set<Field['type']>(['uuid', 'text', 'jsonb', 'text[
  */
 function parquet(shape: TraceExportShape): FileEncoder {
   const fields = fieldsOf(shape);
-  const isTimestamp = fields.map((f) => f.type === 'timestamp');
-  // The next row group's values, a column at a time.
+  // The next row group's values, a column at a time, and the size of the texts they came from.
   let pending: unknown[][] = fields.map(() => []);
+  let pendingBytes = 0;
   const columnData = () =>
     fields.map((f, c) => ({
       name: f.name,
       type: PARQUET_TYPE[f.type],
       data: pending[c]!,
       statistics: !PARQUET_UNSTATED.has(f.type),
+      // No page index: the writer would write it at finish(), which ParquetFooter replaces; and a group's column
+      // mostly fits in one page (of 1 MB), which an index would not narrow.
+      offsetIndex: false,
     }));
-  // The bytes are taken from the writer's buffer after each row group: a file of any size holds one at most.
+  // The bytes are taken from the writer's buffer after each row group: a file of any size holds one at most. Each
+  // group's metadata goes to the footer as bytes (see ParquetFooter), so the writer never finishes the file itself.
   const out = new ByteWriter();
   const writer = new ParquetWriter({
     writer: out,
     schema: schemaFromColumnData({ columnData: columnData() }),
     compressors: { SNAPPY: compressSync },
   });
+  const footer = new ParquetFooter(writer.schema, writer.createdBy);
   const flush = () => {
     const rows = pending[0]!.length;
     if (rows) void writer.write({ columnData: columnData(), rowGroupSize: rows });
+    for (const group of writer.row_groups.splice(0)) footer.add(group);
+    writer.pendingIndexes.length = 0;
     pending = fields.map(() => []);
+    pendingBytes = 0;
     const bytes = Buffer.from(out.getBytes());
     out.index = 0;
     return bytes;
   };
-  const add = (values: unknown[]) =>
-    values.forEach((v, c) => pending[c]!.push(v !== null && isTimestamp[c] ? new Date(v as number) : v));
+  // Timestamps stay epoch milliseconds: the writer takes them as they are.
+  const add = (values: unknown[]) => values.forEach((v, c) => pending[c]!.push(v));
   return {
     reading: shape === 'spans' ? { form: 'values' } : { form: 'json', rootRecords: 'values' },
     batch(batch) {
-      if (shape === 'spans') valueRows(spansInOrder(batch)).forEach(add);
-      else {
+      if (shape === 'spans') {
+        const texts = spansInOrder(batch);
+        valueRows(texts).forEach(add);
+        pendingBytes += sizeOf(texts);
+      } else {
         const roots = recordedRoots(batch);
+        const records = roots.map((r) => r.record);
         const children = childrenOf(batch, roots);
-        valueRows(roots.map((r) => r.record)).forEach((values, r) => add([...values, children[r]!.toString('utf8')]));
+        valueRows(records).forEach((values, r) => add([...values, children[r]!.toString('utf8')]));
+        pendingBytes += sizeOf(records) + sizeOf(children);
       }
-      const bytes = pending[0]!.length >= ROW_GROUP_ROWS ? flush() : Buffer.alloc(0);
+      const bytes = pendingBytes >= ROW_GROUP_BYTES ? flush() : Buffer.alloc(0);
       return { bytes, ...counted(batch) };
     },
-    end() {
-      const last = flush();
-      void writer.finish();
-      return Buffer.concat([last, Buffer.from(out.getBytes())]);
-    },
+    end: () => Buffer.concat([flush(), footer.bytes()]),
   };
 }
 
