@@ -12,7 +12,7 @@ const LONG_LIST = 0xf0;
 
 /**
  * A Parquet file's footer whose row groups are encoded as they are written. hyparquet-writer's ParquetWriter keeps
- * every row group's metadata as objects until finish() (about 0.9 KB a column chunk), then builds the whole
+ * every row group's metadata as objects until finish() (about 0.8 KB a column chunk), then builds the whole
  * footer's Thrift objects at once: together about 120 MB at the peak of a million-span export, where the encoded
  * entries are about 4 MB.
  *
