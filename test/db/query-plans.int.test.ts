@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { API_TREES } from '@sightline/core';
 import {
   applySpanEvents,
   createSql,
@@ -10,10 +11,10 @@ import {
   foldTraceGroups,
   foldTraceHours,
   getOrCreateProject,
-  recordsOfRoots,
   rootListingSql,
   spanPartitionOf,
   spanTextsOfRoots,
+  spanTextsWithRecords,
   traceGroups,
   traceRowsOf,
   traceSkeleton,
@@ -457,7 +458,7 @@ describe('query plans of the write path and of reads by id', () => {
     const plans = await executedPlans(async (one) => {
       reads.row = JSON.parse(await traceRowsOf(one, org, [root]));
       reads.spans = await spanTextsOfRoots(one, org, [root]);
-      reads.records = await recordsOfRoots(one, org, [root], 'values');
+      reads.records = (await spanTextsWithRecords(one, org, [root], API_TREES, 'json', 'values')).records;
     });
     // What each read answers: the whole trace, found from any of its spans.
     expect((reads.skeleton as { spans: { trace_id: string }[] }).spans.map((s) => s.trace_id)).toEqual([

@@ -239,20 +239,27 @@ export async function spanTextsOfRoots(
   );
 }
 
-/** The record of each root span among `rootIds` in `form` (its CSV record, or its values), by its id. */
-export async function recordsOfRoots(
+/**
+ * The visible spans of the traces under `rootIds` as spanTextsOfRoots reads them, with each root's record in `records`'
+ * form (its CSV record, or its values) by its id. One read: each record meets its own children, and the roots are not
+ * looked up a second time.
+ */
+export async function spanTextsWithRecords(
   sql: Sql,
   organizationId: string,
   rootIds: readonly string[],
-  form: 'csv' | 'values',
-): Promise<Map<string, Buffer>> {
+  dialect: TreeDialect,
+  form: SpanTextForm,
+  records: 'csv' | 'values',
+): Promise<{ spans: SpanTexts; records: Map<string, Buffer> }> {
+  const columns = `${textColumns(dialect, form)},
+    case when s.trace_id = s.root_trace_id then ${records === 'csv' ? CSV_RECORD : VALUES} end as record`;
   const rows = rootIds.length
-    ? ((await sql`
-    select s.trace_id, ${sql.unsafe(form === 'csv' ? CSV_RECORD : VALUES)} as record
-    from ${spansByKey(sql, organizationId, rootIds, 'trace_id')} left join projects p on p.id = s.project_id
-    where s.trace_id = s.root_trace_id`.raw()) as unknown as [Buffer, Buffer][])
+    ? ((await rootsQuery(sql, organizationId, rootIds, columns).raw()) as unknown as (Buffer | null)[][])
     : [];
-  return new Map(rows.map(([id, record]) => [id.toString('latin1'), record]));
+  const byRoot = new Map<string, Buffer>();
+  for (const row of rows) if (row[6]) byRoot.set(row[0]!.toString('latin1'), row[6]);
+  return { spans: toSpanTexts(rows, dialect, form), records: byRoot };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { SpanTexts, TreeDialect } from '@sightline/core';
 import type { Sql } from './client';
 import { rootListingSql, type RootQuery } from './root-listing';
-import { recordsOfRoots, spanTextsOfRoots, type SpanTextForm } from './span-json';
+import { spanTextsOfRoots, spanTextsWithRecords, type SpanTextForm } from './span-json';
 
 // Batches read ahead of the one being handled.
 const READ_AHEAD = 2;
@@ -19,7 +19,7 @@ export type ExportReading = {
   dialect: TreeDialect;
   /** What the spans' texts hold (spanTextsOfRoots). */
   form: SpanTextForm;
-  /** The form of the roots' records each batch carries too, if any (recordsOfRoots). */
+  /** The form of the roots' records each batch carries too, if any (spanTextsWithRecords). */
   rootRecords?: 'csv' | 'values';
 };
 
@@ -47,10 +47,11 @@ export async function* exportBatches(
     const reading: Promise<ExportBatch>[] = [];
     for await (const rows of cursor) {
       const rootIds = rows.map((r) => r.trace_id as string);
-      const next = Promise.all([
-        spanTextsOfRoots(sql, q.organizationId, rootIds, dialect, form),
-        rootRecords ? recordsOfRoots(sql, q.organizationId, rootIds, rootRecords) : undefined,
-      ]).then(([spans, records]) => ({ rootIds, spans, rootRecords: records }));
+      const next = rootRecords
+        ? spanTextsWithRecords(sql, q.organizationId, rootIds, dialect, form, rootRecords).then(
+            ({ spans, records }) => ({ rootIds, spans, rootRecords: records }),
+          )
+        : spanTextsOfRoots(sql, q.organizationId, rootIds, dialect, form).then((spans) => ({ rootIds, spans }));
       // Awaited below, once the batches before it are handled; a failure meanwhile is not an unhandled one.
       next.catch(() => {});
       reading.push(next);

@@ -68,15 +68,11 @@ const OPEN_ROWS = Buffer.from('[['),
   BETWEEN_ROWS = Buffer.from('],['),
   CLOSE_ROWS = Buffer.from(']]');
 
-/**
- * The roots of a batch that both its reads found, spans and records (a root gone between them, to retention, is in
- * neither), so that each record meets its own children.
- */
+/** The roots of a batch that its read found (one gone to retention since the listing was read is not), with their records. */
 function recordedRoots(batch: ExportBatch): { id: string; record: Buffer }[] {
-  const read = new Set(batch.spans.trace_id);
   return batch.rootIds.flatMap((id) => {
     const record = batch.rootRecords?.get(id);
-    return record && read.has(id) ? [{ id, record }] : [];
+    return record ? [{ id, record }] : [];
   });
 }
 
