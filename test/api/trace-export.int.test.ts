@@ -45,6 +45,8 @@ beforeAll(async () => {
   const flat = manyTraces(project, 20, NOW - 7_200_000);
   // A name a spreadsheet would run.
   flat[0]!.trace_name = '=HYPERLINK("http://evil.example","x")';
+  // Texts of several bytes a character, quotes and line breaks: each file holds them as the JSON does.
+  Object.assign(flat[1]!, { output: 'naïve "quoted"\nline — 日本 🙂', inputs: { q: 'ünïcode 🙂 "x"' }, tags: ['é'] });
   await write([...agents.flatMap((a) => a.spans), ...flat]);
   // The same project name in another organization: never in this one's export.
   await write(manyTraces(project, 2, NOW), other.key);
