@@ -126,6 +126,24 @@ describe('the monitors page', () => {
     expect(within(row!).getByText(/204\s+· 35 ms/)).toBeTruthy();
   });
 
+  it('reads a delivery still pending again until it has its outcome, then stops', async () => {
+    const [sent] = monitorDetail().deliveries;
+    const pendingOne = { ...sent!, status: 'pending' as const, attempts: [] };
+    let reads = 0;
+    server.use(
+      answer('monitors', [monitor()]),
+      answer('monitor', () => monitorDetail({ deliveries: [++reads === 1 ? pendingOne : sent!] })),
+    );
+    open();
+    await user.click(await screen.findByRole('button', { name: 'History of refund errors' }));
+    const deliveries = await screen.findByRole('table', { name: 'Deliveries of refund errors' });
+    expect(within(deliveries).getByText('pending')).toBeTruthy();
+    expect(await within(deliveries).findByText('delivered', {}, { timeout: 8_000 })).toBeTruthy();
+    const settledReads = reads;
+    await new Promise((r) => setTimeout(r, 6_000));
+    expect(reads).toBe(settledReads);
+  }, 20_000);
+
   it('creates a monitor from a preview of its metric, showing a refused URL beside its field', async () => {
     server.use(answer('monitors', []), answer('createMonitor', monitor()));
     server.use(

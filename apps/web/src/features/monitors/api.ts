@@ -42,6 +42,8 @@ const monitorQueryOptions = (id: string) =>
     queryFn: ({ signal }) => api<MonitorDetail>(`/monitors/${id}`, { signal }),
     // The series moves by the hour; a minute-old reading is what the list shows beside it.
     staleTime: 60_000,
+    // A delivery still pending is being sent (or retried): its outcome is shown once it has one, then nothing more.
+    refetchInterval: (query) => (query.state.data?.deliveries.some((d) => d.status === 'pending') ? 5_000 : false),
   });
 
 const previewQueryOptions = (request: MonitorPreviewRequest) =>
