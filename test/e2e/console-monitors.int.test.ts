@@ -99,6 +99,9 @@ describe('monitors in the console', { timeout: 90_000 }, () => {
 
     await row.getByRole('button', { name: 'History of checkout errors' }).click();
     await page.getByRole('table', { name: 'Deliveries of checkout errors' }).getByText('delivered').waitFor();
+    // The history's tables sit on their panel: the list's cell of actions, kept in view, is its own rows' only.
+    const attempts = page.getByRole('table', { name: 'Deliveries of checkout errors' }).getByRole('cell').last();
+    expect(await attempts.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).position)).toBe('static');
     await session.shot('monitors');
     await session.expectIdle('the monitors');
     await session.checkA11y('monitors');

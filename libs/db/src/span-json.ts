@@ -258,6 +258,7 @@ export async function spanTextsWithRecords(
     ? ((await rootsQuery(sql, organizationId, rootIds, columns).raw()) as unknown as (Buffer | null)[][])
     : [];
   const byRoot = new Map<string, Buffer>();
+  // The record is the column after textColumns' six.
   for (const row of rows) if (row[6]) byRoot.set(row[0]!.toString('latin1'), row[6]);
   return { spans: toSpanTexts(rows, dialect, form), records: byRoot };
 }

@@ -68,7 +68,10 @@ const OPEN_ROWS = Buffer.from('[['),
   BETWEEN_ROWS = Buffer.from('],['),
   CLOSE_ROWS = Buffer.from(']]');
 
-/** The roots of a batch that its read found (one gone to retention since the listing was read is not), with their records. */
+/**
+ * The roots of a batch that its read found (one gone to retention since the listing was read is not), with their
+ * records.
+ */
 function recordedRoots(batch: ExportBatch): { id: string; record: Buffer }[] {
   return batch.rootIds.flatMap((id) => {
     const record = batch.rootRecords?.get(id);
