@@ -130,6 +130,50 @@ describe('a trace’s stored totals', () => {
     ]);
   });
 
+  it('are written with the root when its whole trace comes in one batch, which then writes the root once', async () => {
+    // Each write of a root is a change of its hour for the dashboard: a root inserted and then updated with its
+    // totals makes three (its insert, and the update's removal and addition), a root inserted with them one.
+    const project = (await getOrCreateProject(sql, org, `one-batch-${randomUUID()}`)).uuid;
+    const changes = async () =>
+      (await sql<{ n: number }[]>`select count(*)::int as n from trace_hour_changes where project_id = ${project}`)[0]
+        .n;
+    const call = (model: string, cost: number) => ({
+      configuration: { model },
+      cost,
+      input_tokens: 7,
+      output_tokens: 2,
+    });
+    const single = randomUUID();
+    await applySpanEvents(sql, [ev('create', single, { ...call('gpt-4o-mini', 0.001), total_tokens: 9 }, project)]);
+    expect(await totals(single)).toMatchObject({
+      cost: 0.001,
+      tokens: 9,
+      usage: [7, 2, [{ model: 'gpt-4o-mini', calls: 1, cost: 0.001 }]],
+    });
+    expect(await changes()).toBe(1);
+
+    const root = randomUUID();
+    await applySpanEvents(sql, [
+      ev('create', root, { trace_name: 'agent' }, project),
+      child(randomUUID(), root, call('gpt-4o', 0.5)),
+      child(randomUUID(), root, call('gpt-4o', 0.25)),
+      child(randomUUID(), root, { ...call('claude', 1), usage_estimated: true }),
+    ]);
+    expect(await totals(root)).toMatchObject({ cost: 1.75, tokens: 27 });
+    expect((await totals(root)).usage).toEqual([
+      21,
+      6,
+      [
+        { model: 'claude', calls: 1, cost: 1 },
+        { model: 'gpt-4o', calls: 2, cost: 0.75 },
+      ],
+    ]);
+    const [{ estimated }] =
+      await sql`select trace_usage_estimated as estimated from spans where organization_id = ${org} and trace_id = ${root}`;
+    expect(estimated).toBe(true);
+    expect(await changes()).toBe(2);
+  });
+
   it('are the root’s own when the client set them there', async () => {
     const root = randomUUID();
     await applySpanEvents(sql, [child(randomUUID(), root, { cost: 0.3, total_tokens: 30 })]);

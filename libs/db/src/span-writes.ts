@@ -10,7 +10,7 @@ import { markExperimentsRunning } from './experiments';
 import { ensureSpanPartitions } from './partitions';
 import { searchWordsOf } from './search';
 import { orderWaitingSpans, reattachOtelChildren, type TraceRoot } from './span-tree';
-import { storeTraceTotals } from './trace-total';
+import { setBatchTraceTotals, storeTraceTotals, TRACE_TOTAL_COLUMNS } from './trace-total';
 
 // Wire field name -> column, where they differ.
 const COLUMN_OF: Record<string, string> = { start_timestamp: 'start_ts', end_timestamp: 'end_ts' };
@@ -31,9 +31,11 @@ const WRITE_COLUMNS = [
 // the columns' types: native JSON.stringify and PostgreSQL's JSON parser cost a fraction of binding
 // forty parameters a row, which was the worker's main CPU cost per span. As jsonb, the document is parsed
 // once; as json, each jsonb column's value was parsed again (about 15 % more PostgreSQL CPU per span).
+// A root's totals are written by an insert only (setBatchTraceTotals); an update leaves them to storeTraceTotals.
+const INSERT_COLUMNS = [...WRITE_COLUMNS, ...TRACE_TOTAL_COLUMNS];
 const UPSERT = `
-  insert into spans (${WRITE_COLUMNS.join(', ')})
-  select ${WRITE_COLUMNS.join(', ')} from jsonb_populate_recordset(null::spans, $1::text::jsonb)
+  insert into spans (${INSERT_COLUMNS.join(', ')})
+  select ${INSERT_COLUMNS.join(', ')} from jsonb_populate_recordset(null::spans, $1::text::jsonb)
   on conflict (organization_id, trace_id, part_at) do update set
     ${WRITE_COLUMNS.slice(3)
       .map((c) => `${c} = excluded.${c}`)
@@ -254,6 +256,7 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Span
     }
     if (moved.length) await moveSpans(tx, moved);
     const rows = spans.map((s) => s.row);
+    setBatchTraceTotals(rows);
     await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
     await markCreatedExperimentsRunning(tx, rows);
     await reattachOtelChildren(tx, events);

@@ -34,6 +34,68 @@ const traceEstimated = (
     where c.organization_id = ${root}.organization_id and c.root_trace_id = ${root}.trace_id
       and c.part_at = ${root}.part_at and c.created) end, false)`;
 
+/** The columns of a root that hold its trace's totals (storeTraceTotals). */
+export const TRACE_TOTAL_COLUMNS = [
+  'trace_cost',
+  'trace_tokens',
+  'trace_input_tokens',
+  'trace_output_tokens',
+  'trace_models',
+  'trace_usage_estimated',
+] as const;
+
+type Row = Record<string, unknown>;
+const sumOf = (rows: Row[], column: string) =>
+  rows.reduce<number | null>((sum, r) => (r[column] == null ? sum : (sum ?? 0) + (r[column] as number)), null);
+
+/**
+ * Sets on each created root among `rows` its trace's totals as storeTraceTotals counts them (traceTotal,
+ * traceModels, traceEstimated above), from the created spans of its trace in `rows` alone. A trace written whole
+ * in one batch (a completion's log, most clients' traces) then gets its root inserted with its totals, and
+ * storeTraceTotals, which still counts every committed span, finds nothing to change: the root is written once,
+ * not inserted and updated (an update that is not HOT writes a new entry in every index of spans, and again in
+ * trace_roots and the dashboard's hourly changes). Where the trace has spans outside the batch, or the sums differ
+ * in their last digits (another order of addition, another collation of the models' names), the update corrects
+ * the root as before. A trace with a model that is not a text leaves its root to the update.
+ */
+export function setBatchTraceTotals(rows: Row[]): void {
+  const byRoot = new Map<string, Row[]>();
+  for (const row of rows) {
+    if (!row.created) continue;
+    const key = `${row.organization_id as string}/${row.root_trace_id as string}`;
+    const list = byRoot.get(key);
+    if (list) list.push(row);
+    else byRoot.set(key, [row]);
+  }
+  for (const spans of byRoot.values()) {
+    const root = spans.find((r) => r.trace_id === r.root_trace_id);
+    const models = new Map<string, Row[]>();
+    let textModels = true;
+    for (const span of spans) {
+      const model = (span.configuration as { model?: unknown } | null)?.model;
+      if (model == null) continue;
+      if (typeof model !== 'string') textModels = false;
+      else models.set(model, [...(models.get(model) ?? []), span]);
+    }
+    if (!root || !textModels) continue;
+    const own = (column: string) => (root[column] as number | null) ?? sumOf(spans, column);
+    const ownUsage = root.cost != null || root.total_tokens != null;
+    Object.assign(root, {
+      trace_cost: own('cost'),
+      trace_tokens: own('total_tokens'),
+      trace_input_tokens: own('input_tokens'),
+      trace_output_tokens: own('output_tokens'),
+      trace_models: models.size
+        ? [...models.keys()]
+            .sort()
+            .map((model) => ({ model, calls: models.get(model)!.length, cost: sumOf(models.get(model)!, 'cost') }))
+        : null,
+      trace_usage_estimated:
+        (ownUsage ? (root.usage_estimated as boolean | null) : spans.some((s) => s.usage_estimated === true)) ?? false,
+    });
+  }
+}
+
 /**
  * Stores the totals of the traces under `roots` on their root rows: `trace_cost` and `trace_tokens`
  * (migration 00026), which the listing's orders by cost and tokens read from their indexes, and

@@ -40,15 +40,40 @@ export function reuseClient<C extends object>(
  * `base`, with a response body that stops when the call's signal aborts. Node 20's fetch (undici 6) follows
  * the caller's signal through a weak reference, which a garbage collection drops once the response headers
  * are in (nodejs/node#55428, fixed only in undici 8, which needs Node 22): a provider that stalled after its
- * headers then held the call, its worker slot and its lane past every deadline. The body is piped through a
- * stream the signal stops itself, which errors the SDK's read and cancels undici's body (closing the socket).
+ * headers then held the call, its worker slot and its lane past every deadline. The body is read through a
+ * stream of our own that the signal errors, which errors the SDK's read, and cancels undici's body (closing the
+ * socket). One stream a call, where piping through a TransformStream made three and a pipe: about a tenth of
+ * the worker's CPU a completion.
  */
 function bodyFollowsSignal(base: typeof fetch): typeof fetch {
   return async (input, init) => {
     const res = await base(input, init);
     const signal = init?.signal;
     if (!signal || !res.body) return res;
-    const body = res.body.pipeThrough(new TransformStream(), { signal });
+    const reader = res.body.getReader();
+    let stop: (() => void) | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        stop = () => {
+          controller.error(signal.reason);
+          reader.cancel(signal.reason).catch(() => {});
+        };
+        if (signal.aborted) stop();
+        else signal.addEventListener('abort', stop, { once: true });
+      },
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (signal.aborted) return;
+        if (done) {
+          signal.removeEventListener('abort', stop!);
+          controller.close();
+        } else controller.enqueue(value);
+      },
+      cancel(reason) {
+        signal.removeEventListener('abort', stop!);
+        return reader.cancel(reason);
+      },
+    });
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
