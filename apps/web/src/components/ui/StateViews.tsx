@@ -89,9 +89,14 @@ export function QueryPanel<T>({
           <ErrorState error={query.error} onRetry={() => query.refetch()} />
         </Stack>
       ) : query.data.length === 0 && empty ? (
-        <Text size="sm" c="dimmed" p="md">
-          {empty}
-        </Text>
+        // A sentence is set as one; a view of its own (an EmptyState) brings its own paragraphs.
+        typeof empty === 'string' ? (
+          <Text size="sm" c="dimmed" p="md">
+            {empty}
+          </Text>
+        ) : (
+          empty
+        )
       ) : (
         children(query.data)
       )}
