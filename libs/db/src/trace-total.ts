@@ -75,7 +75,8 @@ export function setBatchTraceTotals(rows: Row[]): void {
       const model = (span.configuration as { model?: unknown } | null)?.model;
       if (model == null) continue;
       if (typeof model !== 'string') textModels = false;
-      else models.set(model, [...(models.get(model) ?? []), span]);
+      else if (models.has(model)) models.get(model)!.push(span);
+      else models.set(model, [span]);
     }
     if (!root || !textModels) continue;
     const own = (column: string) => (root[column] as number | null) ?? sumOf(spans, column);

@@ -42,8 +42,8 @@ export function reuseClient<C extends object>(
  * are in (nodejs/node#55428, fixed only in undici 8, which needs Node 22): a provider that stalled after its
  * headers then held the call, its worker slot and its lane past every deadline. The body is read through a
  * stream of our own that the signal errors, which errors the SDK's read, and cancels undici's body (closing the
- * socket). One stream a call, where piping through a TransformStream made three and a pipe: about a tenth of
- * the worker's CPU a completion.
+ * socket). One stream a call: piping through a TransformStream (three streams and a pipe) took about a tenth of
+ * the worker's CPU a completion, this about 6 % (docs/benchmarks-notes.md, issue 39, 2026-12-06).
  */
 function bodyFollowsSignal(base: typeof fetch): typeof fetch {
   return async (input, init) => {
