@@ -7,7 +7,7 @@ import { addApiKey, createSql, ensureOrganization, migrate } from '@sightline/db
 import type { Address } from 'node:cluster';
 import { createLogger, exitUnlessReachable, serveClusterMetrics } from '@sightline/runtime';
 import { loadEnv, StartEnv } from '@sightline/schemas';
-import { ensureServerBuilt, serverEntry } from './build-server';
+import { ensureServerBuilt, serverEntry, serverEnv } from './build-server';
 
 const env = loadEnv(StartEnv);
 const log = createLogger('start', env.LOG_LEVEL);
@@ -71,7 +71,7 @@ cluster.once('listening', (_worker, { address, port }: Address) => {
 
 /** Starts process `n` of a role. Workers are plain child processes: they listen on no shared port. */
 function launch(role: Role, n: number): ChildProcess {
-  if (role === 'api') return cluster.fork({ SIGHTLINE_METRICS_FROM_PRIMARY: '1' }).process;
+  if (role === 'api') return cluster.fork({ ...serverEnv('api'), SIGHTLINE_METRICS_FROM_PRIMARY: '1' }).process;
   const metricsPort = env.METRICS_PORT === undefined ? {} : { METRICS_PORT: String(env.METRICS_PORT + n) };
   return spawn(process.execPath, [serverEntry('worker')], {
     stdio: 'inherit',

@@ -128,7 +128,7 @@ try {
   writeResult({
     benchmark: 'trace-export',
     summary,
-    method: `${ROUNDS} rounds; per round the floor, then each format once, read by a fetch client to the last byte; figures are medians over rounds`,
+    method: `${ROUNDS} rounds; per round the floor, then each format once, read by curl to the last byte; figures are medians over rounds`,
     data: { spans, traces: TRACES },
     rounds,
     floor_seconds: floor.map((s) => round(s, 3)),

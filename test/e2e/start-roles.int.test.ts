@@ -1,3 +1,5 @@
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { databaseUrl, redisUrl, testRedis, uniquePrefix } from '../support/services';
@@ -33,6 +35,12 @@ describe('npm start roles and configuration', () => {
       body: JSON.stringify({ project_name: 'roles', trace_id: crypto.randomUUID() }),
     });
     expect(res.status).toBe(200);
+    // Each API process runs with glibc's mmap threshold fixed (serverEnv, scripts/build-server.ts), which keeps an
+    // export's large blocks from staying in the process after it (the export benchmark's memory target).
+    const apis = execSync(`pgrep -P ${child.pid} -f dist/server/api.js`).toString().split('\n').filter(Boolean);
+    expect(apis).toHaveLength(2);
+    for (const pid of apis)
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=131072');
     const redis = testRedis();
     const waiting = await redis.llen(`${prefix}:span-write:wait`);
     await redis.quit();

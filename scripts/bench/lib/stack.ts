@@ -11,7 +11,7 @@ import { addApiKey, createSql, ensureOrganization, migrate, type Sql } from '@si
 import { spanShards } from '@sightline/queues';
 import { connectRedis, spanShardPrefixes } from '@sightline/runtime';
 import { BaseEnv } from '@sightline/schemas';
-import { ensureServerBuilt, serverEntry } from '../../build-server';
+import { ensureServerBuilt, serverEntry, serverEnv } from '../../build-server';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -35,7 +35,7 @@ export function spawnNode(
 
 /** A process of the built server (scripts/build-server.ts), as `npm start` runs it. */
 function spawnServer(name: 'api' | 'worker', env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
-  return spawnWith([...nodeArgs, serverEntry(name)], env);
+  return spawnWith([...nodeArgs, serverEntry(name)], { ...serverEnv(name), ...env });
 }
 
 function spawnWith(argv: string[], env: Record<string, string>): ChildProcess {
