@@ -21,8 +21,8 @@ export const serverEntry = (name: 'api' | 'worker') => join(SERVER_DIST, `${name
  * serves blocks of 128 KiB and more from mmap and gives them back when freed, but by default raises that
  * threshold each time such a block is freed; blocks of that size then come from its heaps, where freed memory
  * may stay in the process. An export's buffers and the compiled snappy's output are such blocks: fixed, the
- * API's peak over the Parquet exports of a million spans was 287 MB, against 311 MB without (docs/benchmarks-notes.md,
- * "Trace export").
+ * API's peak over the Parquet exports of a million spans was 287–292 MB, against 302–311 MB without
+ * (docs/benchmarks-notes.md, "Trace export").
  */
 export const serverEnv = (name: 'api' | 'worker'): Record<string, string> =>
   name === 'api' ? { MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? String(128 * 1024) } : {};
