@@ -114,23 +114,30 @@ export const idList = (sql: Sql, ids: { org: string; id: string }[]) => sql`
 /**
  * The partition of each trace, by `organization/root id`: the one its first stored span went to, or now's
  * for a trace new to the store (its root's key is made here, before any of its spans, so that they all
- * follow it). The caller holds the traces' locks, so the key read back is the one every writer sees.
+ * follow it), and which traces are new. The caller holds the traces' locks, so the key read back is the one
+ * every writer sees, and a new trace's spans are all in the caller's batch.
  */
-async function tracePartitions(tx: Sql, roots: { org: string; root: string }[]): Promise<Map<string, string>> {
-  if (!roots.length) return new Map();
+async function tracePartitions(
+  tx: Sql,
+  roots: { org: string; root: string }[],
+): Promise<{ parts: Map<string, string>; made: Set<string> }> {
+  if (!roots.length) return { parts: new Map(), made: new Set() };
   const ids = roots.map((r) => ({ org: r.org, id: r.root }));
-  const rows = await tx<{ org: string; id: string; part: string }[]>`
+  const rows = await tx<{ org: string; id: string; part: string; made: boolean }[]>`
     with t as (select distinct * from ${idList(tx, ids)}),
     made as (
       insert into span_parts (organization_id, trace_id, part_at) select org, id, now() from t
       on conflict do nothing
       returning organization_id, trace_id, part_at
     )
-    select t.org, t.id, coalesce(m.part_at, k.part_at)::text as part
+    select t.org, t.id, coalesce(m.part_at, k.part_at)::text as part, m.part_at is not null as made
     from t
     left join made m on m.organization_id = t.org and m.trace_id = t.id
     left join span_parts k on k.organization_id = t.org and k.trace_id = t.id`;
-  return new Map(rows.map((r) => [`${r.org}/${r.id}`, r.part]));
+  return {
+    parts: new Map(rows.map((r) => [`${r.org}/${r.id}`, r.part])),
+    made: new Set(rows.filter((r) => r.made).map((r) => `${r.org}/${r.id}`)),
+  };
 }
 
 /** One span's events folded into its stored state (`before`): its derived fields and the row to write. */
@@ -234,7 +241,7 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Span
         tx,
         [...locked.values()].map((r) => `root/${r.org}/${r.root}`),
       );
-    const traceParts = await tracePartitions(
+    const { parts: traceParts, made: newTraces } = await tracePartitions(
       tx,
       spans.filter((s) => !s.placed).map((s) => s.root),
     );
@@ -256,12 +263,19 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Span
     }
     if (moved.length) await moveSpans(tx, moved);
     const rows = spans.map((s) => s.row);
-    setBatchTraceTotals(rows);
+    const unsettled = setBatchTraceTotals(rows);
     await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
     await markCreatedExperimentsRunning(tx, rows);
     await reattachOtelChildren(tx, events);
     if (placedTraces.size) await orderWaitingSpans(tx, [...placedTraces.values()]);
-    await storeTraceTotals(tx, [...recounted.values()]);
+    // A trace new to the store has all its spans in this batch, so its root was inserted with its totals
+    // (unless setBatchTraceTotals left it unsettled). The recount's query was most of a completion log's
+    // write in PostgreSQL (issue 39).
+    const recount = [...recounted.entries()].filter(([key]) => !newTraces.has(key) || unsettled.has(key));
+    await storeTraceTotals(
+      tx,
+      recount.map(([, root]) => root),
+    );
   });
   return { evalTriggers: triggers, traces: [...traces.values()] };
 }

@@ -57,17 +57,27 @@ const sumOf = (rows: Row[], column: string) =>
  * trace_roots and the dashboard's hourly changes). Where the trace has spans outside the batch, or the sums differ
  * in their last digits (another order of addition, another collation of the models' names), the update corrects
  * the root as before. A trace with a model that is not a text leaves its root to the update.
+ *
+ * Returns the traces (`organization/root id`) whose root it left to storeTraceTotals, or whose totals the SQL
+ * could count otherwise: more than one cost added (floating-point sums depend on their order) or more than one
+ * model (ordered by the database's collation). For any other trace with its root here, a trace whose spans are
+ * all in `rows` needs no recount.
  */
-export function setBatchTraceTotals(rows: Row[]): void {
+export function setBatchTraceTotals(rows: Row[]): Set<string> {
+  const unsettled = new Set<string>();
   const byRoot = new Map<string, Row[]>();
   for (const row of rows) {
-    if (!row.created) continue;
+    if (!row.created) {
+      // A root stored by updates alone takes the recount's totals too.
+      unsettled.add(`${row.organization_id as string}/${row.trace_id as string}`);
+      continue;
+    }
     const key = `${row.organization_id as string}/${row.root_trace_id as string}`;
     const list = byRoot.get(key);
     if (list) list.push(row);
     else byRoot.set(key, [row]);
   }
-  for (const spans of byRoot.values()) {
+  for (const [key, spans] of byRoot) {
     const root = spans.find((r) => r.trace_id === r.root_trace_id);
     const models = new Map<string, Row[]>();
     let textModels = true;
@@ -78,7 +88,9 @@ export function setBatchTraceTotals(rows: Row[]): void {
       else if (models.has(model)) models.get(model)!.push(span);
       else models.set(model, [span]);
     }
-    if (!root || !textModels) continue;
+    if (!root) continue;
+    if (!textModels || models.size > 1 || spans.filter((s) => s.cost != null).length > 1) unsettled.add(key);
+    if (!textModels) continue;
     const own = (column: string) => (root[column] as number | null) ?? sumOf(spans, column);
     const ownUsage = root.cost != null || root.total_tokens != null;
     Object.assign(root, {
@@ -95,6 +107,7 @@ export function setBatchTraceTotals(rows: Row[]): void {
         (ownUsage ? (root.usage_estimated as boolean | null) : spans.some((s) => s.usage_estimated === true)) ?? false,
     });
   }
+  return unsettled;
 }
 
 /**
