@@ -340,7 +340,11 @@ try {
       figure: `${x.case}: p50 / p99${x.requests_per_round < REPS ? ` (${x.requests_per_round} requests a round)` : ''}`,
       value: `${x.p50_ms} / ${x.p99_ms} ms`,
       ...(isIndexed && { target: 'p50 ≤ 20 ms, p99 ≤ 100 ms', met: x.p50_ms <= 20 && x.p99_ms <= 100 }),
-      ...(isTree && { target: '≤ 150 ms (p50 and p99)', met: x.p50_ms <= 150 && x.p99_ms <= 150 }),
+      // The 1M-span record keeps its first target; another size (the 10M-span run) takes issue 38's, p99 ≤ 300 ms.
+      ...(isTree &&
+        (TRACES === 200_000
+          ? { target: '≤ 150 ms (p50 and p99)', met: x.p50_ms <= 150 && x.p99_ms <= 150 }
+          : { target: 'p99 ≤ 300 ms', met: x.p99_ms <= 300 })),
       // Issue 38's: a 10,000-span trace's skeleton p99 ≤ 300 ms.
       ...(x.case.startsWith('GET /trace/{id}/skeleton') && { target: 'p99 ≤ 300 ms', met: x.p99_ms <= 300 }),
       // Issue 14's targets: the traces page p95 ≤ 300 ms, the dashboard's calls p95 ≤ 500 ms (p99 shown).
