@@ -1,17 +1,29 @@
-import { execSync } from 'node:child_process';
+import { type ChildProcess, execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { databaseUrl, redisUrl, testRedis, uniquePrefix } from '../support/services';
-import { freePort, runScript, startScript } from '../support/processes';
+import { freePort, runScript, startScript as startChild } from '../support/processes';
 
 const env = () => ({ DATABASE_URL: databaseUrl(), REDIS_URL: redisUrl(), LOG_LEVEL: 'info' });
 
-async function stop(child: import('node:child_process').ChildProcess) {
+async function stop(child: ChildProcess) {
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   child.kill('SIGTERM');
   return exited;
 }
+
+// Every `npm start` a test started is stopped after it, also when an assertion failed before the test's own stop:
+// its API and workers would otherwise stay running, holding their ports and queues.
+const started: ChildProcess[] = [];
+const startScript = async (...args: Parameters<typeof startChild>) => {
+  const run = await startChild(...args);
+  started.push(run.child);
+  return run;
+};
+afterEach(async () => {
+  await Promise.all(started.splice(0).flatMap((c) => (c.exitCode === null && c.signalCode === null ? [stop(c)] : [])));
+});
 
 describe('npm start roles and configuration', () => {
   it('START_ROLE=api runs only the API, and its BullMQ keys live under QUEUE_PREFIX', async () => {
