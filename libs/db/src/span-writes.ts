@@ -162,7 +162,9 @@ function foldSpan(list: readonly SpanEvent[], before: StoredRow | undefined) {
     // Only created spans are searched (and indexed).
     search_words: state.created ? searchWordsOf(fields) : null,
   };
-  for (const field of FIELDS) row[columnOf(field)] = fields[field] ?? null;
+  // A field without a value is left out of the row: jsonb_populate_recordset reads it as null. A completion's log
+  // has values in about twenty of the forty-one fields; its row's JSON is then a third shorter to write and parse.
+  for (const field of FIELDS) if (fields[field] != null) row[columnOf(field)] = fields[field];
   return { created: state.created, fields, row };
 }
 
@@ -267,7 +269,19 @@ async function applyEvents(sql: Sql, events: readonly SpanEvent[]): Promise<Span
     await tx.unsafe(UPSERT, [rowsJson(rows)], { prepare: true });
     await markCreatedExperimentsRunning(tx, rows);
     await reattachOtelChildren(tx, events);
-    if (placedTraces.size) await orderWaitingSpans(tx, [...placedTraces.values()]);
+    // A trace new to the store has all its spans in this batch, so it waits for its order only if one of them
+    // does; asking the table cost every completion's log a statement and a plan over the partitions (issue 39).
+    const unordered = new Set(
+      spans
+        .filter((s) => s.created && (s.row.depth == null || s.row.execution_order == null))
+        .map((s) => `${s.root.org}/${s.root.root}`),
+    );
+    const waiting = [...placedTraces].filter(([key]) => !newTraces.has(key) || unordered.has(key));
+    if (waiting.length)
+      await orderWaitingSpans(
+        tx,
+        waiting.map(([, root]) => root),
+      );
     // A trace new to the store has all its spans in this batch, so its root was inserted with its totals
     // (unless setBatchTraceTotals left it unsettled). The recount's query was most of a completion log's
     // write in PostgreSQL (issue 39).
