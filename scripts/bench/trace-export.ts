@@ -4,6 +4,8 @@
 //
 // The floor: PostgreSQL's own bulk read of the same spans, serialized by it as the export's JSONL lines are
 // (`COPY (select '{' || <the API's fields> || '}' ...) TO STDOUT` through psql to /dev/null), in the same run.
+// The CSV floor: the same COPY in CSV format, PostgreSQL's own writer quoting each span's JSON as a CSV cell (every
+// `"` doubled, as the by-trace CSV's `children` needs): what CSV costs the database beyond the text.
 // The API's peak memory is read from /proc after all the exports (VmHWM), and its current memory after each.
 import { spawnSync } from 'node:child_process';
 import { getOrCreateProject, SPAN_JSON_SQL } from '@sightline/db';
@@ -73,15 +75,15 @@ try {
     return { seconds: seconds!, bytes: bytes! };
   }
 
-  /** The floor: PostgreSQL serializing the same spans as the JSONL lines, straight to psql. */
-  function floorOnce() {
+  /** The floor: PostgreSQL serializing the same spans as the JSONL lines (or as CSV cells), straight to psql. */
+  function floorOnce(format: 'text' | 'csv') {
     const started = performance.now();
     const copy = spawnSync(
       'psql',
       [
         stack.databaseUrl,
         '-Atc',
-        `\\copy (select ${SPAN_JSON_SQL} from spans s left join projects p on p.id = s.project_id where s.organization_id = '${stack.organizationId}' and s.project_id = '${project.uuid}' and s.created) to '/dev/null'`,
+        `\\copy (select ${SPAN_JSON_SQL} from spans s left join projects p on p.id = s.project_id where s.organization_id = '${stack.organizationId}' and s.project_id = '${project.uuid}' and s.created) to '/dev/null' with (format ${format})`,
       ],
       { encoding: 'utf8' },
     );
@@ -91,8 +93,10 @@ try {
 
   const rounds: Record<string, { seconds: number; bytes: number; rss_mb: number }[]> = {};
   const floor: number[] = [];
+  const csvFloor: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    floor.push(floorOnce());
+    floor.push(floorOnce('text'));
+    csvFloor.push(floorOnce('csv'));
     for (const { format, shape } of LEGS) {
       const leg = `${format} ${shape}`;
       const once = exportOnce(format, shape);
@@ -107,12 +111,16 @@ try {
       figure: `floor: PostgreSQL's COPY of the same spans' fields, spans/s (rounds: ${floor.map((s) => round(rate(s))).join(', ')})`,
       value: String(round(rate(median(floor)))),
     },
+    {
+      figure: `CSV floor: the same COPY in CSV format, each span's JSON a quoted cell, spans/s (rounds: ${csvFloor.map((s) => round(rate(s))).join(', ')})`,
+      value: `${round(rate(median(csvFloor)))} (${round(median(floor) / median(csvFloor), 2)}x the floor)`,
+    },
     ...LEGS.map(({ format, shape }): Row => {
       const leg = rounds[`${format} ${shape}`]!;
       const best = rate(median(leg.map((x) => x.seconds)));
       return {
         figure: `${format}, a row per ${shape === 'spans' ? 'span' : 'trace'}: spans/s (rounds: ${leg.map((x) => round(rate(x.seconds))).join(', ')}), MiB`,
-        value: `${round(best)} (${round(best / rate(median(floor)), 2)}x the floor), ${round(median(leg.map((x) => x.bytes)) / 2 ** 20)} MiB`,
+        value: `${round(best)} (${round(best / rate(median(floor)), 2)}x the floor${format === 'csv' ? `, ${round(best / rate(median(csvFloor)), 2)}x the CSV floor` : ''}), ${round(median(leg.map((x) => x.bytes)) / 2 ** 20)} MiB`,
         target: `≥ ${TARGET_SPANS_PER_S}`,
         met: best >= TARGET_SPANS_PER_S,
       };
@@ -132,6 +140,7 @@ try {
     data: { spans, traces: TRACES },
     rounds,
     floor_seconds: floor.map((s) => round(s, 3)),
+    csv_floor_seconds: csvFloor.map((s) => round(s, 3)),
     peak_rss_mb: { api: round(peak) },
   });
 } finally {
