@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applySpanEvents, createSql, findTraceTextOf, getOrCreateProject, type Sql } from '@sightline/db';
+import { applySpanEvents, findTraceTextOf, getOrCreateProject, type Sql } from '@sightline/db';
 import type { SpanEvent } from '@sightline/schemas';
-import { useSql } from '../support/fixtures';
-import { databaseUrl, newOrganization } from '../support/services';
+import { useSql, useStatementCount } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
 const { sql } = useSql();
+const countStatements = useStatementCount();
 let org: string;
 let project: string;
 let seq = 1;
@@ -171,37 +172,28 @@ describe('applySpanEvents', () => {
 
   it('asks the table for spans waiting for their place only where one can be: a new trace holds only its batch’s', async () => {
     // That question was a statement and a plan over the partitions in every completion log's write (issue 39).
-    const sent: string[] = [];
-    const watched = createSql(databaseUrl(), { max: 1, debug: (_connection, query) => sent.push(query) });
-    const asks = async (events: SpanEvent[]) => {
-      sent.length = 0;
-      await applySpanEvents(watched, events);
-      return sent.filter((q) => /depth is null or s\.execution_order is null/.test(q)).length;
-    };
-    try {
-      // A completion's log: a new trace, its root alone, placed by itself.
-      const single = randomUUID();
-      expect(await asks([ev('create', single, {})])).toBe(0);
-      expect((await storedSpans(sql, org, single))![0]).toMatchObject({ depth: 0, execution_order: 0 });
-      // A new trace whose child waits for its place: ordered in the same write.
-      const root = randomUUID(),
-        child = randomUUID();
-      expect(
-        await asks([ev('create', root, {}), ev('create', child, { root_trace_id: root, parent_trace_id: root })]),
-      ).toBe(1);
-      expect((await storedSpans(sql, org, child))!.find((r) => r.trace_id === child)).toMatchObject({
-        depth: 1,
-        execution_order: 1,
-      });
-      // A placed span in a trace already stored: others of the trace may be waiting, so the table is asked.
-      const late = randomUUID();
-      expect(
-        await asks([ev('create', late, { root_trace_id: root, parent_trace_id: child, depth: 2, execution_order: 2 })]),
-      ).toBe(1);
-      expect((await storedSpans(sql, org, late))!.find((r) => r.trace_id === late)).toMatchObject({ depth: 2 });
-    } finally {
-      await watched.end();
-    }
+    const asks = (events: SpanEvent[]) =>
+      countStatements(/depth is null or s\.execution_order is null/, (watched) => applySpanEvents(watched, events));
+    // A completion's log: a new trace, its root alone, placed by itself.
+    const single = randomUUID();
+    expect(await asks([ev('create', single, {})])).toBe(0);
+    expect((await storedSpans(sql, org, single))![0]).toMatchObject({ depth: 0, execution_order: 0 });
+    // A new trace whose child waits for its place: ordered in the same write.
+    const root = randomUUID(),
+      child = randomUUID();
+    expect(
+      await asks([ev('create', root, {}), ev('create', child, { root_trace_id: root, parent_trace_id: root })]),
+    ).toBe(1);
+    expect((await storedSpans(sql, org, child))!.find((r) => r.trace_id === child)).toMatchObject({
+      depth: 1,
+      execution_order: 1,
+    });
+    // A placed span in a trace already stored: others of the trace may be waiting, so the table is asked.
+    const late = randomUUID();
+    expect(
+      await asks([ev('create', late, { root_trace_id: root, parent_trace_id: child, depth: 2, execution_order: 2 })]),
+    ).toBe(1);
+    expect((await storedSpans(sql, org, late))!.find((r) => r.trace_id === late)).toMatchObject({ depth: 2 });
   });
 
   it('keeps span_scores equal to the scores the span holds, through updates and deletes', async () => {

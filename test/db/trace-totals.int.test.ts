@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applySpanEvents, createSql, getOrCreateProject, rootIds, type RootQuery } from '@sightline/db';
+import { applySpanEvents, getOrCreateProject, rootIds, type RootQuery } from '@sightline/db';
 import type { SpanEvent } from '@sightline/schemas';
-import { useSql } from '../support/fixtures';
-import { databaseUrl, newOrganization } from '../support/services';
+import { useSql, useStatementCount } from '../support/fixtures';
+import { newOrganization } from '../support/services';
 
 // A trace's total cost and tokens, as its row in the traces table shows them, are stored on its root by the
 // span writer, whatever order its spans come in, and the listing sorts by them.
 
 const { sql } = useSql();
+const countStatements = useStatementCount();
 let org: string;
 let seq = 1;
 
@@ -177,44 +178,35 @@ describe('a trace’s stored totals', () => {
   it('are not counted again by the database for a trace new to the store whose root is written with them', async () => {
     // The recount (storeTraceTotals) was most of PostgreSQL's time in writing a completion's log (issue 39). The
     // statements this client sends are the writer's real SQL.
-    const sent: string[] = [];
-    const watched = createSql(databaseUrl(), { max: 1, debug: (_connection, query) => sent.push(query) });
-    const recounts = async (events: SpanEvent[]) => {
-      sent.length = 0;
-      await applySpanEvents(watched, events);
-      return sent.filter((q) => /with totals as/.test(q)).length;
-    };
-    try {
-      // A completion's log: a new trace, its root alone.
-      const single = randomUUID();
-      expect(await recounts([ev('create', single, { configuration: { model: 'gpt-4o' }, cost: 0.5 })])).toBe(0);
-      expect(await totals(single)).toMatchObject({ cost: 0.5, usage: [null, null, [{ model: 'gpt-4o', calls: 1 }]] });
-      // A whole trace with one cost in it.
-      const whole = randomUUID();
-      expect(
-        await recounts([ev('create', whole, {}), child(randomUUID(), whole, { cost: 0.25, total_tokens: 4 })]),
-      ).toBe(0);
-      expect(await totals(whole)).toMatchObject({ cost: 0.25, tokens: 4 });
+    const recounts = (events: SpanEvent[]) =>
+      countStatements(/with totals as/, (watched) => applySpanEvents(watched, events));
+    // A completion's log: a new trace, its root alone.
+    const single = randomUUID();
+    expect(await recounts([ev('create', single, { configuration: { model: 'gpt-4o' }, cost: 0.5 })])).toBe(0);
+    expect(await totals(single)).toMatchObject({ cost: 0.5, usage: [null, null, [{ model: 'gpt-4o', calls: 1 }]] });
+    // A whole trace with one cost in it.
+    const whole = randomUUID();
+    expect(await recounts([ev('create', whole, {}), child(randomUUID(), whole, { cost: 0.25, total_tokens: 4 })])).toBe(
+      0,
+    );
+    expect(await totals(whole)).toMatchObject({ cost: 0.25, tokens: 4 });
 
-      // Its root's totals change later: counted again.
-      expect(await recounts([child(randomUUID(), whole, { total_tokens: 6 })])).toBe(1);
-      expect(await totals(whole)).toMatchObject({ cost: 0.25, tokens: 10 });
-      // A root after its children: counted, as the trace is not new.
-      const late = randomUUID();
-      await applySpanEvents(sql, [child(randomUUID(), late, { total_tokens: 3 })]);
-      expect(await recounts([ev('create', late, {})])).toBe(1);
-      expect(await totals(late)).toMatchObject({ tokens: 3 });
-      // Two costs added: the database's sum, whose last digits depend on the order of addition, is kept.
-      const two = randomUUID();
-      const costs = [
-        ev('create', two, {}),
-        child(randomUUID(), two, { cost: 0.1 }),
-        child(randomUUID(), two, { cost: 0.2 }),
-      ];
-      expect(await recounts(costs)).toBe(1);
-    } finally {
-      await watched.end();
-    }
+    // Its root's totals change later: counted again.
+    expect(await recounts([child(randomUUID(), whole, { total_tokens: 6 })])).toBe(1);
+    expect(await totals(whole)).toMatchObject({ cost: 0.25, tokens: 10 });
+    // A root after its children: counted, as the trace is not new.
+    const late = randomUUID();
+    await applySpanEvents(sql, [child(randomUUID(), late, { total_tokens: 3 })]);
+    expect(await recounts([ev('create', late, {})])).toBe(1);
+    expect(await totals(late)).toMatchObject({ tokens: 3 });
+    // Two costs added: the database's sum, whose last digits depend on the order of addition, is kept.
+    const two = randomUUID();
+    const costs = [
+      ev('create', two, {}),
+      child(randomUUID(), two, { cost: 0.1 }),
+      child(randomUUID(), two, { cost: 0.2 }),
+    ];
+    expect(await recounts(costs)).toBe(1);
   });
 
   it('are the root’s own when the client set them there', async () => {

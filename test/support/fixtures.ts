@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import type { Sql } from '@sightline/db';
+import { createSql, type Sql } from '@sightline/db';
 import { buildStack, type StackOptions, type TestStack } from './app';
 import { startGateway, type Gateway } from './gateway';
-import { newOrganization, testSql } from './services';
+import { databaseUrl, newOrganization, testSql } from './services';
 
 // The set-up most test files share. Each fixture registers its own beforeAll and afterAll in the file or
 // describe block that calls it, and answers at once: what exists only once beforeAll has run (a stack, an
@@ -30,6 +30,21 @@ export function useSql({ orgs: labels = [] }: Orgs = {}): { sql: Sql; orgs: Orga
   });
   afterAll(() => sql.end());
   return { sql, orgs };
+}
+
+/**
+ * A PostgreSQL client of its own whose statements are seen, for a test that holds a path to the queries it sends:
+ * `count(pattern, work)` runs `work` with this client and answers how many of the statements it sent match.
+ */
+export function useStatementCount(): (pattern: RegExp, work: (sql: Sql) => Promise<unknown>) => Promise<number> {
+  const sent: string[] = [];
+  const sql = createSql(databaseUrl(), { max: 1, debug: (_connection, query) => sent.push(query) });
+  afterAll(() => sql.end());
+  return async (pattern, work) => {
+    sent.length = 0;
+    await work(sql);
+    return sent.filter((query) => pattern.test(query)).length;
+  };
 }
 
 /** buildStack(options), as `stack`, with useSql's client and organizations. */
