@@ -104,16 +104,25 @@ async function writeOneByOne(deps: Deps, events: SpanEvent[], log: Logger): Prom
 }
 
 /**
+ * How long a completion's log waits for others to share its transaction. It is durable in Redis from the
+ * answer on, and reads wait for it (its pending mark), so the wait costs a read right after the answer these
+ * milliseconds at most. It keeps the write off the moment the caller's next request arrives: written at once,
+ * a sequential caller's next call waited for the worker and PostgreSQL busy with the last one's log (1.4 ms
+ * of its latency through the gateway, docs/benchmarks-notes.md, issue 39, 2026-12-06 evening).
+ */
+const LOG_LINGER_MS = 5;
+
+/**
  * Writes the logs of completions this process answered, with no span-write job (issue 39: a job's life in
- * Redis cost as much as the completion's own): the logs finishing at the same time share a transaction, and
- * their reservations leave the journal with their marks. Should the write fail, they are queued as a job, as
- * any span events; should that fail too, or the process die first, the journal keeps them for
- * recoverKeptLogs. Resolves once they are durable.
+ * Redis cost as much as the completion's own): the logs finishing within LOG_LINGER_MS of each other share a
+ * transaction, and their reservations leave the journal with their marks. Should the write fail, they are
+ * queued as a job, as any span events; should that fail too, or the process die first, the journal keeps
+ * them for recoverKeptLogs. Resolves once they are durable.
  */
 export function completionLogWriter(deps: Deps & { spans: SpanIntake; log: Logger }) {
   const batcher = createBatcher<SpanEvent>((events) => write(deps, events, { reserved: true }), {
     maxItems: deps.batchSize,
-    lingerMs: 0,
+    lingerMs: LOG_LINGER_MS,
   });
   return async (events: SpanEvent[]): Promise<void> => {
     try {
