@@ -3,8 +3,8 @@
 // 1,000 completion requests arrive together, three ways:
 //   - Sightline with no limit configured (provider `openai`): it must learn the limit from the 429s;
 //   - Sightline with the limit configured (an OpenAI-compatible provider `limited` on the same upstream,
-//     LIMITED_MAX_CONCURRENT=10): every caller should be answered, with no 429 at all, in at most 1.1x
-//     the ideal time (requests x 50 ms / 10);
+//     LIMITED_MAX_CONCURRENT=10): every caller should be answered, with no 429 at all, in at most 1.3x
+//     the ideal time (requests x 50 ms / 10; issue 39's target, issue 17's 1.1x having ended blocked);
 //   - Portkey's open-source gateway with its strongest retry configuration (5 attempts on 429, Retry-After
 //     honoured).
 // For reference, a client that keeps to the limit itself calls the upstream directly, 10 at a time: the
@@ -195,8 +195,8 @@ const summary: Row[] = [
   {
     figure: `Sightline, limit configured: time to drain vs ideal ${IDEAL_MS} ms (ms; rounds: ${each('sightline_limit', (x) => x.drain_ms)})`,
     value: `${limitDrain} (${round(limitDrain / IDEAL_MS, 3)}x)`,
-    target: '≤ 1.1x',
-    met: limitDrain / IDEAL_MS <= 1.1,
+    target: '≤ 1.3x',
+    met: limitDrain / IDEAL_MS <= 1.3,
   },
   {
     figure: `A client calling the upstream directly, 10 at a time (no gateway): time for the same calls (ms; rounds: ${floors.join(', ')})`,
