@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { calcPrice } from '@pydantic/genai-prices';
 import pino, { type Logger } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -134,6 +134,24 @@ describe('POST /completion', () => {
     expect(res).toMatchObject({ status: 'success', input_tokens: 8, output_tokens: 4, total_tokens: 12 });
     // Logged as counted, not reported.
     expect((await traceLog(res.trace_id)).json()).toMatchObject({ input_tokens: 8, usage_estimated: true });
+  });
+
+  it("refuses a provider's name longer than any provider's, and logs a call to any name it takes", async () => {
+    // A call's log is named after its provider: a name of thousands of characters made a log that PostgreSQL
+    // could not index, so a call answered 200 lost its log (found by the fuzz test).
+    const refused = await complete({ llm_configuration: openaiConfig('long', { provider: 'p'.repeat(65) }) });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().detail).toEqual([
+      { loc: ['body', 'llm_configuration', 'provider'], msg: expect.stringContaining('64'), type: 'too_big' },
+    ]);
+    // The longest name taken, of characters that do not compress: no such provider, and its log is stored.
+    const provider = randomBytes(48).toString('base64');
+    const answered = (await complete({ llm_configuration: openaiConfig('longest', { provider }) })).json();
+    expect(answered).toMatchObject({ status: 'error', provider });
+    await expect
+      .poll(async () => (await traceLog(answered.trace_id)).json())
+      .toMatchObject({ trace_name: `llm-${provider}` });
+    expect(gw.openai.requests).toHaveLength(0);
   });
 
   it('answers 422 naming a missing template variable, and calls no provider', async () => {

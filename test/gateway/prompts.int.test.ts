@@ -186,7 +186,7 @@ describe('model parameters of a prompt version', () => {
     expect(v2.model_params).toEqual({ temp: 0.2, max_length: 100, top_p: 0.9 });
   });
 
-  it('refuses, naming it, a parameter it does not know, and one given twice with two values; stores nothing', async () => {
+  it('refuses, naming it, a parameter it does not know, one given twice with two values, and a provider no provider is; stores nothing', async () => {
     const unknown = await create({ temp: 0.1, top_k: 5 }, 'refused');
     expect(unknown.statusCode).toBe(422);
     expect(unknown.json().detail).toEqual([
@@ -208,6 +208,13 @@ describe('model parameters of a prompt version', () => {
     const outOfRange = await create({ temperature: 5 }, 'refused');
     expect(outOfRange.statusCode).toBe(422);
     expect(outOfRange.json().detail[0].loc).toEqual(['body', 'model_params', 'temperature']);
+    const provider = await call(gw.stack.app, key, 'POST', '/prompts', {
+      ...v1,
+      name: 'refused',
+      provider: 'p'.repeat(65),
+    });
+    expect(provider.statusCode).toBe(422);
+    expect(provider.json().detail[0].loc).toEqual(['body', 'provider']);
     expect((await call(gw.stack.app, key, 'GET', '/prompts?name=refused')).json()).toEqual([]);
   });
 

@@ -43,6 +43,12 @@ export const SmallCount = z.number().int().min(0).max(2_147_483_647);
 export const IndexedText = z.string().max(512);
 /** A model's name: indexed with its trace's sums (migration 00012), so as long as indexed text may be. */
 export const ModelName = z.string().min(1).max(512);
+/**
+ * A provider as a call names it: a built-in one, or one saved with a key (at most 64 characters). A longer name
+ * is no provider's, and is refused before the call: the call's log is named after it (`llm-<provider>`), and a
+ * name too long for the trace names' index made a log that PostgreSQL could not store.
+ */
+export const ProviderText = z.string().min(1).max(64, "no provider's name is longer than 64 characters");
 /** The x-request-id of the API request a job or span event came from: the worker's log lines about it carry it. */
 export const RequestId = z.string().max(128).optional();
 export const JsonObject = z.record(z.string(), z.unknown());

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { Fraction, IndexedText, JsonObject, ModelName, OptionalName, OptionalUuid, RequestId, Uuid } from './common';
+import {
+  Fraction,
+  IndexedText,
+  JsonObject,
+  ModelName,
+  OptionalName,
+  OptionalUuid,
+  ProviderText,
+  RequestId,
+  Uuid,
+} from './common';
 import { ProjectName } from './project';
 
 const MESSAGE_ROLES = ['system', 'user', 'assistant', 'example_user', 'example_assistant', 'function', 'tool'] as const;
@@ -81,7 +91,7 @@ export type ModelParams = z.infer<typeof ModelParamsSchema>;
 
 const LlmConfigurationSchema = z.object({
   model: ModelName.nullish(),
-  provider: z.string().min(1).nullish(),
+  provider: ProviderText.nullish(),
   model_params: ModelParamsSchema.nullish(),
   messages: z.array(MessageSchema).nullish(),
   history: z.array(MessageSchema).nullish(),
@@ -142,7 +152,7 @@ export const PromptVersionCreateSchema = z.object({
   name: z.string().min(1).max(255),
   messages: z.array(MessageSchema).min(1),
   model: ModelName,
-  provider: z.string().min(1),
+  provider: ProviderText,
   model_params: ModelParamsSchema.nullish(),
   functions: z.array(FunctionSchema).nullish(),
   function_call: z.string().nullish(),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { regexError, type EvalResult as CoreEvalResult } from '@sightline/core';
-import { IndexedText, JsonObject, ModelName, PathId, RequestId, Uuid } from './common';
+import { IndexedText, JsonObject, ModelName, PathId, ProviderText, RequestId, Uuid } from './common';
 import { ModelParamsSchema } from './completion';
 
 const Judge = z.object({
   /** With {{output}}, {{target}} and {{inputs.<name>}} placeholders. */
   prompt_template: z.string().min(1),
-  provider: z.string().min(1),
+  provider: ProviderText,
   model: ModelName,
   // The completions' own parameters: a judge saved with `temperature` must not run at the provider's default.
   model_params: ModelParamsSchema.nullish(),
