@@ -96,6 +96,13 @@ describe('eval metrics', () => {
         .statusCode,
     ).toBe(422);
     expect((await post('/eval-metrics', { name: 'no-type', type: 'vibes' })).statusCode).toBe(422);
+    const longProvider = await post('/eval-metrics', {
+      name: 'long-provider',
+      type: 'llm_judge',
+      config: { provider: 'p'.repeat(65), model: 'gpt-4o-mini', prompt_template: 'judge {{output}}' },
+    });
+    expect(longProvider.statusCode).toBe(422);
+    expect(longProvider.json().detail[0].loc).toEqual(['body', 'config', 'provider']);
     expect((await call(gw.stack.app, otherKey, 'GET', '/eval-metrics')).json()).toEqual([]);
     expect((await call(gw.stack.app, otherKey, 'DELETE', `/eval-metrics/${created.id}`)).statusCode).toBe(404);
     expect((await call(gw.stack.app, key, 'DELETE', `/eval-metrics/${created.id}`)).statusCode).toBe(200);
