@@ -47,6 +47,14 @@ beforeAll(async () => {
   flat[0]!.trace_name = '=HYPERLINK("http://evil.example","x")';
   // Texts of several bytes a character, quotes and line breaks: each file holds them as the JSON does.
   Object.assign(flat[1]!, { output: 'naïve "quoted"\nline — 日本 🙂', inputs: { q: 'ünïcode 🙂 "x"' }, tags: ['é'] });
+  // Texts a spreadsheet would run, in other fields and by every character that starts a formula.
+  Object.assign(flat[2]!, {
+    output: '+1 then -2',
+    session_id: '@session',
+    end_user_identifier: '\tuser',
+    tags: ['=tag'],
+  });
+  Object.assign(flat[3]!, { output: '-x', end_user_identifier: '\r=1+1', session_id: 'a=b' });
   await write([...agents.flatMap((a) => a.spans), ...flat]);
   // The same project name in another organization: never in this one's export.
   await write(manyTraces(project, 2, NOW), other.key);

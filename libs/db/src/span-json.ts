@@ -61,39 +61,74 @@ const wireTimestamp = (e: string) => `to_char(${e} at time zone 'UTC', 'YYYY-MM-
  * SQL for the JSON text of one field, as JSON.stringify would write its value; SQL null when the field has
  * none. Each type takes its cheapest exact path: uuids and formatted timestamps need no escaping, numbers
  * and booleans are their own text (NaN and infinities, which JSON lacks, have none), and only free text goes
- * through to_json.
+ * through to_json. With `quote` `""`, every `"` of the text is doubled (for a CSV cell): the quotes this SQL writes
+ * are written doubled, and only the texts that can hold others go through replace(), which scanning a whole span's
+ * JSON for them cost PostgreSQL twice as much.
  */
-function jsonValue({ sql: e, type }: ReadColumn): string {
+function jsonValue({ sql: e, type }: ReadColumn, quote: Quote = '"'): string {
+  const escaped = (text: string) => (quote === '"' ? text : `replace(${text}, '"', '""')`);
   switch (type) {
     case 'jsonb':
-      return `${e}::text`;
+      return escaped(`${e}::text`);
     case 'timestamp':
-      return `'"' || ${wireTimestamp(e)} || '"'`;
+      return `'${quote}' || ${wireTimestamp(e)} || '${quote}'`;
     case 'uuid':
-      return `'"' || ${e} || '"'`;
+      return `'${quote}' || ${e} || '${quote}'`;
     case 'float':
       return `(case when ${e} in ('NaN', 'Infinity', '-Infinity') then null else ${e} end)::text`;
     case 'integer':
     case 'boolean':
       return `${e}::text`;
     case 'text[]':
-      return `array_to_json(${e})::text`;
+      return escaped(`array_to_json(${e})::text`);
     default:
-      return `to_json(${e})::text`;
+      return escaped(`to_json(${e})::text`);
   }
 }
+type Quote = '"' | '""';
 // Spans serialized by PostgreSQL as it reads them: `members` is a span's JSON without its braces. This costs
 // PostgreSQL less than sending the columns costs Node to parse; Node only nests the spans, and the bytes go
 // from the socket to the answer without becoming strings. concat_ws() takes each piece once (a chain of ||
 // would copy the growing text at every step) and skips the null ones: a field without a value is written
 // as null, or left out in a dialect that omits nulls.
-const membersSql = (omitNulls: boolean) =>
+const membersSql = (omitNulls: boolean, quote: Quote) =>
   `concat_ws(',', ${READ.filter((c) => c.type !== 'declared')
-    .map((c) => `'"${c.name}":' || ${omitNulls ? jsonValue(c) : `coalesce(${jsonValue(c)}, 'null')`}`)
+    .map((c) => {
+      const value = jsonValue(c, quote);
+      return `'${quote}${c.name}${quote}:' || ${omitNulls ? value : `coalesce(${value}, 'null')`}`;
+    })
     .join(', ')})`;
-const MEMBERS = { withNulls: membersSql(false), withoutNulls: membersSql(true) };
+const membersBy = (quote: Quote) => ({ withNulls: membersSql(false, quote), withoutNulls: membersSql(true, quote) });
+const MEMBERS = { json: membersBy('"'), 'json-in-csv': membersBy('""') };
 /** SQL: the JSON text of span `s` (joined to its project `p`) in the API's shape, without its children. */
-export const SPAN_JSON_SQL = `'{' || ${MEMBERS.withNulls} || '}'`;
+export const SPAN_JSON_SQL = `'{' || ${MEMBERS.json.withNulls} || '}'`;
+
+// The first characters of a formula, as character codes: `=`, `+`, `-`, `@`, tab, carriage return.
+const FORMULA_CODES = '61, 43, 45, 64, 9, 13';
+const guarded = (text: string) =>
+  `case when ascii(${text}) in (${FORMULA_CODES}) then '''' || ${text} else ${text} end`;
+
+/**
+ * SQL: a field's value in a CSV record, guarded against formulas where it can start like one. Only the first
+ * character is looked at: a regular expression converted each text whole for it, and cost PostgreSQL a fifth of a
+ * record. Of the JSON fields only a number can start like one (with `-`); a list's JSON starts with `[`.
+ */
+function csvValue(c: ReadColumn): string {
+  switch (c.type) {
+    case 'text':
+      return guarded(c.sql);
+    case 'jsonb':
+      return `case when jsonb_typeof(${c.sql}) = 'number' then ${guarded(`${c.sql}::text`)} else ${c.sql}::text end`;
+    case 'text[]':
+      return `array_to_json(${c.sql})::text`;
+    case 'timestamp':
+      return wireTimestamp(c.sql);
+    case 'uuid':
+      return `${c.sql}::text`;
+    default:
+      return jsonValue(c);
+  }
+}
 
 /**
  * SQL: a CSV record (RFC 4180, every value quoted, nothing for null) of the JSON fields' values as text, numbers
@@ -101,18 +136,7 @@ export const SPAN_JSON_SQL = `'{' || ${MEMBERS.withNulls} || '}'`;
  * `-`, `@`, a tab or a carriage return) gets a `'` in front (OWASP's rule, as escapeFormula in the API).
  */
 const CSV_RECORD = `concat_ws(',', ${READ.filter((c) => c.type !== 'declared')
-  .map((c) => {
-    const text = c.type === 'jsonb' ? `${c.sql}::text` : c.type === 'text[]' ? `array_to_json(${c.sql})::text` : null;
-    const value =
-      text || c.type === 'text'
-        ? `regexp_replace(${text ?? c.sql}, E'^([=+\\\\-@\\t\\r])', E'\\'\\\\1')`
-        : c.type === 'timestamp'
-          ? wireTimestamp(c.sql)
-          : c.type === 'float'
-            ? `(case when ${c.sql} in ('NaN', 'Infinity', '-Infinity') then null else ${c.sql} end)::text`
-            : `${c.sql}::text`;
-    return `coalesce('"' || replace(${value}, '"', '""') || '"', '')`;
-  })
+  .map((c) => `coalesce('"' || replace(${csvValue(c)}, '"', '""') || '"', '')`)
   .join(', ')})`;
 /** The header of CSV_RECORD's records. */
 export const CSV_HEADER = READ.filter((c) => c.type !== 'declared')
@@ -146,9 +170,9 @@ const VALUES = `concat_ws(',', ${READ.filter((c) => c.type !== 'declared')
 export type SpanTextForm = 'json' | 'json-in-csv' | 'csv' | 'values';
 
 function membersOf(dialect: TreeDialect, form: SpanTextForm): string {
-  const json = dialect.omitNulls ? MEMBERS.withoutNulls : MEMBERS.withNulls;
-  if (form === 'json-in-csv') return `replace(${json}, '"', '""')`;
-  return form === 'csv' ? CSV_RECORD : form === 'values' ? VALUES : json;
+  if (form === 'csv') return CSV_RECORD;
+  if (form === 'values') return VALUES;
+  return MEMBERS[form][dialect.omitNulls ? 'withoutNulls' : 'withNulls'];
 }
 
 const textColumns = (
