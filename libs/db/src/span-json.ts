@@ -175,15 +175,14 @@ function membersOf(dialect: TreeDialect, form: SpanTextForm): string {
   return MEMBERS[form][dialect.omitNulls ? 'withoutNulls' : 'withNulls'];
 }
 
-const textColumns = (
-  dialect: TreeDialect,
-  form: SpanTextForm = 'json',
-  rootsEmpty = false,
-) => `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
+function textColumns(dialect: TreeDialect, form: SpanTextForm = 'json', rootsEmpty = false): string {
+  const members = membersOf(dialect, form);
+  return `s.trace_id, s.parent_trace_id, s.execution_order, ${wireTimestamp(START)} as start_timestamp,
   array_to_json(s.children_ids)::text as children_ids,
-  ${rootsEmpty ? `case when s.trace_id = s.root_trace_id then '' else ${membersOf(dialect, form)} end` : membersOf(dialect, form)} as members`;
+  ${rootsEmpty ? `case when s.trace_id = s.root_trace_id then '' else ${members} end` : members} as members`;
+}
 
-/** Raw rows of TEXT_COLUMNS as columns; the members stay the bytes PostgreSQL sent. */
+/** Raw rows of textColumns as columns; the members stay the bytes PostgreSQL sent. */
 function toSpanTexts(rows: (Buffer | null)[][], dialect: TreeDialect, form: SpanTextForm = 'json'): SpanTexts {
   const n = rows.length;
   const spans: SpanTexts = {
