@@ -54,3 +54,15 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   }
   return false;
 }
+
+/**
+ * The characters that make a CSV cell a formula to a spreadsheet when it starts with one (`=HYPERLINK(...)`,
+ * `+cmd|...`, `@SUM(...)`, or one of those after a tab or carriage return). OWASP's rule for CSV injection: such a
+ * cell gets a `'` in front, which a spreadsheet shows as text and an import keeps as part of the value. Node
+ * applies it (escapeFormula) and so does PostgreSQL, for the trace export's records.
+ */
+export const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r'] as const;
+
+/** `value` with a `'` in front when it starts like a formula (FORMULA_STARTS). */
+export const escapeFormula = (value: string) =>
+  (FORMULA_STARTS as readonly string[]).includes(value.charAt(0)) ? `'${value}` : value;

@@ -1,6 +1,6 @@
 // Spans read as the JSON text PostgreSQL writes for them: a whole trace, the traces under some roots, one span.
 // Apart from the write path, with which it shares nothing: its columns are the API's shape, not the store's.
-import { API_TREES, type SpanTexts, type TreeDialect } from '@sightline/core';
+import { API_TREES, FORMULA_STARTS, type SpanTexts, type TreeDialect } from '@sightline/core';
 import type { Sql } from './client';
 
 // The fields of a trace log as the API returns them, with their SQL types. Timestamps go out as
@@ -103,8 +103,8 @@ const MEMBERS = { json: membersBy('"'), 'json-in-csv': membersBy('""') };
 /** SQL: the JSON text of span `s` (joined to its project `p`) in the API's shape, without its children. */
 export const SPAN_JSON_SQL = `'{' || ${MEMBERS.json.withNulls} || '}'`;
 
-// The first characters of a formula, as character codes: `=`, `+`, `-`, `@`, tab, carriage return.
-const FORMULA_CODES = '61, 43, 45, 64, 9, 13';
+// The first characters of a formula (FORMULA_STARTS), as the character codes ascii() gives.
+const FORMULA_CODES = FORMULA_STARTS.map((c) => c.codePointAt(0)).join(', ');
 const guarded = (text: string) =>
   `case when ascii(${text}) in (${FORMULA_CODES}) then '''' || ${text} else ${text} end`;
 
@@ -133,7 +133,7 @@ function csvValue(c: ReadColumn): string {
 /**
  * SQL: a CSV record (RFC 4180, every value quoted, nothing for null) of the JSON fields' values as text, numbers
  * as their digits, JSON as JSON. A text that a spreadsheet would run as a formula (one starting with `=`, `+`,
- * `-`, `@`, a tab or a carriage return) gets a `'` in front (OWASP's rule, as escapeFormula in the API).
+ * `-`, `@`, a tab or a carriage return: FORMULA_STARTS) gets a `'` in front, as escapeFormula does in Node.
  */
 const CSV_RECORD = `concat_ws(',', ${READ.filter((c) => c.type !== 'declared')
   .map((c) => `coalesce('"' || replace(${csvValue(c)}, '"', '""') || '"', '')`)

@@ -2,11 +2,10 @@ import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
 import { CsvError, parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
-import { columnMismatch, RESERVED_COLUMNS, storableText } from '@sightline/core';
+import { columnMismatch, escapeFormula, RESERVED_COLUMNS, storableText } from '@sightline/core';
 import type { TestCase } from '@sightline/db';
 import { TestCaseSchema, type TestCaseInput } from '@sightline/schemas';
 import { RequestValidationError, type ValidationDetail } from '../../errors';
-import { escapeFormula } from '../../files';
 
 // A dataset as a file, both ways. CSV: a header of the input columns, then `target` and `tags`; a cell holds
 // the value's text (a value that is not a string, as JSON), tags are a JSON array of strings, an empty target
